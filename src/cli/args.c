@@ -1,0 +1,114 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hx_cli.h"
+#include "hx_error.h"
+#include "hx_io.h"
+
+int hx_cli_value(int argc, char **argv, int *i, const char **val) {
+  HX_CHECK(*i + 1 < argc, HX_ERR_INPUT, "flag %s needs a value", argv[*i]);
+  *i += 1;
+  *val = argv[*i];
+  return HX_OK;
+}
+
+int hx_cli_int(const char *flag, const char *s, long lo, long hi, int *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  HX_CHECK(end != s && *end == '\0' && errno == 0, HX_ERR_INPUT,
+           "flag %s expects an integer, got '%s'", flag, s);
+  HX_CHECK(v >= lo && v <= hi, HX_ERR_INPUT, "flag %s must be in %ld..%ld, got %ld", flag, lo, hi, v);
+  *out = (int)v;
+  return HX_OK;
+}
+
+int hx_cli_double(const char *flag, const char *s, double lo, double hi, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  HX_CHECK(end != s && *end == '\0' && errno == 0 && isfinite(v), HX_ERR_INPUT,
+           "flag %s expects a finite number, got '%s'", flag, s);
+  HX_CHECK(v >= lo && v <= hi, HX_ERR_INPUT, "flag %s must be in [%g, %g], got %g", flag, lo, hi, v);
+  *out = v;
+  return HX_OK;
+}
+
+static int split_list(const char *flag, const char *s, int max, char items[][64], int *count) {
+  int n = 0;
+  const char *p = s;
+  while (1) {
+    const char *c = strchr(p, ',');
+    size_t len = c ? (size_t)(c - p) : strlen(p);
+    HX_CHECK(n < max, HX_ERR_INPUT, "flag %s takes at most %d comma-separated values, got '%s'", flag, max, s);
+    HX_CHECK(len > 0 && len < 64, HX_ERR_INPUT, "flag %s has an empty or overlong value in '%s'", flag, s);
+    memcpy(items[n], p, len);
+    items[n][len] = '\0';
+    n++;
+    if (!c) break;
+    p = c + 1;
+  }
+  *count = n;
+  return HX_OK;
+}
+
+int hx_cli_int_list(const char *flag, const char *s, int max, long lo, long hi, int *out, int *count) {
+  char items[16][64];
+  HX_CHECK(max <= 16, HX_ERR_INTERNAL, "list too long");
+  HX_CALL(split_list(flag, s, max, items, count));
+  for (int k = 0; k < *count; k++) HX_CALL(hx_cli_int(flag, items[k], lo, hi, &out[k]));
+  return HX_OK;
+}
+
+int hx_cli_double_list(const char *flag, const char *s, int max, int *out_count, double *out) {
+  char items[16][64];
+  HX_CHECK(max <= 16, HX_ERR_INTERNAL, "list too long");
+  HX_CALL(split_list(flag, s, max, items, out_count));
+  for (int k = 0; k < *out_count; k++) HX_CALL(hx_cli_double(flag, items[k], -HUGE_VAL, HUGE_VAL, &out[k]));
+  return HX_OK;
+}
+
+int hx_cli_common_flag(int argc, char **argv, int *i, hx_cli_common *c) {
+  const char *a = argv[*i], *v = NULL;
+  int rc;
+  if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
+    if (c->num_out >= HX_CLI_MAX_OUT) return -HX_ERROR(HX_ERR_INPUT, "at most %d -o outputs", HX_CLI_MAX_OUT);
+    c->out[c->num_out++] = v;
+    return 1;
+  }
+  if (!strcmp(a, "--json")) { c->json = 1; return 1; }
+  if (!strcmp(a, "--force")) { c->force = 1; return 1; }
+  if (!strcmp(a, "--optimize")) { c->optimize = 1; return 1; }
+  if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) { hx_set_verbosity(hx_verbosity() + 1); return 1; }
+  if (!strcmp(a, "--order") || !strcmp(a, "-N")) {
+    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
+    if ((rc = hx_cli_int("--order", v, 1, HX_MAX_ORDER, &c->order))) return -rc;
+    return 1;
+  }
+  return 0;
+}
+
+int hx_cli_unknown_flag(const char *cmd, const char *flag) {
+  return HX_ERROR(HX_ERR_INPUT, "unknown flag '%s' for 'hexpack %s' (see 'hexpack %s --help')", flag, cmd, cmd);
+}
+
+int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c) {
+  hx_export_opts eo;
+  hx_export_opts_default(&eo);
+  eo.force = c->force;
+  eo.order = c->order ? c->order : m->order;
+  /* Check every path's format before writing any, so a bad -o leaves no output. */
+  for (int k = 0; k < c->num_out; k++) {
+    const hx_format *f;
+    HX_CALL(hx_format_for_path(c->out[k], &f));
+    HX_CHECK(f->write, HX_ERR_INPUT, "format '%s' has no writer (output '%s')", f->name, c->out[k]);
+  }
+  for (int k = 0; k < c->num_out; k++) HX_CALL(hx_export(m, c->out[k], &eo));
+  return HX_OK;
+}
+
+int hx_cli_is_tty(void) { return isatty(2); }

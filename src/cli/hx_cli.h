@@ -1,0 +1,45 @@
+/* Shared pieces of the command line: flag parsing with one-line errors that
+   name the flag, the options every mesher takes, and the subcommand signature.
+
+   A subcommand is int hx_cmd_<name>(hx_comm comm, int argc, char **argv), where
+   argv[0] is the subcommand name. It returns an hx_status; main() prints the
+   recorded message once and exits non-zero. */
+#pragma once
+#include "hx_comm.h"
+#include "hx_mesh.h"
+
+/** Options common to meshers and mesh-producing commands. */
+#define HX_CLI_MAX_OUT 8
+typedef struct hx_cli_common {
+  const char *out[HX_CLI_MAX_OUT]; /* -o FILE (several allowed) */
+  int num_out;
+  int json;      /* --json: machine-readable summary on stdout */
+  int force;     /* --force: write even with det J <= 0 */
+  int order;     /* --order N (0 = command default) */
+  int optimize;  /* --optimize */
+} hx_cli_common;
+
+/** Take the value after flag argv[*i] (advancing *i) into *val, or fail with
+    "flag X needs a value". */
+int hx_cli_value(int argc, char **argv, int *i, const char **val);
+/** Parse an integer in [lo, hi] for flag; the message names the flag and range. */
+int hx_cli_int(const char *flag, const char *s, long lo, long hi, int *out);
+/** Parse a finite double in [lo, hi] for flag. */
+int hx_cli_double(const char *flag, const char *s, double lo, double hi, double *out);
+/** Parse 1..max comma-separated integers; *count receives how many. */
+int hx_cli_int_list(const char *flag, const char *s, int max, long lo, long hi, int *out, int *count);
+/** Parse 1..max comma-separated doubles. */
+int hx_cli_double_list(const char *flag, const char *s, int max, int *out_count, double *out);
+/** Try the common flags (-o, --json, --force, --order, --optimize, -v). Returns
+    1 if argv[*i] was one (consumed), 0 if not, or a negative hx_status on error. */
+int hx_cli_common_flag(int argc, char **argv, int *i, hx_cli_common *c);
+/** Error for an unknown flag of a subcommand. */
+int hx_cli_unknown_flag(const char *cmd, const char *flag);
+/** Write the mesh to every -o path (format from extension) at the requested order.
+    Refuses det J <= 0 unless --force. */
+int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c);
+/** True if stderr is a terminal (progress bars are drawn only then). */
+int hx_cli_is_tty(void);
+
+/* Subcommands (one file each: cmd_<name>.c). */
+int hx_cmd_box(hx_comm comm, int argc, char **argv);

@@ -1,0 +1,86 @@
+/* hexpack: the command line. Subcommands are registered in one table; the
+   help text and the "unknown subcommand" error are both printed from it. */
+#include <stdio.h>
+#include <string.h>
+
+#include "hx_cli.h"
+#include "hx_config.h"
+#include "hx_error.h"
+
+typedef struct hx_command {
+  const char *name;
+  int (*run)(hx_comm comm, int argc, char **argv); /* NULL: not built yet */
+  const char *summary;
+} hx_command;
+
+static const hx_command commands[] = {
+  /* name       run          summary */
+  {"box",      hx_cmd_box,  "structured box of hexes, optionally Kershaw-deformed (benchmarks)"},
+  {"quality",  NULL,        "quality report: det J, scaled Jacobians, aspect ratio, histogram"},
+  {"convert",  NULL,        "convert a mesh between formats (.re2 .msh .vtu .mesh .exo)"},
+  {"demo",     NULL,        "the bundled example end to end"},
+  {"optimize", NULL,        "TMOP mesh optimization (Newton, partial assembly, cpu|cuda)"},
+  {"pebble",   NULL,        "curved all-hex mesh of the fluid between packed spheres"},
+  {"pack",     NULL,        "generate a packing of spheres in a container (tests, demos)"},
+  {"rods",     NULL,        "curved all-hex mesh of a rod bundle (square/hex lattice, PWR 17x17)"},
+  {"bench",    NULL,        "throughput benchmarks (tmop, pebble, rods, io)"},
+};
+static const int num_commands = (int)(sizeof commands / sizeof commands[0]);
+
+static void print_help(FILE *out) {
+  fprintf(out,
+          "hexpack %s: curved high-order all-hex meshes, TMOP optimization, solver formats\n\n"
+          "usage: hexpack <command> [options]    (hexpack <command> --help for its options)\n\n"
+          "commands:\n",
+          HX_VERSION);
+  for (int c = 0; c < num_commands; c++)
+    fprintf(out, "  %-9s %s%s\n", commands[c].name, commands[c].summary,
+            commands[c].run ? "" : " (not built yet)");
+  fprintf(out,
+          "\ncommon options: -o FILE (format from the extension; several allowed), --order N,\n"
+          "  --json, --force (write even with det J <= 0), -v (verbose), --help\n");
+}
+
+int main(int argc, char **argv) {
+  hx_comm comm = HX_COMM_SELF;
+#if HX_HAVE_MPI
+  MPI_Init(&argc, &argv);
+  comm = MPI_COMM_WORLD;
+#endif
+  int rc = HX_OK;
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    print_help(stdout);
+    rc = argc < 2 ? HX_ERR_INPUT : HX_OK;
+    if (argc < 2) fprintf(stderr, "hexpack: error: no command given\n");
+    goto done;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("hexpack %s\n", HX_VERSION);
+    goto done;
+  }
+  const hx_command *cmd = NULL;
+  for (int c = 0; c < num_commands; c++)
+    if (!strcmp(argv[1], commands[c].name)) cmd = &commands[c];
+  if (!cmd) {
+    char known[512] = "";
+    for (int c = 0; c < num_commands; c++) {
+      if (!commands[c].run) continue;
+      if (known[0]) strcat(known, ", ");
+      strcat(known, commands[c].name);
+    }
+    rc = HX_ERROR(HX_ERR_INPUT, "unknown command '%s'; known: %s", argv[1], known);
+  } else if (!cmd->run) {
+    rc = HX_ERROR(HX_ERR_INPUT, "command '%s' is not built yet", cmd->name);
+  } else {
+    rc = cmd->run(comm, argc - 1, argv + 1);
+  }
+  if (rc != HX_OK && hx_comm_rank(comm) == 0) {
+    fprintf(stderr, "hexpack: error: %s\n", hx_error_message()[0] ? hx_error_message() : hx_status_name(rc));
+    if (hx_verbosity() > 0) fprintf(stderr, "  (raised at %s)\n", hx_error_where());
+  }
+done:
+#if HX_HAVE_MPI
+  MPI_Finalize();
+#endif
+  return rc == HX_OK ? 0 : (rc < 100 ? 1 + rc : 1);
+}

@@ -1,0 +1,51 @@
+#include "hx_comm.h"
+
+#include "hx_error.h"
+
+#if HX_HAVE_MPI
+#define MPI_OK(call) \
+  do { int mrc_ = (call); if (mrc_ != MPI_SUCCESS) return HX_ERROR(HX_ERR_MPI, "MPI call failed: %s", #call); } while (0)
+
+int hx_comm_rank(hx_comm comm) { int r = 0; MPI_Comm_rank(comm, &r); return r; }
+int hx_comm_size(hx_comm comm) { int s = 1; MPI_Comm_size(comm, &s); return s; }
+
+int hx_comm_agree(hx_comm comm, int rc) {
+  int out = rc;
+  if (MPI_Allreduce(&rc, &out, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return HX_ERR_MPI;
+  if (out != HX_OK && rc == HX_OK)
+    HX_ERROR(out, "another rank failed (%s)", hx_status_name(out));
+  return out;
+}
+int hx_comm_sum_double(hx_comm comm, double *v, int n) {
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm)); return HX_OK;
+}
+int hx_comm_min_double(hx_comm comm, double *v, int n) {
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MIN, comm)); return HX_OK;
+}
+int hx_comm_max_double(hx_comm comm, double *v, int n) {
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm)); return HX_OK;
+}
+int hx_comm_sum_int64(hx_comm comm, int64_t *v, int n) {
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_SUM, comm)); return HX_OK;
+}
+int hx_comm_max_int64(hx_comm comm, int64_t *v, int n) {
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, comm)); return HX_OK;
+}
+int hx_comm_exscan_int64(hx_comm comm, int64_t v, int64_t *out) {
+  int64_t r = 0;
+  MPI_OK(MPI_Exscan(&v, &r, 1, MPI_INT64_T, MPI_SUM, comm));
+  if (hx_comm_rank(comm) == 0) r = 0;
+  *out = r;
+  return HX_OK;
+}
+#else
+int hx_comm_rank(hx_comm comm) { (void)comm; return 0; }
+int hx_comm_size(hx_comm comm) { (void)comm; return 1; }
+int hx_comm_agree(hx_comm comm, int rc) { (void)comm; return rc; }
+int hx_comm_sum_double(hx_comm comm, double *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
+int hx_comm_min_double(hx_comm comm, double *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
+int hx_comm_max_double(hx_comm comm, double *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
+int hx_comm_sum_int64(hx_comm comm, int64_t *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
+int hx_comm_max_int64(hx_comm comm, int64_t *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
+int hx_comm_exscan_int64(hx_comm comm, int64_t v, int64_t *out) { (void)comm; (void)v; *out = 0; return HX_OK; }
+#endif

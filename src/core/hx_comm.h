@@ -1,0 +1,31 @@
+/* The communicator a mesh lives on, with and without MPI.
+
+   With HX_HAVE_MPI the type is MPI_Comm; without, a dummy int and every
+   collective acts on one rank. MPI_COMM_WORLD appears only in src/cli/. */
+#pragma once
+#include <stdint.h>
+
+#include "hx_config.h"
+
+#if HX_HAVE_MPI
+#include <mpi.h>
+typedef MPI_Comm hx_comm;
+#define HX_COMM_SELF MPI_COMM_SELF
+#else
+typedef int hx_comm;
+#define HX_COMM_SELF 0
+#endif
+
+int hx_comm_rank(hx_comm comm);
+int hx_comm_size(hx_comm comm);
+/** Agree on an error code across ranks: every rank leaves with the largest
+    (any failure wins). Collective on comm. Returns the agreed code. */
+int hx_comm_agree(hx_comm comm, int rc);
+/** In-place global reductions of n doubles / int64. Collective on comm. */
+int hx_comm_sum_double(hx_comm comm, double *v, int n);
+int hx_comm_min_double(hx_comm comm, double *v, int n);
+int hx_comm_max_double(hx_comm comm, double *v, int n);
+int hx_comm_sum_int64(hx_comm comm, int64_t *v, int n);
+int hx_comm_max_int64(hx_comm comm, int64_t *v, int n);
+/** Exclusive prefix sum of one int64 over ranks (rank 0 gets 0). */
+int hx_comm_exscan_int64(hx_comm comm, int64_t v, int64_t *out);

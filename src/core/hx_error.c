@@ -1,0 +1,69 @@
+#include "hx_error.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One record per thread is not needed: errors are raised on the calling thread
+   outside OpenMP regions (kernels do not fail). */
+static char err_msg[1024];
+static char err_where[256];
+static int err_code;
+static int verbosity;
+
+int hx_error_set(int code, const char *src, int line, const char *fmt, ...) {
+  if (err_code == HX_OK) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err_msg, sizeof err_msg, fmt, ap);
+    va_end(ap);
+    const char *base = strrchr(src, '/');
+    snprintf(err_where, sizeof err_where, "%s:%d", base ? base + 1 : src, line);
+    err_code = code;
+  }
+  return code;
+}
+
+const char *hx_error_message(void) { return err_msg; }
+const char *hx_error_where(void) { return err_where; }
+
+void hx_error_clear(void) {
+  err_code = HX_OK;
+  err_msg[0] = '\0';
+  err_where[0] = '\0';
+}
+
+const char *hx_status_name(int code) {
+  switch (code) {
+  case HX_OK: return "ok";
+  case HX_ERR_INPUT: return "input error";
+  case HX_ERR_MEMORY: return "out of memory";
+  case HX_ERR_BACKEND: return "backend error";
+  case HX_ERR_MPI: return "MPI error";
+  case HX_ERR_QHULL: return "Qhull error";
+  case HX_ERR_IO: return "I/O error";
+  case HX_ERR_INTERNAL: return "internal error";
+  case HX_ERR_INVALID_MESH: return "invalid mesh";
+  default: return "unknown error";
+  }
+}
+
+void hx_warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("hexpack: warning: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void hx_set_verbosity(int level) { verbosity = level; }
+int hx_verbosity(void) { return verbosity; }
+
+void hx_info(const char *fmt, ...) {
+  if (verbosity < 1) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}

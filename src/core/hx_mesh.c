@@ -1,0 +1,444 @@
+#include "hx_mesh.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_error.h"
+#include "hx_memory.h"
+
+int hx_mesh_create(hx_comm comm, int order, hx_lid num_elem, hx_mesh **out) {
+  HX_CHECK(order >= 1 && order <= HX_MAX_ORDER, HX_ERR_INPUT,
+           "order must be in 1..%d, got %d", HX_MAX_ORDER, order);
+  HX_CHECK(num_elem >= 0, HX_ERR_INPUT, "negative element count %d", (int)num_elem);
+  hx_mesh *m;
+  HX_CALL(hx_malloc(sizeof *m, &m));
+  m->order = order;
+  m->nd = order + 1;
+  m->num_elem = num_elem;
+  m->comm = comm;
+  size_t npe = (size_t)m->nd * m->nd * m->nd;
+  int rc = hx_malloc((size_t)num_elem * 3 * npe * sizeof(double), &m->x);
+  if (rc == HX_OK) rc = hx_malloc((size_t)num_elem * npe * sizeof(hx_gid), &m->node_id);
+  if (rc == HX_OK) rc = hx_malloc((size_t)num_elem * 8 * sizeof(hx_gid), &m->vert_id);
+  if (rc == HX_OK) rc = hx_malloc((size_t)num_elem * sizeof(int32_t), &m->elem_attr);
+  if (rc == HX_OK) {
+    for (hx_lid e = 0; e < num_elem; e++) m->elem_attr[e] = 1;
+    hx_gid ne = num_elem;
+    rc = hx_comm_exscan_int64(comm, ne, &m->elem_offset);
+    m->num_elem_global = ne;
+    if (rc == HX_OK) rc = hx_comm_sum_int64(comm, &m->num_elem_global, 1);
+  }
+  if (rc != HX_OK) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
+  *out = m;
+  return HX_OK;
+}
+
+void hx_mesh_destroy(hx_mesh **mesh) {
+  if (!mesh || !*mesh) return;
+  hx_mesh *m = *mesh;
+  hx_free(&m->x);
+  hx_free(&m->node_id);
+  hx_free(&m->vert_id);
+  hx_free(&m->elem_attr);
+  hx_free(&m->faces);
+  for (int i = 0; i < m->num_bnames; i++) hx_free(&m->bnames[i]);
+  hx_free(&m->bnames);
+  hx_free(&m->surfaces);
+  hx_free(mesh);
+}
+
+int hx_mesh_copy(const hx_mesh *s, hx_mesh **out) {
+  hx_mesh *m;
+  HX_CALL(hx_mesh_create(s->comm, s->order, s->num_elem, &m));
+  size_t npe = (size_t)hx_mesh_nodes_per_elem(s);
+  memcpy(m->x, s->x, (size_t)s->num_elem * 3 * npe * sizeof(double));
+  memcpy(m->node_id, s->node_id, (size_t)s->num_elem * npe * sizeof(hx_gid));
+  memcpy(m->vert_id, s->vert_id, (size_t)s->num_elem * 8 * sizeof(hx_gid));
+  memcpy(m->elem_attr, s->elem_attr, (size_t)s->num_elem * sizeof(int32_t));
+  int rc = HX_OK;
+  for (hx_lid f = 0; f < s->num_faces && rc == HX_OK; f++)
+    rc = hx_mesh_add_face(m, s->faces[f].elem, s->faces[f].face, s->faces[f].bid, s->faces[f].surf);
+  for (int b = 1; b < s->num_bnames && rc == HX_OK; b++)
+    if (s->bnames[b]) rc = hx_mesh_set_bname(m, b, s->bnames[b]);
+  for (int i = 0; i < s->num_surfaces && rc == HX_OK; i++)
+    rc = hx_mesh_add_surface(m, &s->surfaces[i], NULL);
+  if (rc != HX_OK) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
+  *out = m;
+  return HX_OK;
+}
+
+int hx_mesh_add_face(hx_mesh *m, hx_lid elem, int face, int bid, int surf) {
+  if (m->num_faces == m->cap_faces) {
+    hx_lid cap = m->cap_faces ? 2 * m->cap_faces : 64;
+    HX_CALL(hx_realloc((size_t)cap * sizeof(hx_bface), &m->faces));
+    m->cap_faces = cap;
+  }
+  hx_bface *f = &m->faces[m->num_faces++];
+  f->elem = elem;
+  f->face = face;
+  f->bid = bid;
+  f->surf = surf;
+  return HX_OK;
+}
+
+int hx_mesh_set_bname(hx_mesh *m, int bid, const char *name) {
+  HX_CHECK(bid >= 1 && bid < 1000000, HX_ERR_INPUT, "boundary id %d out of range (1..999999)", bid);
+  if (bid >= m->num_bnames) {
+    HX_CALL(hx_realloc((size_t)(bid + 1) * sizeof(char *), &m->bnames));
+    for (int i = m->num_bnames; i <= bid; i++) m->bnames[i] = NULL;
+    m->num_bnames = bid + 1;
+  }
+  hx_free(&m->bnames[bid]);
+  size_t len = strlen(name);
+  HX_CALL(hx_malloc(len + 1, &m->bnames[bid]));
+  memcpy(m->bnames[bid], name, len + 1);
+  return HX_OK;
+}
+
+int hx_mesh_find_bname(const hx_mesh *m, const char *name) {
+  for (int b = 1; b < m->num_bnames; b++)
+    if (m->bnames[b] && strcmp(m->bnames[b], name) == 0) return b;
+  return -1;
+}
+
+int hx_mesh_add_surface(hx_mesh *m, const hx_surface *s, int *index) {
+  HX_CALL(hx_realloc((size_t)(m->num_surfaces + 1) * sizeof(hx_surface), &m->surfaces));
+  m->surfaces[m->num_surfaces] = *s;
+  if (index) *index = m->num_surfaces;
+  m->num_surfaces++;
+  return HX_OK;
+}
+
+void hx_face_corners(int face, int corners[4]) {
+  /* the fixed direction d and side s; the two free directions a < b */
+  int d = face / 2, s = face % 2;
+  int a = d == 0 ? 1 : 0, b = d == 2 ? 1 : 2;
+  for (int v = 0; v < 2; v++)
+    for (int u = 0; u < 2; u++) corners[u + 2 * v] = (s << d) | (u << a) | (v << b);
+}
+
+int hx_node_on_face(int nd, int face, int i, int j, int k) {
+  int idx[3] = {i, j, k};
+  int d = face / 2, s = face % 2;
+  return idx[d] == (s ? nd - 1 : 0);
+}
+
+double hx_surface_scale(const hx_surface *s) {
+  return (s->type == HX_SURF_SPHERE || s->type == HX_SURF_CYLINDER) ? s->r : 1.0;
+}
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+double hx_surface_distance(const hx_surface *s, const double x[3]) {
+  double d[3] = {x[0] - s->p[0], x[1] - s->p[1], x[2] - s->p[2]};
+  switch (s->type) {
+  case HX_SURF_PLANE: return fabs(dot3(d, s->n));
+  case HX_SURF_SPHERE: return fabs(sqrt(dot3(d, d)) - s->r);
+  case HX_SURF_CYLINDER: {
+    double t = dot3(d, s->n);
+    double q[3] = {d[0] - t * s->n[0], d[1] - t * s->n[1], d[2] - t * s->n[2]};
+    return fabs(sqrt(dot3(q, q)) - s->r);
+  }
+  default: return 0.0;
+  }
+}
+
+void hx_surface_project(const hx_surface *s, const double x[3], double y[3]) {
+  double d[3] = {x[0] - s->p[0], x[1] - s->p[1], x[2] - s->p[2]};
+  switch (s->type) {
+  case HX_SURF_PLANE: {
+    double t = dot3(d, s->n);
+    for (int c = 0; c < 3; c++) y[c] = x[c] - t * s->n[c];
+    break;
+  }
+  case HX_SURF_SPHERE: {
+    double len = sqrt(dot3(d, d));
+    if (len == 0.0) { y[0] = s->p[0] + s->r; y[1] = s->p[1]; y[2] = s->p[2]; break; }
+    for (int c = 0; c < 3; c++) y[c] = s->p[c] + d[c] * (s->r / len);
+    break;
+  }
+  case HX_SURF_CYLINDER: {
+    double t = dot3(d, s->n);
+    double q[3] = {d[0] - t * s->n[0], d[1] - t * s->n[1], d[2] - t * s->n[2]};
+    double len = sqrt(dot3(q, q));
+    if (len == 0.0) { for (int c = 0; c < 3; c++) y[c] = x[c]; break; }
+    for (int c = 0; c < 3; c++) y[c] = s->p[c] + t * s->n[c] + q[c] * (s->r / len);
+    break;
+  }
+  default:
+    for (int c = 0; c < 3; c++) y[c] = x[c];
+  }
+}
+
+void hx_surface_normal(const hx_surface *s, const double x[3], double nrm[3]) {
+  double d[3] = {x[0] - s->p[0], x[1] - s->p[1], x[2] - s->p[2]};
+  switch (s->type) {
+  case HX_SURF_PLANE:
+    for (int c = 0; c < 3; c++) nrm[c] = s->n[c];
+    return;
+  case HX_SURF_CYLINDER: {
+    double t = dot3(d, s->n);
+    for (int c = 0; c < 3; c++) d[c] -= t * s->n[c];
+    break;
+  }
+  default: break;
+  }
+  double len = sqrt(dot3(d, d));
+  for (int c = 0; c < 3; c++) nrm[c] = len > 0 ? d[c] / len : 0.0;
+}
+
+/* ---- L-numbering ------------------------------------------------------- */
+
+typedef struct { hx_gid id; size_t pos; } id_pos;
+
+static int cmp_id_pos(const void *a, const void *b) {
+  const id_pos *x = a, *y = b;
+  if (x->id != y->id) return x->id < y->id ? -1 : 1;
+  return x->pos < y->pos ? -1 : (x->pos > y->pos);
+}
+
+int hx_mesh_lnumbering(const hx_mesh *m, hx_lmap **out) {
+  size_t n = (size_t)m->num_elem * (size_t)hx_mesh_nodes_per_elem(m);
+  HX_CHECK(n < (size_t)INT32_MAX, HX_ERR_INPUT,
+           "%zu element nodes exceed the 32-bit local index; run on more ranks", n);
+  hx_lmap *map;
+  HX_CALL(hx_malloc(sizeof *map, &map));
+  id_pos *tmp = NULL;
+  int rc = hx_malloc(n * sizeof *tmp, &tmp);
+  if (rc == HX_OK) rc = hx_malloc(n * sizeof(hx_lid), &map->e2l);
+  if (rc != HX_OK) {
+    hx_free(&tmp);
+    hx_lmap_destroy(&map);
+    return rc;
+  }
+  for (size_t i = 0; i < n; i++) {
+    tmp[i].id = m->node_id[i];
+    tmp[i].pos = i;
+  }
+  qsort(tmp, n, sizeof *tmp, cmp_id_pos);
+  hx_lid nl = 0;
+  for (size_t i = 0; i < n; i++)
+    if (i == 0 || tmp[i].id != tmp[i - 1].id) nl++;
+  rc = hx_malloc((size_t)nl * sizeof(hx_gid), &map->l2g);
+  if (rc == HX_OK) rc = hx_malloc((size_t)nl * sizeof(int), &map->mult);
+  if (rc != HX_OK) {
+    hx_free(&tmp);
+    hx_lmap_destroy(&map);
+    return rc;
+  }
+  hx_lid l = -1;
+  for (size_t i = 0; i < n; i++) {
+    if (i == 0 || tmp[i].id != tmp[i - 1].id) {
+      l++;
+      map->l2g[l] = tmp[i].id;
+    }
+    map->e2l[tmp[i].pos] = l;
+    map->mult[l]++;
+  }
+  map->num_lnodes = nl;
+  hx_free(&tmp);
+  *out = map;
+  return HX_OK;
+}
+
+void hx_lmap_destroy(hx_lmap **map) {
+  if (!map || !*map) return;
+  hx_free(&(*map)->e2l);
+  hx_free(&(*map)->l2g);
+  hx_free(&(*map)->mult);
+  hx_free(map);
+}
+
+void hx_lmap_gather(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *E, double *L) {
+  hx_lid npe = hx_mesh_nodes_per_elem(m);
+  memset(L, 0, (size_t)map->num_lnodes * ncomp * sizeof(double));
+  for (hx_lid e = 0; e < m->num_elem; e++)
+    for (int c = 0; c < ncomp; c++)
+      for (hx_lid a = 0; a < npe; a++)
+        L[(size_t)map->e2l[(size_t)e * npe + a] * ncomp + c] += E[((size_t)e * ncomp + c) * npe + a];
+}
+
+void hx_lmap_scatter(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *L, double *E) {
+  hx_lid npe = hx_mesh_nodes_per_elem(m);
+#pragma omp parallel for schedule(static)
+  for (hx_lid e = 0; e < m->num_elem; e++)
+    for (int c = 0; c < ncomp; c++)
+      for (hx_lid a = 0; a < npe; a++)
+        E[((size_t)e * ncomp + c) * npe + a] = L[(size_t)map->e2l[(size_t)e * npe + a] * ncomp + c];
+}
+
+/* ---- Jacobians and the checker ------------------------------------------ */
+
+int hx_mesh_gll_derivative(int nd, double *D) {
+  double x[HX_MAX_ND], w[HX_MAX_ND];
+  HX_CALL(hx_gll(nd, x, w));
+  hx_lagrange_matrices(nd, x, nd, x, NULL, D);
+  return HX_OK;
+}
+
+double hx_mesh_jacobian_at_node(const hx_mesh *m, const double *D, hx_lid e, int i, int j, int k,
+                                double J[3][3]) {
+  int nd = m->nd;
+  for (int c = 0; c < 3; c++) {
+    const double *xc = hx_mesh_elem_x(m, e, c);
+    double d0 = 0, d1 = 0, d2 = 0;
+    for (int a = 0; a < nd; a++) {
+      d0 += D[i * nd + a] * xc[hx_lex(nd, a, j, k)];
+      d1 += D[j * nd + a] * xc[hx_lex(nd, i, a, k)];
+      d2 += D[k * nd + a] * xc[hx_lex(nd, i, j, a)];
+    }
+    J[c][0] = d0;
+    J[c][1] = d1;
+    J[c][2] = d2;
+  }
+  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
+         J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+}
+
+void hx_mesh_bbox(const hx_mesh *m, double lo[3], double hi[3]) {
+  hx_lid npe = hx_mesh_nodes_per_elem(m);
+  for (int c = 0; c < 3; c++) {
+    lo[c] = INFINITY;
+    hi[c] = -INFINITY;
+  }
+  for (hx_lid e = 0; e < m->num_elem; e++)
+    for (int c = 0; c < 3; c++) {
+      const double *xc = hx_mesh_elem_x(m, e, c);
+      for (hx_lid a = 0; a < npe; a++) {
+        if (xc[a] < lo[c]) lo[c] = xc[a];
+        if (xc[a] > hi[c]) hi[c] = xc[a];
+      }
+    }
+}
+
+int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *report) {
+  hx_mesh_check_report r = {0};
+  r.min_detj = INFINITY;
+  r.first_bad_elem = -1;
+  int nd = m->nd;
+  hx_lid npe = hx_mesh_nodes_per_elem(m);
+  double lo[3], hi[3];
+  hx_mesh_bbox(m, lo, hi);
+  HX_CALL(hx_comm_min_double(m->comm, lo, 3));
+  HX_CALL(hx_comm_max_double(m->comm, hi, 3));
+  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  double id_tol = 1e-10 * (diag > 0 ? diag : 1.0);
+
+  /* 1. equal ids => equal coordinates (on this rank) */
+  hx_lmap *map;
+  HX_CALL(hx_mesh_lnumbering(m, &map));
+  double *first = NULL;
+  unsigned char *seen = NULL;
+  int rc = hx_malloc((size_t)map->num_lnodes * 3 * sizeof(double), &first);
+  if (rc == HX_OK) rc = hx_malloc((size_t)map->num_lnodes, &seen);
+  if (rc != HX_OK) {
+    hx_free(&first);
+    hx_lmap_destroy(&map);
+    return rc;
+  }
+  for (hx_lid e = 0; e < m->num_elem; e++)
+    for (hx_lid a = 0; a < npe; a++) {
+      hx_lid l = map->e2l[(size_t)e * npe + a];
+      double p[3];
+      for (int c = 0; c < 3; c++) p[c] = hx_mesh_elem_x(m, e, c)[a];
+      if (!seen[l]) {
+        seen[l] = 1;
+        memcpy(&first[3 * (size_t)l], p, sizeof p);
+      } else {
+        double d = 0;
+        for (int c = 0; c < 3; c++) d += (p[c] - first[3 * (size_t)l + c]) * (p[c] - first[3 * (size_t)l + c]);
+        d = sqrt(d);
+        if (d > r.id_max_dist) r.id_max_dist = d;
+        if (d > id_tol) r.id_mismatch++;
+      }
+    }
+  hx_free(&first);
+  hx_free(&seen);
+  hx_lmap_destroy(&map);
+
+  /* 2. face records valid and their nodes on the surfaces */
+  for (hx_lid f = 0; f < m->num_faces; f++) {
+    const hx_bface *bf = &m->faces[f];
+    if (bf->elem < 0 || bf->elem >= m->num_elem || bf->face < 0 || bf->face > 5 || bf->bid < 1 ||
+        bf->surf >= m->num_surfaces) {
+      r.bad_faces++;
+      continue;
+    }
+    if (bf->surf < 0) continue;
+    const hx_surface *s = &m->surfaces[bf->surf];
+    double scale = hx_surface_scale(s);
+    if (s->type == HX_SURF_PLANE) scale = diag > 0 ? diag : 1.0;
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          if (!hx_node_on_face(nd, bf->face, i, j, k)) continue;
+          int a = hx_lex(nd, i, j, k);
+          double p[3] = {hx_mesh_elem_x(m, bf->elem, 0)[a], hx_mesh_elem_x(m, bf->elem, 1)[a],
+                         hx_mesh_elem_x(m, bf->elem, 2)[a]};
+          double rel = hx_surface_distance(s, p) / scale;
+          if (rel > r.surf_max_rel) r.surf_max_rel = rel;
+          if (rel > surf_tol) r.off_surface++;
+        }
+  }
+
+  /* 3. det J > 0 at every GLL node */
+  double D[HX_MAX_ND * HX_MAX_ND];
+  HX_CALL(hx_mesh_gll_derivative(nd, D));
+  for (hx_lid e = 0; e < m->num_elem; e++) {
+    double emin = INFINITY;
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          double J[3][3];
+          double det = hx_mesh_jacobian_at_node(m, D, e, i, j, k, J);
+          if (det < emin) emin = det;
+        }
+    if (emin < r.min_detj) r.min_detj = emin;
+    if (!(emin > 0)) {
+      if (r.first_bad_elem < 0) r.first_bad_elem = e;
+      r.bad_elems++;
+    }
+  }
+
+  int64_t counts[4] = {r.id_mismatch, r.off_surface, r.bad_elems, r.bad_faces};
+  HX_CALL(hx_comm_sum_int64(m->comm, counts, 4));
+  double mx[2] = {r.id_max_dist, r.surf_max_rel};
+  HX_CALL(hx_comm_max_double(m->comm, mx, 2));
+  HX_CALL(hx_comm_min_double(m->comm, &r.min_detj, 1));
+  hx_lid local_bad = r.first_bad_elem;
+  if (report) {
+    *report = r;
+    report->id_mismatch = counts[0];
+    report->off_surface = counts[1];
+    report->bad_elems = counts[2];
+    report->bad_faces = counts[3];
+    report->id_max_dist = mx[0];
+    report->surf_max_rel = mx[1];
+  }
+  if (counts[3])
+    return HX_ERROR(HX_ERR_INVALID_MESH, "%lld boundary face record(s) are invalid", (long long)counts[3]);
+  if (counts[0])
+    return HX_ERROR(HX_ERR_INVALID_MESH,
+                    "%lld node copies disagree with another copy of the same node id (max distance %.3e)",
+                    (long long)counts[0], mx[0]);
+  if (counts[1])
+    return HX_ERROR(HX_ERR_INVALID_MESH,
+                    "%lld boundary-face nodes lie off their surface (max relative distance %.3e > %.1e)",
+                    (long long)counts[1], mx[1], surf_tol);
+  if (counts[2])
+    return HX_ERROR(HX_ERR_INVALID_MESH,
+                    "%lld element(s) have det J <= 0 at a GLL node (min %.6e; e.g. element %lld)",
+                    (long long)counts[2], r.min_detj,
+                    (long long)(local_bad >= 0 ? m->elem_offset + local_bad : -1));
+  return HX_OK;
+}

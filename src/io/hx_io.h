@@ -1,0 +1,59 @@
+/* Export and import: one file per format, registered in src/io/formats.c.
+
+   Usage:
+     hx_export_opts eo; hx_export_opts_default(&eo); eo.order = 7;
+     HX_CALL(hx_export(mesh, "bed.vtu", &eo));      format chosen by extension
+     HX_CALL(hx_import(comm, "in.msh", &mesh));
+
+   Every writer streams, writes to a temporary name beside the target and renames
+   it on success (hx_outfile_*), and refuses a mesh with det J <= 0 unless
+   opts->force. */
+#pragma once
+#include <stdio.h>
+
+#include "hx_mesh.h"
+
+typedef struct hx_export_opts {
+  int order;     /* order of the written geometry; 0 = the mesh's own order */
+  int force;     /* write even if det J <= 0 somewhere */
+  int binary;    /* formats with an ASCII and a binary form: 1 = binary (default) */
+  int compress;  /* .vtu: zlib-compress appended data when available */
+  int co2;       /* .re2: also write the .co2 connectivity */
+  int verbose;
+} hx_export_opts;
+
+void hx_export_opts_default(hx_export_opts *o);
+
+/** A registered format. write/read may be NULL when the format has no writer/reader. */
+typedef struct hx_format {
+  const char *name;  /* "vtu", "msh", ... */
+  const char *ext;   /* ".vtu" */
+  int (*write)(const hx_mesh *m, const char *path, const hx_export_opts *o);
+  int (*read)(hx_comm comm, const char *path, hx_mesh **out);
+  const char *what;  /* one line for --help */
+} hx_format;
+
+/** The table of formats (NULL-terminated by name == NULL). */
+const hx_format *hx_formats(void);
+/** Find the format of a path by its extension; HX_ERR_INPUT lists the known ones. */
+int hx_format_for_path(const char *path, const hx_format **out);
+/** Write m to path in the format of its extension. Checks det J > 0 first unless
+    o->force. Collective on m->comm. */
+int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o);
+/** Read a mesh of any registered format with a reader. */
+int hx_import(hx_comm comm, const char *path, hx_mesh **out);
+
+/** An output file written under a temporary name and renamed on commit. */
+typedef struct hx_outfile {
+  FILE *fp;
+  char path[4096];
+  char tmp[4200];
+} hx_outfile;
+/** Open "<path>.tmp.<pid>" for writing; HX_ERR_IO names path if it cannot. */
+int hx_outfile_open(hx_outfile *f, const char *path);
+/** Flush, close and rename to the final path. */
+int hx_outfile_commit(hx_outfile *f);
+/** Close and remove the temporary file (safe to call after a failed open). */
+void hx_outfile_abort(hx_outfile *f);
+/** fwrite that records HX_ERR_IO (disk full, ...) naming the file. */
+int hx_outfile_write(hx_outfile *f, const void *data, size_t bytes);

@@ -1,0 +1,20 @@
+# Run one test binary (optionally under a launcher), then compare its output with
+# the golden file if there is one. Fails on a non-zero exit or a difference.
+separate_arguments(ARGS_LIST UNIX_COMMAND "${ARGS}")
+separate_arguments(LAUNCH_LIST UNIX_COMMAND "${LAUNCHER}")
+execute_process(COMMAND ${LAUNCH_LIST} ${CMD} ${ARGS_LIST}
+  OUTPUT_FILE ${OUT} ERROR_VARIABLE err RESULT_VARIABLE rc)
+file(READ ${OUT} out)
+message("${out}")
+if(err)
+  message("${err}")
+endif()
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "test exited with ${rc}")
+endif()
+if(EXISTS ${GOLDEN})
+  execute_process(COMMAND ${NUMDIFF} ${GOLDEN} ${OUT} RESULT_VARIABLE drc OUTPUT_VARIABLE dout)
+  if(NOT drc EQUAL 0)
+    message(FATAL_ERROR "output differs from ${GOLDEN}:\n${dout}")
+  endif()
+endif()

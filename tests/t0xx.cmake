@@ -1,0 +1,2 @@
+# core: bases, mesh invariants
+hx_add_test(t001-basis)
