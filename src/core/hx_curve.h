@@ -1,0 +1,39 @@
+/* Curving: raise an order-1 (or any order-M) mesh to order N with boundary nodes
+   exactly on their analytic surfaces (design.md section 4, "Curve").
+
+   Design:
+   1. place GLL nodes of order N in every element by interpolating its current
+      geometry (order M -> N);
+   2. edges: an edge that lies on a boundary face on surface s (in ANY element that
+      has it, found through an edge map keyed by its two sorted vertex ids) gets its
+      nodes projected onto s (onto both surfaces when two boundary faces on different
+      surfaces share it); the edge's nodes are a function of the edge alone, so both
+      neighbours agree;
+   3. faces: boundary-face nodes projected onto their surface;
+   4. interior of faces and the volume filled by transfinite (Gordon-Hall) blending
+      of the curved edges and faces.
+   Node ids at order N come from the corner ids (vert_id): corners keep them,
+   edge/face nodes are keyed by their sorted vertex ids, interiors by element.
+
+   Usage, whole mesh:   hx_mesh *hi; HX_CALL(hx_mesh_raise_order(lo, 7, &hi));
+   Usage, streaming:    hx_curve_ctx *cc; HX_CALL(hx_curve_create(lo, 7, &cc));
+                        for blocks: HX_CALL(hx_curve_block(cc, e0, count, xblock, idblock));
+                        hx_curve_destroy(&cc);
+   xblock has the E-vector layout [count][3][nd][nd][nd]; idblock [count][nd^3] (may be NULL). */
+#pragma once
+#include "hx_mesh.h"
+
+typedef struct hx_curve_ctx hx_curve_ctx;
+
+/** Prepare curving of m (borrowed: must outlive the context) to order N. Builds
+    the edge/face maps once. Works for any m->order (N may equal it: then a copy,
+    with surfaces re-projected). */
+int hx_curve_create(const hx_mesh *m, int order, hx_curve_ctx **out);
+/** Curve elements [e0, e0+count) into xblock (and their order-N node ids into
+    idblock if not NULL). Thread-safe for disjoint blocks. */
+int hx_curve_block(const hx_curve_ctx *cc, hx_lid e0, hx_lid count, double *xblock, hx_gid *idblock);
+/** Total distinct nodes at order N (for writers that need a node count up front). */
+hx_gid hx_curve_num_nodes(const hx_curve_ctx *cc);
+void hx_curve_destroy(hx_curve_ctx **cc);
+/** Whole mesh at order N (new mesh; faces, names and surfaces copied). */
+int hx_mesh_raise_order(const hx_mesh *m, int order, hx_mesh **out);
