@@ -1,0 +1,470 @@
+/* The reference CPU backend: partial assembly of the TMOP operators by sum
+   factorization, OpenMP over elements (style.md section 5; maths in tmop.md 1.3).
+
+   design:
+   1. Per element, the 3x3 Jacobian A at every quadrature point comes from three
+      1D contractions of the nodal values with B (values) and G (derivatives):
+      dx_c/dxi_1 = (G x B x B) x_c, dx_c/dxi_2 = (B x G x B) x_c, dx_c/dxi_3 = (B x B x G) x_c.
+   2. A point function (the metric, hx_metric_point.h) turns A into a 3x3 flux F per
+      point (F = wt P(T) W^{-T} for the gradient, wt dP W^{-T} for the Hessian action).
+   3. The transposed contraction sums F back to the nodes: y_{c,b} = sum_q sum_d D_{b,d} F_{cd}.
+   Element results go to per-element slots and are reduced serially afterwards,
+   so the numbers do not depend on the thread count. Scratch space is allocated
+   once per thread in setup; the kernels allocate nothing. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "hx_config.h"
+#include "hx_error.h"
+#include "hx_kernels.h"
+#include "hx_memory.h"
+#include "hx_metric_point.h"
+#if HX_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+typedef struct cpu_data {
+  int num_threads;      /* threads every kernel uses */
+  size_t scratch_len;   /* doubles of scratch per thread */
+  double *scratch;      /* [num_threads][scratch_len] */
+  double *elem_val;     /* [num_elem] per-element energy / min det J */
+  double *H;            /* HX_HESS_STORED: [num_elem][nq^3][81] */
+  const double *x_lin;  /* HX_HESS_ONTHEFLY: borrowed linearization point (E-vector) */
+  double *BB, *BG, *GG; /* [nq][nd] products of the 1D matrices for the diagonal */
+} cpu_data;
+
+static int thread_id(void) {
+#if HX_HAVE_OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+/* ---------------------------------------------------------------- contractions */
+
+/* A[q][3c+d] = dx_c / dxi_d at quadrature point q = qx + nq (qy + nq qz), for
+   element nodal values xe [3][nd^3]. work: 3 nd^2 nq + 3 nd nq^2 doubles. */
+static void elem_jacobian(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
+                          double *work) {
+  int nd2 = nd * nd, nq2 = nq * nq;
+  double *bx = work, *gx = bx + nd2 * nq;          /* [k][j][qx] */
+  double *bb = gx + nd2 * nq, *bg = bb + nd * nq2, *gb = bg + nd * nq2; /* [k][qy][qx] */
+  for (int c = 0; c < 3; c++) {
+    const double *u = xe + (size_t)c * nd2 * nd;
+    for (int kj = 0; kj < nd2; kj++) {
+      const double *ur = u + kj * nd;
+      for (int qx = 0; qx < nq; qx++) {
+        const double *Br = B + qx * nd, *Gr = G + qx * nd;
+        double sb = 0, sg = 0;
+        for (int i = 0; i < nd; i++) {
+          sb += Br[i] * ur[i];
+          sg += Gr[i] * ur[i];
+        }
+        bx[kj * nq + qx] = sb;
+        gx[kj * nq + qx] = sg;
+      }
+    }
+    for (int k = 0; k < nd; k++)
+      for (int qy = 0; qy < nq; qy++) {
+        const double *Br = B + qy * nd, *Gr = G + qy * nd;
+        for (int qx = 0; qx < nq; qx++) {
+          double s_bb = 0, s_bg = 0, s_gb = 0;
+          for (int j = 0; j < nd; j++) {
+            double vb = bx[(k * nd + j) * nq + qx], vg = gx[(k * nd + j) * nq + qx];
+            s_bb += Br[j] * vb; /* B_y B_x */
+            s_bg += Gr[j] * vb; /* G_y B_x: d/dxi2 */
+            s_gb += Br[j] * vg; /* B_y G_x: d/dxi1 */
+          }
+          int o = (k * nq + qy) * nq + qx;
+          bb[o] = s_bb;
+          bg[o] = s_bg;
+          gb[o] = s_gb;
+        }
+      }
+    for (int qz = 0; qz < nq; qz++) {
+      const double *Br = B + qz * nd, *Gr = G + qz * nd;
+      for (int qyx = 0; qyx < nq2; qyx++) {
+        double d0 = 0, d1 = 0, d2 = 0;
+        for (int k = 0; k < nd; k++) {
+          d0 += Br[k] * gb[k * nq2 + qyx];
+          d1 += Br[k] * bg[k * nq2 + qyx];
+          d2 += Gr[k] * bb[k * nq2 + qyx];
+        }
+        double *Aq = A + (size_t)(qz * nq2 + qyx) * 9 + 3 * c;
+        Aq[0] = d0;
+        Aq[1] = d1;
+        Aq[2] = d2;
+      }
+    }
+  }
+}
+
+/* Transpose of elem_jacobian: ye[c][b] = sum_q sum_d D_{b,d}(q) F[q][3c+d].
+   work: 3 nd nq^2 + 3 nd^2 nq doubles. */
+static void elem_jacobian_t(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
+                            double *work) {
+  int nd2 = nd * nd, nq2 = nq * nq;
+  double *t0 = work, *t1 = t0 + nd * nq2, *t2 = t1 + nd * nq2;  /* [k][qy][qx] */
+  double *s_b = t2 + nd * nq2, *s_g = s_b + nd2 * nq;             /* [k][j][qx] */
+  for (int c = 0; c < 3; c++) {
+    /* contract qz: t0 = sum_qz B F_0, t1 = sum_qz B F_1, t2 = sum_qz G F_2 */
+    for (int k = 0; k < nd; k++)
+      for (int qyx = 0; qyx < nq2; qyx++) {
+        double a0 = 0, a1 = 0, a2 = 0;
+        for (int qz = 0; qz < nq; qz++) {
+          const double *Fq = F + (size_t)(qz * nq2 + qyx) * 9 + 3 * c;
+          double b = B[qz * nd + k];
+          a0 += b * Fq[0];
+          a1 += b * Fq[1];
+          a2 += G[qz * nd + k] * Fq[2];
+        }
+        t0[k * nq2 + qyx] = a0;
+        t1[k * nq2 + qyx] = a1;
+        t2[k * nq2 + qyx] = a2;
+      }
+    /* contract qy: s_g (will meet G_x) = sum_qy B t0; s_b (meets B_x) = sum_qy G t1 + B t2 */
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int qx = 0; qx < nq; qx++) {
+          double ag = 0, ab = 0;
+          for (int qy = 0; qy < nq; qy++) {
+            int o = (k * nq + qy) * nq + qx;
+            double b = B[qy * nd + j];
+            ag += b * t0[o];
+            ab += G[qy * nd + j] * t1[o] + b * t2[o];
+          }
+          s_g[(k * nd + j) * nq + qx] = ag;
+          s_b[(k * nd + j) * nq + qx] = ab;
+        }
+    /* contract qx */
+    double *y = ye + (size_t)c * nd2 * nd;
+    for (int kj = 0; kj < nd2; kj++)
+      for (int i = 0; i < nd; i++) {
+        double a = 0;
+        for (int qx = 0; qx < nq; qx++) a += G[qx * nd + i] * s_g[kj * nq + qx] + B[qx * nd + i] * s_b[kj * nq + qx];
+        y[kj * nd + i] = a;
+      }
+  }
+}
+
+/* ---------------------------------------------------------------- point helpers */
+
+static inline const double *point_winv(const hx_pa *pa, size_t gq) { return pa->w_const ? pa->Winv_c : pa->Winv + 9 * gq; }
+static inline double point_weight(const hx_pa *pa, int q, size_t gq) {
+  int nq = pa->nq, qx = q % nq, qy = (q / nq) % nq, qz = q / (nq * nq);
+  return pa->wq[qx] * pa->wq[qy] * pa->wq[qz] * (pa->w_const ? pa->detW_c : pa->detW[gq]) * pa->scale;
+}
+
+/* F = s * M W^{-T}: F_cd = s sum_j M_cj Winv_dj */
+static inline void flux(const double *M, const double *Wi, double s, double *F) {
+  for (int c = 0; c < 3; c++)
+    for (int d = 0; d < 3; d++)
+      F[3 * c + d] = s * (M[3 * c] * Wi[3 * d] + M[3 * c + 1] * Wi[3 * d + 1] + M[3 * c + 2] * Wi[3 * d + 2]);
+}
+
+/* scratch layout per thread: A (9 nq^3) | F or dA (9 nq^3) | F2 (9 nq^3) | contraction work */
+static size_t work_len(int nd, int nq) { return (size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq + 16; }
+
+#define CPU_PAR_BEGIN(pa, cd)                                            \
+  int nt_ = (cd)->num_threads;                                           \
+  (void)nt_;                                                             \
+  _Pragma("omp parallel num_threads(nt_)") {                             \
+    double *scr_ = (cd)->scratch + (size_t)thread_id() * (cd)->scratch_len;
+#define CPU_PAR_END }
+
+/* ---------------------------------------------------------------- kernels */
+
+static int cpu_energy(const hx_pa *pa, const double *x, double *e) {
+  cpu_data *cd = (cpu_data *)pa->data;
+  int nd = pa->nd, nq = pa->nq, nq3 = nq * nq * nq;
+  size_t npe = (size_t)3 * nd * nd * nd;
+  CPU_PAR_BEGIN(pa, cd)
+  double *A = scr_, *work = A + 9 * (size_t)nq3;
+#pragma omp for schedule(static)
+  for (hx_lid el = 0; el < pa->num_elem; el++) {
+    elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
+    double s = 0;
+    for (int q = 0; q < nq3; q++) {
+      size_t gq = (size_t)el * nq3 + q;
+      double T[9];
+      hx_m3_mul(A + 9 * q, point_winv(pa, gq), T);
+      s += point_weight(pa, q, gq) * hx_metric_mu(pa->metric, pa->metric_param, T);
+    }
+    cd->elem_val[el] = s;
+  }
+  CPU_PAR_END
+  double s = 0;
+  for (hx_lid el = 0; el < pa->num_elem; el++) s += cd->elem_val[el];
+  *e = s;
+  return HX_OK;
+}
+
+static int cpu_grad(const hx_pa *pa, const double *x, double *g) {
+  cpu_data *cd = (cpu_data *)pa->data;
+  int nd = pa->nd, nq = pa->nq, nq3 = nq * nq * nq;
+  size_t npe = (size_t)3 * nd * nd * nd;
+  CPU_PAR_BEGIN(pa, cd)
+  double *A = scr_, *F = A + 9 * (size_t)nq3, *work = F + 9 * (size_t)nq3;
+#pragma omp for schedule(static)
+  for (hx_lid el = 0; el < pa->num_elem; el++) {
+    elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
+    for (int q = 0; q < nq3; q++) {
+      size_t gq = (size_t)el * nq3 + q;
+      const double *Wi = point_winv(pa, gq);
+      double T[9], P[9];
+      hx_m3_mul(A + 9 * q, Wi, T);
+      hx_metric_P(pa->metric, pa->metric_param, T, P);
+      flux(P, Wi, point_weight(pa, q, gq), F + 9 * q);
+    }
+    elem_jacobian_t(nd, nq, pa->B, pa->G, F, g + el * npe, work);
+  }
+  CPU_PAR_END
+  return HX_OK;
+}
+
+static int cpu_hess_setup(hx_pa *pa, const double *x) {
+  cpu_data *cd = (cpu_data *)pa->data;
+  cd->x_lin = x;
+  if (pa->hess_strategy != HX_HESS_STORED) return HX_OK;
+  int nd = pa->nd, nq = pa->nq, nq3 = nq * nq * nq;
+  size_t npe = (size_t)3 * nd * nd * nd;
+  if (!cd->H) HX_CALL(hx_malloc((size_t)pa->num_elem * nq3 * 81 * sizeof(double) + 8, &cd->H));
+  CPU_PAR_BEGIN(pa, cd)
+  double *A = scr_, *work = A + 9 * (size_t)nq3;
+#pragma omp for schedule(static)
+  for (hx_lid el = 0; el < pa->num_elem; el++) {
+    elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
+    for (int q = 0; q < nq3; q++) {
+      size_t gq = (size_t)el * nq3 + q;
+      double T[9];
+      hx_m3_mul(A + 9 * q, point_winv(pa, gq), T);
+      hx_metric_H(pa->metric, pa->metric_param, T, cd->H + 81 * gq);
+    }
+  }
+  CPU_PAR_END
+  return HX_OK;
+}
+
+static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
+  cpu_data *cd = (cpu_data *)pa->data;
+  HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "hess_apply called before hess_setup");
+  int nd = pa->nd, nq = pa->nq, nq3 = nq * nq * nq;
+  size_t npe = (size_t)3 * nd * nd * nd;
+  int stored = pa->hess_strategy == HX_HESS_STORED;
+  const double *H = cd->H, *xl = cd->x_lin;
+  int metric = pa->metric;
+  double par = pa->metric_param;
+  CPU_PAR_BEGIN(pa, cd)
+  double *dA = scr_, *A = dA + 9 * (size_t)nq3, *work = A + 9 * (size_t)nq3;
+  double *F = dA; /* the flux overwrites dA point by point */
+#pragma omp for schedule(static)
+  for (hx_lid el = 0; el < pa->num_elem; el++) {
+    elem_jacobian(nd, nq, pa->B, pa->G, dx + el * npe, dA, work);
+    if (!stored) elem_jacobian(nd, nq, pa->B, pa->G, xl + el * npe, A, work);
+    for (int q = 0; q < nq3; q++) {
+      size_t gq = (size_t)el * nq3 + q;
+      const double *Wi = point_winv(pa, gq);
+      double dT[9], dP[9];
+      hx_m3_mul(dA + 9 * q, Wi, dT);
+      if (stored) {
+        /* dP_kl = sum_ij H_ijkl dT_ij (H symmetric) */
+        const double *Hq = H + 81 * gq;
+        for (int kl = 0; kl < 9; kl++) dP[kl] = 0;
+        for (int ij = 0; ij < 9; ij++) {
+          double t = dT[ij];
+          const double *Hr = Hq + 9 * ij;
+          for (int kl = 0; kl < 9; kl++) dP[kl] += t * Hr[kl];
+        }
+      } else {
+        double T[9];
+        hx_m3_mul(A + 9 * q, Wi, T);
+        hx_metric_dP(metric, par, T, dT, dP);
+      }
+      flux(dP, Wi, point_weight(pa, q, gq), F + 9 * q);
+    }
+    elem_jacobian_t(nd, nq, pa->B, pa->G, F, y + el * npe, work);
+  }
+  CPU_PAR_END
+  return HX_OK;
+}
+
+/* diag_{c,b} = sum_q wt sum_{m,n} Hh^c_mn D_{b,m} D_{b,n}, Hh^c = W^{-1} H_{c.c.} W^{-T}.
+   D_{b,m} D_{b,n} is a product over the three directions of B*B, B*G or G*G, so
+   each (m, n) term is three 1D contractions with those squared matrices. */
+static int cpu_diag(const hx_pa *pa, double *dg) {
+  cpu_data *cd = (cpu_data *)pa->data;
+  HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "diag called before hess_setup");
+  int nd = pa->nd, nq = pa->nq, nq2 = nq * nq, nq3 = nq2 * nq, nd2 = nd * nd;
+  size_t npe = (size_t)3 * nd * nd * nd;
+  int stored = pa->hess_strategy == HX_HESS_STORED;
+  CPU_PAR_BEGIN(pa, cd)
+  double *A = scr_, *Hh = A + 9 * (size_t)nq3; /* Hh: [nq3][3][3][3] = 27 nq3 */
+  double *t1 = Hh + 27 * (size_t)nq3, *t2 = t1 + (size_t)nq2 * nd;
+#pragma omp for schedule(static)
+  for (hx_lid el = 0; el < pa->num_elem; el++) {
+    if (!stored) elem_jacobian(nd, nq, pa->B, pa->G, cd->x_lin + el * npe, A, t1);
+    for (int q = 0; q < nq3; q++) {
+      size_t gq = (size_t)el * nq3 + q;
+      const double *Wi = point_winv(pa, gq);
+      double hkk[27];
+      if (stored) {
+        const double *Hq = cd->H + 81 * gq;
+        for (int k = 0; k < 3; k++)
+          for (int j = 0; j < 3; j++)
+            for (int l = 0; l < 3; l++) hkk[9 * k + 3 * j + l] = Hq[9 * (3 * k + j) + 3 * k + l];
+      } else {
+        double T[9];
+        hx_m3_mul(A + 9 * q, Wi, T);
+        hx_metric_hkk(pa->metric, pa->metric_param, T, hkk);
+      }
+      double wt = point_weight(pa, q, gq);
+      for (int c = 0; c < 3; c++) {
+        double M[9], R[9];
+        hx_m3_mul(Wi, hkk + 9 * c, M);    /* W^{-1} H_c */
+        hx_m3_mul_abt(M, Wi, R);          /* W^{-1} H_c W^{-T} */
+        for (int i = 0; i < 9; i++) Hh[(size_t)q * 27 + 9 * c + i] = wt * R[i];
+      }
+    }
+    double *ye = dg + el * npe;
+    memset(ye, 0, npe * sizeof(double));
+    for (int m = 0; m < 3; m++)
+      for (int n = 0; n < 3; n++) {
+        /* direction d uses GG if d == m == n, BG if exactly one of m, n is d, else BB */
+        const double *X[3];
+        for (int d = 0; d < 3; d++) X[d] = (m == d && n == d) ? cd->GG : (m == d || n == d) ? cd->BG : cd->BB;
+        for (int c = 0; c < 3; c++) {
+          int hoff = 9 * c + 3 * m + n;
+          /* contract qx -> i: t1[qz][qy][i] */
+          for (int qzy = 0; qzy < nq2; qzy++)
+            for (int i = 0; i < nd; i++) {
+              double s = 0;
+              for (int qx = 0; qx < nq; qx++) s += X[0][qx * nd + i] * Hh[(size_t)(qzy * nq + qx) * 27 + hoff];
+              t1[qzy * nd + i] = s;
+            }
+          /* contract qy -> j: t2[qz][j][i] */
+          for (int qz = 0; qz < nq; qz++)
+            for (int j = 0; j < nd; j++)
+              for (int i = 0; i < nd; i++) {
+                double s = 0;
+                for (int qy = 0; qy < nq; qy++) s += X[1][qy * nd + j] * t1[(qz * nq + qy) * nd + i];
+                t2[(qz * nd + j) * nd + i] = s;
+              }
+          /* contract qz -> k */
+          double *y = ye + (size_t)c * nd2 * nd;
+          for (int k = 0; k < nd; k++)
+            for (int ji = 0; ji < nd2; ji++) {
+              double s = 0;
+              for (int qz = 0; qz < nq; qz++) s += X[2][qz * nd + k] * t2[qz * nd2 + ji];
+              y[k * nd2 + ji] += s;
+            }
+        }
+      }
+  }
+  CPU_PAR_END
+  return HX_OK;
+}
+
+static int cpu_min_detj(const hx_pa *pa, const double *x, double *m) {
+  cpu_data *cd = (cpu_data *)pa->data;
+  int nd = pa->nd, nq = pa->nq, nq3 = nq * nq * nq;
+  size_t npe = (size_t)3 * nd * nd * nd;
+  CPU_PAR_BEGIN(pa, cd)
+  double *A = scr_, *work = A + 9 * (size_t)nq3;
+#pragma omp for schedule(static)
+  for (hx_lid el = 0; el < pa->num_elem; el++) {
+    elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
+    double mn = HUGE_VAL;
+    for (int q = 0; q < nq3; q++) {
+      double d = hx_m3_det(A + 9 * q);
+      if (!(d >= mn)) mn = d; /* NaN propagates as the minimum */
+    }
+    cd->elem_val[el] = mn;
+  }
+  CPU_PAR_END
+  double mn = HUGE_VAL;
+  for (hx_lid el = 0; el < pa->num_elem; el++)
+    if (!(cd->elem_val[el] >= mn)) mn = cd->elem_val[el];
+  *m = mn;
+  return HX_OK;
+}
+
+/* ---------------------------------------------------------------- setup, memory */
+
+static int cpu_destroy(hx_pa *pa) {
+  cpu_data *cd = (cpu_data *)pa->data;
+  if (!cd) return HX_OK;
+  hx_free(&cd->scratch);
+  hx_free(&cd->elem_val);
+  hx_free(&cd->H);
+  hx_free(&cd->BB);
+  hx_free(&cd->BG);
+  hx_free(&cd->GG);
+  hx_free(&pa->data);
+  return HX_OK;
+}
+
+static int cpu_setup(hx_pa *pa) {
+  cpu_data *cd;
+  HX_CALL(hx_malloc(sizeof *cd, &cd));
+  pa->data = cd;
+  int nt = pa->num_threads;
+#if HX_HAVE_OPENMP
+  if (nt <= 0) nt = omp_get_max_threads();
+#else
+  nt = 1;
+#endif
+  cd->num_threads = nt;
+  int nd = pa->nd, nq = pa->nq;
+  size_t nq3 = (size_t)nq * nq * nq;
+  size_t need_kernels = 18 * nq3 + work_len(nd, nq);
+  size_t need_diag = 36 * nq3 + work_len(nd, nq) + (size_t)nq * nq * nd + (size_t)nq * nd * nd;
+  cd->scratch_len = need_kernels > need_diag ? need_kernels : need_diag;
+  int rc = hx_malloc((size_t)nt * cd->scratch_len * sizeof(double), &cd->scratch);
+  if (rc == HX_OK) rc = hx_malloc(((size_t)pa->num_elem + 1) * sizeof(double), &cd->elem_val);
+  if (rc == HX_OK) rc = hx_malloc((size_t)nq * nd * sizeof(double), &cd->BB);
+  if (rc == HX_OK) rc = hx_malloc((size_t)nq * nd * sizeof(double), &cd->BG);
+  if (rc == HX_OK) rc = hx_malloc((size_t)nq * nd * sizeof(double), &cd->GG);
+  if (rc != HX_OK) {
+    cpu_destroy(pa);
+    return rc;
+  }
+  for (int i = 0; i < nq * nd; i++) {
+    cd->BB[i] = pa->B[i] * pa->B[i];
+    cd->BG[i] = pa->B[i] * pa->G[i];
+    cd->GG[i] = pa->G[i] * pa->G[i];
+  }
+  return HX_OK;
+}
+
+static int cpu_vec_alloc(const hx_pa *pa, size_t n, double **v) {
+  (void)pa;
+  return hx_malloc((n + 1) * sizeof(double), v);
+}
+static void cpu_vec_free(const hx_pa *pa, double **v) {
+  (void)pa;
+  hx_free(v);
+}
+static int cpu_vec_copy(const hx_pa *pa, const double *src, double *dst, size_t n) {
+  (void)pa;
+  if (src != dst) memcpy(dst, src, n * sizeof(double));
+  return HX_OK;
+}
+
+const hx_backend hx_backend_cpu = {
+  .name = "cpu",
+  .available = 1,
+  .setup = cpu_setup,
+  .energy = cpu_energy,
+  .grad = cpu_grad,
+  .hess_setup = cpu_hess_setup,
+  .hess_apply = cpu_hess_apply,
+  .diag = cpu_diag,
+  .min_detj = cpu_min_detj,
+  .destroy = cpu_destroy,
+  .vec_alloc = cpu_vec_alloc,
+  .vec_free = cpu_vec_free,
+  .vec_upload = cpu_vec_copy,
+  .vec_download = cpu_vec_copy,
+};

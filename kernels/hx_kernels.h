@@ -1,0 +1,145 @@
+/* The TMOP partial-assembly interface: everything a compute backend provides
+   (style.md section 5). The CPU backend (kernels/cpu/) is the reference; every
+   other backend is tested against it.
+
+   Usage (tmop/ does this; the backend never sees MPI or boundary conditions):
+     const hx_backend *be;
+     HX_CALL(hx_backend_find("auto", &be));
+     hx_pa_desc d; hx_pa_desc_default(&d); d.metric = 303; ... (target: Winv, detW)
+     hx_pa *pa;
+     HX_CALL(hx_pa_create(be, mesh, &d, &pa));     fills hx_pa, calls be->setup
+     HX_CALL(be->energy(pa, x, &e));               x: E-vector in backend memory
+     HX_CALL(be->grad(pa, x, g));
+     HX_CALL(be->hess_setup(pa, x));               linearize at x
+     HX_CALL(be->hess_apply(pa, dx, y));           y = H dx (any number of times)
+     HX_CALL(be->diag(pa, d));                     Jacobi diagonal of H at x
+     HX_CALL(be->min_detj(pa, x, &m));
+     hx_pa_destroy(&pa);                           calls be->destroy
+
+   Shapes. Every vector argument is an E-vector of the mesh: [num_elem][3][nd][nd][nd]
+   (C order, last index fastest: i along xi1), nd = order + 1; shared nodes appear once
+   per element (E -> L assembly is tmop's job). Vector arguments live in the backend's
+   memory (host for "cpu", device for "cuda"): allocate them with vec_alloc and move
+   data with vec_upload / vec_download. All results are local to the rank (sums over
+   this rank's elements only); tmop does the MPI reductions.
+
+   Maths (tmop.md 1.2-1.3), with A = dx/dxi at a quadrature point, T = A W^{-1}, and
+   the weight wt = w_q det(W_q) scale:
+     energy:     e = sum_E sum_q wt mu(T)
+     grad:       g_{b,k} = sum_q wt [P(T) W^{-T} D_b]_k, D_b = grad_xi phi_b   (overwrites g)
+     hess_apply: y_{b,k} = sum_q wt [dP W^{-T} D_b]_k, dP = H(T):dT, dT = (d dx/dxi) W^{-1}
+     diag:       d_{b,k} = sum_q wt sum_{jl} H_kjkl (W^{-T} D_b)_j (W^{-T} D_b)_l
+     min_detj:   min over this rank's quadrature points of det A (+HUGE_VAL if no element)
+   Two Hessian strategies (pa->hess_strategy), same numbers to rounding:
+     HX_HESS_STORED:   hess_setup stores the full 81-entry H(T_q) per quadrature point
+                       (MFEM's layout: [num_elem][nq^3][81]); apply streams it.
+     HX_HESS_ONTHEFLY: hess_setup keeps x (borrowed: the caller leaves it unchanged
+                       until the next hess_setup or destroy); apply recomputes T from x
+                       and dP from the contracted formulas. Nothing per qp is stored. */
+#pragma once
+#include <stddef.h>
+
+#include "hx_mesh.h"
+#include "hx_types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { HX_HESS_STORED = 1, HX_HESS_ONTHEFLY = 2 } hx_hess_strategy;
+
+/** What tmop asks for when setting up partial assembly on one rank's mesh. */
+typedef struct hx_pa_desc {
+  int metric;          /* MFEM number, see hx_metrics.h */
+  double metric_param; /* gamma of 332, lambda of 338 (hx_pa_desc_default: 0 -> registry default) */
+  int quad_type;       /* HX_QUAD_GLL or HX_QUAD_GL (hx_basis.h) */
+  int quad_order;      /* MFEM -qo: points per direction from hx_quad_points_for_order */
+  int hess_strategy;   /* hx_hess_strategy */
+  double scale;        /* nu * c: multiplies every energy term (1 unless normalized) */
+  /* The target W (tmop.md 1.6). Either constant (Winv == NULL): W^{-1} = Winv_c,
+     det W = detW_c at every point; or per point: Winv [num_elem][nq^3][9] and
+     detW [num_elem][nq^3], host arrays, copied by hx_pa_create. */
+  double Winv_c[9];
+  double detW_c;
+  const double *Winv;
+  const double *detW;
+  int num_threads;     /* cpu: OpenMP threads (0 = runtime default) */
+} hx_pa_desc;
+
+/** Defaults: metric 303, GLL, -qo 8, on-the-fly, scale 1, W = I. */
+void hx_pa_desc_default(hx_pa_desc *d);
+
+struct hx_backend;
+
+/** Partially-assembled data for one mesh on one rank. The common part is filled
+    by hx_pa_create; data is the backend's own (stored H, device copies, ...). */
+typedef struct hx_pa {
+  const struct hx_backend *backend; /* borrowed static table entry */
+  int order, nd, nq;                /* nd = order + 1 nodes, nq quadrature points per direction */
+  hx_lid num_elem;
+  int metric;
+  double metric_param;
+  int quad_type;
+  int hess_strategy;
+  double scale;
+  int num_threads;
+  double qpts[HX_MAX_Q], wq[HX_MAX_Q]; /* 1D rule on [0,1], weights sum to 1 */
+  double B[HX_MAX_Q * HX_MAX_ND];      /* [nq][nd]: B[q*nd + a] = l_a(t_q) (GLL Lagrange basis) */
+  double G[HX_MAX_Q * HX_MAX_ND];      /* [nq][nd]: G[q*nd + a] = l_a'(t_q) */
+  int w_const;                         /* 1: Winv_c/detW_c everywhere; 0: per-point arrays */
+  double Winv_c[9], detW_c;
+  double *Winv;                        /* [num_elem][nq^3][9] host, owned (NULL if w_const) */
+  double *detW;                        /* [num_elem][nq^3] host, owned (NULL if w_const) */
+  void *data;                          /* backend-private */
+} hx_pa;
+
+/** A compute backend: one static table per backend, found by name. */
+typedef struct hx_backend {
+  const char *name;                                                 /* "cpu", "cuda" */
+  int available;                                                    /* 0: listed but not compiled in */
+  int (*setup)(hx_pa *pa);                                          /* after the common part is filled */
+  int (*energy)(const hx_pa *pa, const double *x, double *e);       /* local energy */
+  int (*grad)(const hx_pa *pa, const double *x, double *g);         /* g = dE/dx (overwrites) */
+  int (*hess_setup)(hx_pa *pa, const double *x);                    /* linearize at x */
+  int (*hess_apply)(const hx_pa *pa, const double *dx, double *y);  /* y = H dx (overwrites) */
+  int (*diag)(const hx_pa *pa, double *d);                          /* Jacobi diagonal of H at the setup x */
+  int (*min_detj)(const hx_pa *pa, const double *x, double *m);     /* local min det A at the qps */
+  int (*destroy)(hx_pa *pa);                                        /* frees pa->data */
+  /* memory of the vector arguments (n doubles) */
+  int (*vec_alloc)(const hx_pa *pa, size_t n, double **v);
+  void (*vec_free)(const hx_pa *pa, double **v);
+  int (*vec_upload)(const hx_pa *pa, const double *host, double *v, size_t n);
+  int (*vec_download)(const hx_pa *pa, const double *v, double *host, size_t n);
+} hx_backend;
+
+/** Find a backend by name; "auto" picks the best one compiled in (cuda if built
+    and a device is present, else cpu).
+    @param[in]  name  "cpu", "cuda" or "auto"
+    @param[out] out   static table entry (borrowed, never freed)
+    @return HX_OK; HX_ERR_INPUT listing the names that exist; HX_ERR_BACKEND
+            "backend 'cuda' is not in this build; configure with -DHX_ENABLE_CUDA=ON" */
+int hx_backend_find(const char *name, const hx_backend **out);
+/** "cpu, cuda" for help and errors. */
+const char *hx_backend_names(void);
+
+/** Fill the common part of an hx_pa for mesh (borrowed only during the call: the
+    backend keeps no pointer to it) and run be->setup.
+    @return HX_ERR_INPUT for an unknown metric, a quadrature order out of range, ... */
+int hx_pa_create(const hx_backend *be, const hx_mesh *mesh, const hx_pa_desc *desc, hx_pa **out);
+/** Destroy (be->destroy, then the common part); accepts NULL, sets *pa = NULL. */
+void hx_pa_destroy(hx_pa **pa);
+/** Number of doubles of an E-vector of pa: num_elem * 3 * nd^3. */
+static inline size_t hx_pa_evec_size(const hx_pa *pa) {
+  return (size_t)pa->num_elem * 3 * (size_t)pa->nd * pa->nd * pa->nd;
+}
+
+/* The backends (kernels/<name>/). A backend not compiled in still has a table
+   entry with available = 0. */
+extern const hx_backend hx_backend_cpu;
+extern const hx_backend hx_backend_cuda;
+/** Defined by the CUDA backend when compiled: 1 if a usable device is present. */
+int hx_cuda_device_available(void);
+
+#ifdef __cplusplus
+}
+#endif
