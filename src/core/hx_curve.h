@@ -13,7 +13,9 @@
    4. interior of faces and the volume filled by transfinite (Gordon-Hall) blending
       of the curved edges and faces.
    Node ids at order N come from the corner ids (vert_id): corners keep them,
-   edge/face nodes are keyed by their sorted vertex ids, interiors by element.
+   edge/face nodes are keyed by their sorted vertex ids (numbered in a canonical
+   frame so that both neighbours give a node the same id), interiors by element.
+   The ids are unique and dense when the vert_ids are (see hx_curve_id_bound).
 
    Usage, whole mesh:   hx_mesh *hi; HX_CALL(hx_mesh_raise_order(lo, 7, &hi));
    Usage, streaming:    hx_curve_ctx *cc; HX_CALL(hx_curve_create(lo, 7, &cc));
@@ -34,6 +36,20 @@ int hx_curve_create(const hx_mesh *m, int order, hx_curve_ctx **out);
 int hx_curve_block(const hx_curve_ctx *cc, hx_lid e0, hx_lid count, double *xblock, hx_gid *idblock);
 /** Total distinct nodes at order N (for writers that need a node count up front). */
 hx_gid hx_curve_num_nodes(const hx_curve_ctx *cc);
+/** Every order-N node id lies in [0, hx_curve_id_bound). Corners keep vert_id, edge,
+    face and interior nodes follow, so when the vert_ids are 0..V-1 without holes the
+    bound equals hx_curve_num_nodes and an id can index a node array directly. */
+hx_gid hx_curve_id_bound(const hx_curve_ctx *cc);
+/** The target order N. */
+int hx_curve_order(const hx_curve_ctx *cc);
+/** det J > 0 at every GLL node of a curved block (as written by hx_curve_block)?
+    Returns HX_OK, or HX_ERR_INVALID_MESH with a message naming the first failing
+    element, its worst node and why (already inverted at the input order, or curving
+    moved its boundary by a large part of its size). *num_bad (may be NULL) gets the
+    count of failing elements in the block. */
+int hx_curve_check_block(const hx_curve_ctx *cc, hx_lid e0, hx_lid count, const double *xblock, hx_gid *num_bad);
 void hx_curve_destroy(hx_curve_ctx **cc);
-/** Whole mesh at order N (new mesh; faces, names and surfaces copied). */
+/** Whole mesh at order N (new mesh; faces, names and surfaces copied). Fails with
+    HX_ERR_INVALID_MESH (hx_curve_check_block's message) if an element has det J <= 0.
+    One rank only for now: on several ranks hx_curve_create refuses. */
 int hx_mesh_raise_order(const hx_mesh *m, int order, hx_mesh **out);

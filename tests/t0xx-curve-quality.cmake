@@ -1,0 +1,5 @@
+# core: curving (t010-t049) and quality
+hx_add_test(t010-curve-shell)
+hx_add_test(t011-curve-annulus)
+hx_add_test(t012-curve-box-raise)
+hx_add_test(t013-curve-invalid)
