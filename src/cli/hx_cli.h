@@ -41,5 +41,18 @@ int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c);
 /** True if stderr is a terminal (progress bars are drawn only then). */
 int hx_cli_is_tty(void);
 
+/* Quality flags shared by quality and demo (cmd_quality.c): --plot, --worst,
+   --quad-order, --quad-type, --quad-points. Returns 1 if consumed, 0 if not one of
+   them, -1 on error (message recorded). */
+struct hx_quality_opts;
+int hx_cli_quality_flag(int argc, char **argv, int *i, struct hx_quality_opts *o, const char **plot);
+/** --plot FILE must end in .png or .svg (checked before any work). */
+int hx_cli_plot_check(const char *plot);
+/** Compute and print (table or JSON) the quality of m; draw the histograms to plot if not NULL. */
+int hx_cli_quality_report(const hx_mesh *m, const struct hx_quality_opts *o, const char *plot, int json);
+
 /* Subcommands (one file each: cmd_<name>.c). */
 int hx_cmd_box(hx_comm comm, int argc, char **argv);
+int hx_cmd_quality(hx_comm comm, int argc, char **argv);
+int hx_cmd_convert(hx_comm comm, int argc, char **argv);
+int hx_cmd_demo(hx_comm comm, int argc, char **argv);

@@ -6,6 +6,7 @@
 #include "hx_cli.h"
 #include "hx_config.h"
 #include "hx_error.h"
+#include "hx_progress.h"
 
 typedef struct hx_command {
   const char *name;
@@ -16,9 +17,9 @@ typedef struct hx_command {
 static const hx_command commands[] = {
   /* name       run          summary */
   {"box",      hx_cmd_box,  "structured box of hexes, optionally Kershaw-deformed (benchmarks)"},
-  {"quality",  NULL,        "quality report: det J, scaled Jacobians, aspect ratio, histogram"},
-  {"convert",  NULL,        "convert a mesh between formats (.re2 .msh .vtu .mesh .exo)"},
-  {"demo",     NULL,        "the bundled example end to end"},
+  {"quality",  hx_cmd_quality, "quality report: det J, scaled Jacobians, aspect ratio, histogram"},
+  {"convert",  hx_cmd_convert, "convert a mesh between formats (.re2 .msh .vtu .mesh .exo)"},
+  {"demo",     hx_cmd_demo,    "the bundled example end to end"},
   {"optimize", NULL,        "TMOP mesh optimization (Newton, partial assembly, cpu|cuda)"},
   {"pebble",   NULL,        "curved all-hex mesh of the fluid between packed spheres"},
   {"pack",     NULL,        "generate a packing of spheres in a container (tests, demos)"},
@@ -48,6 +49,8 @@ int main(int argc, char **argv) {
   comm = MPI_COMM_WORLD;
 #endif
   int rc = HX_OK;
+  /* progress bars on a terminal, from rank 0 only */
+  hx_progress_enable(hx_comm_rank(comm) == 0);
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
     print_help(stdout);
     rc = argc < 2 ? HX_ERR_INPUT : HX_OK;

@@ -33,6 +33,7 @@
 #include "hx_basis.h"
 #include "hx_error.h"
 #include "hx_memory.h"
+#include "hx_progress.h"
 
 #define MAX_SURF 4 /* surfaces one vertex/edge may lie on */
 
@@ -671,7 +672,15 @@ int hx_mesh_raise_order(const hx_mesh *m, int order, hx_mesh **out) {
   HX_CALL(hx_curve_create(m, order, &cc));
   hx_mesh *h = NULL;
   int rc = hx_mesh_create(m->comm, order, m->num_elem, &h);
-  if (rc == HX_OK) rc = hx_curve_block(cc, 0, m->num_elem, h->x, h->node_id);
+  hx_progress prog;
+  hx_progress_start(&prog, "curving", m->num_elem);
+  size_t npe = (size_t)hx_mesh_nodes_per_elem(h);
+  for (hx_lid e0 = 0; e0 < m->num_elem && rc == HX_OK; e0 += 16384) {
+    hx_lid cnt = m->num_elem - e0 < 16384 ? m->num_elem - e0 : 16384;
+    rc = hx_curve_block(cc, e0, cnt, h->x + (size_t)e0 * 3 * npe, h->node_id + (size_t)e0 * npe);
+    hx_progress_update(&prog, e0 + cnt);
+  }
+  hx_progress_finish(&prog);
   if (rc == HX_OK) rc = hx_curve_check_block(cc, 0, m->num_elem, h->x, NULL);
   if (rc == HX_OK) {
     memcpy(h->vert_id, m->vert_id, (size_t)m->num_elem * 8 * sizeof(hx_gid));

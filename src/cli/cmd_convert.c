@@ -1,0 +1,64 @@
+/* hexpack convert IN OUT: read a mesh in any format with a reader and write it in
+   the formats of the outputs' extensions (optionally at another order). */
+#include <stdio.h>
+#include <string.h>
+
+#include "hx_cli.h"
+#include "hx_error.h"
+#include "hx_io.h"
+
+static void convert_help(void) {
+  printf("usage: hexpack convert IN OUT [-o OUT2]... [--order N] [--force] [--json]\n\n"
+         "  IN, OUT            mesh files; formats from the extensions\n"
+         "  -o FILE            another output (several allowed)\n"
+         "  --order N          write the geometry at order N (curving onto the analytic\n"
+         "                     surfaces when the input carries them)\n"
+         "  --force            write even if det J <= 0 somewhere\n");
+}
+
+int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
+  hx_cli_common c = {0};
+  const char *in = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int r = hx_cli_common_flag(argc, argv, &i, &c);
+    if (r < 0) return -r;
+    if (r > 0) continue;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      convert_help();
+      return HX_OK;
+    }
+    if (a[0] == '-' && a[1]) return hx_cli_unknown_flag("convert", a);
+    if (!in) {
+      in = a;
+    } else {
+      HX_CHECK(c.num_out < HX_CLI_MAX_OUT, HX_ERR_INPUT, "at most %d outputs", HX_CLI_MAX_OUT);
+      c.out[c.num_out++] = a;
+    }
+  }
+  HX_CHECK(in && c.num_out > 0, HX_ERR_INPUT, "convert needs an input and an output: hexpack convert IN OUT");
+  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: the optimizer is not built yet");
+  /* every output's format must have a writer before anything is read or written */
+  for (int k = 0; k < c.num_out; k++) {
+    const hx_format *f;
+    HX_CALL(hx_format_for_path(c.out[k], &f));
+    HX_CHECK(f->write, HX_ERR_INPUT, "format '%s' has no writer (output '%s')", f->name, c.out[k]);
+    HX_CHECK(strcmp(c.out[k], in) != 0, HX_ERR_INPUT, "output '%s' is the input file", c.out[k]);
+  }
+  hx_mesh *m = NULL;
+  HX_CALL(hx_import(comm, in, &m));
+  int rc = hx_cli_write_outputs(m, &c);
+  if (rc == HX_OK && hx_comm_rank(comm) == 0) {
+    if (c.json) {
+      printf("{\"command\": \"convert\", \"input\": \"%s\", \"elements\": %lld, \"order\": %d, \"outputs\": [", in,
+             (long long)m->num_elem_global, c.order ? c.order : m->order);
+      for (int k = 0; k < c.num_out; k++) printf("%s\"%s\"", k ? ", " : "", c.out[k]);
+      printf("]}\n");
+    } else {
+      printf("convert: %s: %lld elements, order %d\n", in, (long long)m->num_elem_global, m->order);
+      for (int k = 0; k < c.num_out; k++) printf("wrote %s (order %d)\n", c.out[k], c.order ? c.order : m->order);
+    }
+  }
+  hx_mesh_destroy(&m);
+  return rc;
+}

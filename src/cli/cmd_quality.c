@@ -1,0 +1,124 @@
+/* hexpack quality MESH: the quality report of a mesh file (hx_quality.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_cli.h"
+#include "hx_error.h"
+#include "hx_io.h"
+#include "hx_memory.h"
+#include "hx_plot.h"
+#include "hx_quality.h"
+
+static void quality_help(void) {
+  printf("usage: hexpack quality MESH [--json] [--plot FILE.png|FILE.svg] [--worst N]\n"
+         "                         [--quad-order Q] [--quad-type gll|gauss] [--quad-points Q]\n\n"
+         "  MESH               any format with a reader (by extension)\n"
+         "  --json             print the report as JSON\n"
+         "  --plot FILE        histograms of the scaled Jacobians, det J min and aspect ratio\n"
+         "  --worst N          list the N worst elements (by scaled Jacobian), default 10\n"
+         "  --quad-order Q     quadrature exact for order Q (MFEM's -qo), default 8\n"
+         "  --quad-type T      gll (default, MFEM -qt 1) or gauss (MFEM -qt 0)\n"
+         "  --quad-points Q    points per direction (overrides --quad-order)\n");
+}
+
+/* Parse the quality flags shared by quality and demo; 1 consumed, 0 not ours. */
+int hx_cli_quality_flag(int argc, char **argv, int *i, hx_quality_opts *o, const char **plot) {
+  const char *a = argv[*i], *v = NULL;
+  if (!strcmp(a, "--plot")) {
+    return hx_cli_value(argc, argv, i, plot) ? -1 : 1;
+  }
+  if (!strcmp(a, "--worst")) {
+    if (hx_cli_value(argc, argv, i, &v) || hx_cli_int("--worst", v, 0, 100000, &o->num_worst)) return -1;
+    return 1;
+  }
+  if (!strcmp(a, "--quad-order")) {
+    if (hx_cli_value(argc, argv, i, &v) || hx_cli_int("--quad-order", v, 0, 2 * HX_MAX_Q - 3, &o->quad_order)) return -1;
+    return 1;
+  }
+  if (!strcmp(a, "--quad-points")) {
+    if (hx_cli_value(argc, argv, i, &v) || hx_cli_int("--quad-points", v, 1, HX_MAX_Q, &o->quad_points)) return -1;
+    return 1;
+  }
+  if (!strcmp(a, "--quad-type")) {
+    if (hx_cli_value(argc, argv, i, &v)) return -1;
+    if (!strcmp(v, "gll")) o->quad_type = HX_QUAD_GLL;
+    else if (!strcmp(v, "gauss")) o->quad_type = HX_QUAD_GL;
+    else {
+      HX_ERROR(HX_ERR_INPUT, "flag --quad-type expects gll or gauss, got '%s'", v);
+      return -1;
+    }
+    return 1;
+  }
+  return 0;
+}
+
+int hx_cli_plot_check(const char *plot) {
+  if (!plot) return HX_OK;
+  size_t n = strlen(plot);
+  HX_CHECK(n >= 4 && (!strcmp(plot + n - 4, ".png") || !strcmp(plot + n - 4, ".svg")), HX_ERR_INPUT,
+           "flag --plot expects a file ending in .png or .svg, got '%s'", plot);
+  return HX_OK;
+}
+
+int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const char *plot, int json) {
+  hx_elem_quality *q = NULL;
+  HX_CALL(hx_malloc((size_t)(m->num_elem > 0 ? m->num_elem : 1) * sizeof *q, &q));
+  hx_quality_report r;
+  int rc = hx_quality_mesh(m, o, q, &r);
+  if (rc == HX_OK && plot) {
+    hx_quality_hist h[4];
+    double sj_lo = r.stat[4].min < 0 ? r.stat[4].min : 0, csj_lo = r.stat[5].min < 0 ? r.stat[5].min : 0;
+    rc = hx_quality_histogram(m->comm, q, m->num_elem, 4, 40, sj_lo, 1.0, &h[0]);
+    if (rc == HX_OK) rc = hx_quality_histogram(m->comm, q, m->num_elem, 5, 40, csj_lo, 1.0, &h[1]);
+    if (rc == HX_OK) rc = hx_quality_histogram(m->comm, q, m->num_elem, 0, 40, 0, 0, &h[2]);
+    if (rc == HX_OK) rc = hx_quality_histogram(m->comm, q, m->num_elem, 6, 40, 0, 0, &h[3]);
+    char title[160];
+    snprintf(title, sizeof title, "hexpack quality: %lld elements, order %d", (long long)r.num_elem, r.order);
+    if (rc == HX_OK && hx_comm_rank(m->comm) == 0) rc = hx_plot_histograms(plot, title, h, 4);
+    rc = hx_comm_agree(m->comm, rc);
+  }
+  if (rc == HX_OK && hx_comm_rank(m->comm) == 0) {
+    if (json) hx_quality_json(&r, stdout);
+    else hx_quality_print(&r, stdout);
+    if (plot && !json) printf("wrote %s\n", plot);
+  }
+  if (rc == HX_OK) hx_quality_report_free(&r);
+  hx_free(&q);
+  return rc;
+}
+
+int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
+  hx_quality_opts o;
+  hx_quality_opts_default(&o);
+  const char *path = NULL, *plot = NULL;
+  int json = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      quality_help();
+      return HX_OK;
+    }
+    if (!strcmp(a, "--json")) {
+      json = 1;
+      continue;
+    }
+    if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+      hx_set_verbosity(hx_verbosity() + 1);
+      continue;
+    }
+    int r = hx_cli_quality_flag(argc, argv, &i, &o, &plot);
+    if (r < 0) return HX_ERR_INPUT;
+    if (r > 0) continue;
+    if (a[0] == '-' && a[1]) return hx_cli_unknown_flag("quality", a);
+    HX_CHECK(!path, HX_ERR_INPUT, "quality takes one mesh file, got '%s' and '%s'", path, a);
+    path = a;
+  }
+  HX_CHECK(path, HX_ERR_INPUT, "quality needs a mesh file: hexpack quality MESH");
+  HX_CALL(hx_cli_plot_check(plot));
+  hx_mesh *m = NULL;
+  HX_CALL(hx_import(comm, path, &m));
+  int rc = hx_cli_quality_report(m, &o, plot, json);
+  hx_mesh_destroy(&m);
+  return rc;
+}
