@@ -17,7 +17,7 @@ typedef struct hx_export_opts {
   int order;     /* order of the written geometry; 0 = the mesh's own order */
   int force;     /* write even if det J <= 0 somewhere */
   int binary;    /* formats with an ASCII and a binary form: 1 = binary (default) */
-  int compress;  /* .vtu: zlib-compress appended data when available */
+  int compress;  /* .vtu: zlib-compress appended data (0 off, 1 on = level 1, 2..9 = zlib level) */
   int co2;       /* .re2: also write the .co2 connectivity */
   int verbose;
 } hx_export_opts;
@@ -42,6 +42,10 @@ int hx_format_for_path(const char *path, const hx_format **out);
 int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o);
 /** Read a mesh of any registered format with a reader. */
 int hx_import(hx_comm comm, const char *path, hx_mesh **out);
+
+/* The formats (one file each in src/io/; also reachable through hx_export/hx_import). */
+int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o);
+int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out);
 
 /** An output file written under a temporary name and renamed on commit. */
 typedef struct hx_outfile {

@@ -1,0 +1,111 @@
+/* Inside src/io only: node orderings of the foreign formats, GLL <-> equispaced
+   interpolation, a node-id hash map, the block-of-elements source that every
+   streaming writer reads from, byte order and base64 helpers, and a bounded
+   reader for input files (every read names the byte offset it failed at). */
+#pragma once
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hx_io.h"
+#include "hx_mesh.h"
+
+/* ---- orderings (formats.md sections 2.4, 3.2, 6) ------------------------ */
+
+/** VTK Lagrange hexahedron (type 72) of order N: pos2lex[p] = lexicographic index
+    i + nd*(j + nd*k) of VTK point p (nd^3 entries). */
+void hx_vtk_hex_order(int N, int *pos2lex);
+/** VTK 9 index of tensor node (i,j,k) (formats.md 3.2, PointIndexFromIJK). */
+int hx_vtk_hex_index(int N, int i, int j, int k);
+/** Gmsh hexahedron of order N (types 5, 12, 92..98): pos2lex as above. */
+void hx_gmsh_hex_order(int N, int *pos2lex);
+/** Gmsh quadrangle list Q(n): pos -> (u,v) as uv[2*pos], uv[2*pos+1]. */
+void hx_gmsh_quad_uv(int n, int *uv);
+
+/** hexpack corner c (i + 2j + 4k) <-> standard corner (VTK/Gmsh/MFEM/Exodus/Nek pre). */
+static inline int hx_corner_to_std(int c) { static const int t[8] = {0, 1, 3, 2, 4, 5, 7, 6}; return t[c]; }
+
+/* ---- interpolation --------------------------------------------------------- */
+
+/** 1D matrix [nd][nd] from GLL nodes to equispaced points (to_equi = 1) or back. */
+int hx_io_interp_matrix(int nd, int to_equi, double *B);
+/** out = (B x B x B) in for one component of nd^3 values (lexicographic). */
+void hx_io_tensor3(int nd, const double *B, const double *in, double *out);
+/** Evaluate the GLL interpolant of one element component at reference point t[3]. */
+double hx_io_eval_gll(int nd, const double *gll, const double *xc, const double t[3]);
+
+/* ---- node id -> index hash map -------------------------------------------- */
+
+typedef struct hx_idmap {
+  int64_t *keys;  /* [cap], -1 = empty; NULL in dense mode */
+  int64_t *vals;  /* [cap]; dense mode: vals[key - lo], -1 = empty */
+  size_t cap, count;
+  int64_t lo;     /* dense mode: smallest key */
+} hx_idmap;
+int hx_idmap_init(hx_idmap *h, size_t expected);
+/** A map for the keys of ids[0..n) (all >= 0): a dense array when their range is
+    small (box meshes, meshes read from files), else a hash map. */
+int hx_idmap_init_for(hx_idmap *h, const int64_t *ids, size_t n, size_t expected);
+void hx_idmap_free(hx_idmap *h);
+/** Insert key with value *val if absent (returns 1, *val unchanged) or return the
+    stored value in *val (returns 0). Negative = error (memory). */
+int hx_idmap_insert(hx_idmap *h, int64_t key, int64_t *val);
+/** Look up key: 1 and *val if present, 0 if not. */
+int hx_idmap_find(const hx_idmap *h, int64_t key, int64_t *val);
+
+/* ---- blocks of elements at the output order -------------------------------- */
+
+/** Streams a mesh at the writer's order, a block of elements at a time, without
+    holding a second copy of the mesh. view is a shallow hx_mesh of the current
+    block (x, node_id, order, nd, num_elem = count) usable with the core helpers
+    (hx_mesh_elem_x, hx_mesh_jacobian_at_node). */
+typedef struct hx_elemsrc {
+  const hx_mesh *m;
+  int order, nd;
+  hx_lid block;
+  void *cc;        /* hx_curve_ctx when order != m->order */
+  double *xb;      /* block buffers (curving only) */
+  hx_gid *idb;
+  hx_mesh view;
+} hx_elemsrc;
+int hx_elemsrc_open(const hx_mesh *m, int order, hx_elemsrc *s);
+int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view);
+void hx_elemsrc_close(hx_elemsrc *s);
+/** The order a writer must produce: o->order, or m->order when 0. */
+static inline int hx_io_out_order(const hx_mesh *m, const hx_export_opts *o) {
+  return (o && o->order > 0) ? o->order : m->order;
+}
+/** Refuse meshes spread over several ranks (parallel output is not written yet). */
+int hx_io_require_serial(const hx_mesh *m, const char *path, const char *fmt);
+
+/** min det J over the GLL nodes and min/max ratio (Nek5000 scaled Jacobian) of
+    element e of a (block) mesh. D from hx_mesh_gll_derivative. */
+void hx_io_elem_detj(const hx_mesh *m, const double *D, hx_lid e, double *minj, double *ratio);
+
+/* ---- bytes ------------------------------------------------------------------- */
+static inline int hx_io_little_endian(void) { const uint16_t one = 1; return *(const uint8_t *)&one == 1; }
+void hx_io_swap(void *data, size_t count, size_t size);
+/** Base64: decode n chars from src (whitespace skipped) into dst (capacity *len
+    on input, bytes written on output); returns chars consumed or -1 on a bad char. */
+long hx_base64_decode(const char *src, size_t n, unsigned char *dst, size_t *len);
+
+/* ---- input files ------------------------------------------------------------- */
+/** A whole input file in memory (NUL-terminated). */
+typedef struct hx_infile {
+  const char *path;
+  char *data;
+  size_t size;
+} hx_infile;
+int hx_infile_read(hx_infile *f, const char *path);
+void hx_infile_free(hx_infile *f);
+
+/** Merge points closer than tol (spatial hash): rep[p] = representative index
+    (the smallest index of its cluster). */
+int hx_io_merge_points(int64_t np, const double *xyz, double tol, int64_t *rep);
+/** Fill boundary faces of m that have no neighbour (faces whose corner-id set is
+    used once) with boundary id bid; used by readers of formats without boundary
+    information. */
+int hx_io_exterior_faces(hx_mesh *m, int bid, const char *name);
+/** Make coordinates of nodes with equal ids bit-identical (first copy wins). */
+int hx_io_unify_shared(hx_mesh *m);
+/** Set vert_id from node_id at the corners. */
+void hx_io_set_vert_ids(hx_mesh *m);

@@ -1,0 +1,375 @@
+/* VTK XML UnstructuredGrid (.vtu) writer: Lagrange hexahedra (cell type 72),
+   file version 2.2 (VTK 9 point order, formats.md 3.2-3.4).
+
+   design:
+   1. pass over the elements (a block at a time): number the distinct node ids in
+      order of first appearance (these are the VTK points) and compute the cell
+      data (min det J at the GLL nodes, Nek5000 scaled Jacobian = min/max det J);
+   2. write the XML header; with appended data every DataArray gets an offset
+      placeholder that is patched at the end (compressed sizes are known only
+      after compressing);
+   3. stream the arrays: cell data, points (GLL geometry re-interpolated to the
+      equispaced nodes VTK assumes, each point written at its first appearance),
+      connectivity, offsets, types.
+   Memory beyond the mesh: the id -> point hash map and two doubles per element. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_config.h"
+#include "hx_error.h"
+#include "hx_memory.h"
+#include "io_impl.h"
+#if HX_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+#define VTU_BLOCK (1 << 20) /* bytes per compressed block */
+
+typedef struct vtu_sink {
+  hx_outfile *f;
+  int ascii;
+  int zlib;
+  int zlevel;
+  /* binary arrays */
+  long appended_start;    /* file position right after '_' */
+  unsigned char *buf;     /* one block of uncompressed data */
+  size_t fill;
+  uint64_t total;         /* bytes announced for this array */
+  uint64_t nblocks, iblock;
+  uint64_t *csize;        /* compressed block sizes */
+  unsigned char *cbuf;
+  long header_pos;        /* where this array's header is */
+  long ascii_count;       /* values on the current text line */
+} vtu_sink;
+
+static int sink_flush_block(vtu_sink *s) {
+  if (!s->zlib) {
+    HX_CALL(hx_outfile_write(s->f, s->buf, s->fill));
+    s->fill = 0;
+    return HX_OK;
+  }
+#if HX_HAVE_ZLIB
+  uLongf clen = compressBound(VTU_BLOCK);
+  int zr = compress2(s->cbuf, &clen, s->buf, s->fill, s->zlevel);
+  HX_CHECK(zr == Z_OK, HX_ERR_IO, "'%s': zlib compression failed (code %d)", s->f->path, zr);
+  HX_CHECK(s->iblock < s->nblocks, HX_ERR_INTERNAL, "more data than announced in a .vtu array");
+  s->csize[s->iblock++] = clen;
+  HX_CALL(hx_outfile_write(s->f, s->cbuf, clen));
+#endif
+  s->fill = 0;
+  return HX_OK;
+}
+
+/* Start a binary array of total bytes: write its header (patched later for zlib). */
+static int sink_begin(vtu_sink *s, uint64_t total, long *offset_out) {
+  *offset_out = ftell(s->f->fp) - s->appended_start;
+  s->total = total;
+  s->fill = 0;
+  s->ascii_count = 0;
+  if (s->ascii) return HX_OK;
+  if (!s->zlib) return hx_outfile_write(s->f, &total, sizeof total);
+  s->nblocks = total ? (total + VTU_BLOCK - 1) / VTU_BLOCK : 0;
+  s->iblock = 0;
+  hx_free(&s->csize);
+  HX_CALL(hx_malloc((s->nblocks + 3) * sizeof(uint64_t), &s->csize));
+  s->header_pos = ftell(s->f->fp);
+  /* [nblocks, block size, last block size, compressed sizes...] (vtkZLibDataCompressor) */
+  return hx_outfile_write(s->f, s->csize, (s->nblocks + 3) * sizeof(uint64_t));
+}
+
+static int sink_put(vtu_sink *s, const void *data, size_t bytes) {
+  const unsigned char *p = data;
+  while (bytes) {
+    size_t take = VTU_BLOCK - s->fill;
+    if (take > bytes) take = bytes;
+    memcpy(s->buf + s->fill, p, take);
+    s->fill += take;
+    p += take;
+    bytes -= take;
+    if (s->fill == VTU_BLOCK) HX_CALL(sink_flush_block(s));
+  }
+  return HX_OK;
+}
+
+static int sink_end(vtu_sink *s) {
+  if (s->ascii) return hx_outfile_write(s->f, "\n", 1);
+  if (s->fill) HX_CALL(sink_flush_block(s));
+  if (!s->zlib) return HX_OK;
+  HX_CHECK(s->iblock == s->nblocks, HX_ERR_INTERNAL, "a .vtu array got %llu of %llu blocks",
+           (unsigned long long)s->iblock, (unsigned long long)s->nblocks);
+  uint64_t last = s->total % VTU_BLOCK;
+  uint64_t hdr[3] = {s->nblocks, VTU_BLOCK, (s->total && !last) ? VTU_BLOCK : last};
+  long end = ftell(s->f->fp);
+  HX_CHECK(fseek(s->f->fp, s->header_pos, SEEK_SET) == 0, HX_ERR_IO, "'%s': seek failed", s->f->path);
+  HX_CALL(hx_outfile_write(s->f, hdr, sizeof hdr));
+  HX_CALL(hx_outfile_write(s->f, s->csize, s->nblocks * sizeof(uint64_t)));
+  HX_CHECK(fseek(s->f->fp, end, SEEK_SET) == 0, HX_ERR_IO, "'%s': seek failed", s->f->path);
+  return HX_OK;
+}
+
+/* Typed puts: binary copies, ASCII prints. */
+static int put_f64(vtu_sink *s, const double *v, size_t n) {
+  if (!s->ascii) return sink_put(s, v, n * sizeof *v);
+  for (size_t i = 0; i < n; i++)
+    if (fprintf(s->f->fp, (++s->ascii_count % 6) ? "%.17g " : "%.17g\n", v[i]) < 0)
+      return HX_ERROR(HX_ERR_IO, "writing '%s' failed", s->f->path);
+  return HX_OK;
+}
+static int put_i64(vtu_sink *s, const int64_t *v, size_t n) {
+  if (!s->ascii) return sink_put(s, v, n * sizeof *v);
+  for (size_t i = 0; i < n; i++)
+    if (fprintf(s->f->fp, (++s->ascii_count % 12) ? "%lld " : "%lld\n", (long long)v[i]) < 0)
+      return HX_ERROR(HX_ERR_IO, "writing '%s' failed", s->f->path);
+  return HX_OK;
+}
+static int put_i32(vtu_sink *s, const int32_t *v, size_t n) {
+  if (!s->ascii) return sink_put(s, v, n * sizeof *v);
+  for (size_t i = 0; i < n; i++)
+    if (fprintf(s->f->fp, (++s->ascii_count % 12) ? "%d " : "%d\n", (int)v[i]) < 0)
+      return HX_ERROR(HX_ERR_IO, "writing '%s' failed", s->f->path);
+  return HX_OK;
+}
+static int put_u8(vtu_sink *s, const uint8_t *v, size_t n) {
+  if (!s->ascii) return sink_put(s, v, n);
+  for (size_t i = 0; i < n; i++)
+    if (fprintf(s->f->fp, (++s->ascii_count % 20) ? "%d " : "%d\n", (int)v[i]) < 0)
+      return HX_ERROR(HX_ERR_IO, "writing '%s' failed", s->f->path);
+  return HX_OK;
+}
+
+enum { A_DEG, A_MINJ, A_SJ, A_REGION, A_BND, A_POINTS, A_CONN, A_OFFS, A_TYPES, A_NUM };
+
+typedef struct vtu_ctx {
+  const hx_mesh *m;
+  hx_elemsrc src;
+  int order, nd, npe;
+  int64_t num_points;
+  hx_idmap pid;        /* node id -> point index */
+  double *minj, *sj;   /* [num_elem] */
+  int32_t *bnd;        /* [num_elem][6] boundary id per face, 0 = none */
+  int vtk_pos2lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  double B[HX_MAX_ND * HX_MAX_ND];
+} vtu_ctx;
+
+/* Pass 1: point numbering and per-element quality. */
+static int vtu_prepare(vtu_ctx *c) {
+  const hx_mesh *m = c->m;
+  double D[HX_MAX_ND * HX_MAX_ND];
+  HX_CALL(hx_mesh_gll_derivative(c->nd, D));
+  size_t guess = (size_t)m->num_elem * (size_t)(c->order * c->order * c->order) + 64;
+  if (c->src.cc)
+    HX_CALL(hx_idmap_init(&c->pid, guess));
+  else
+    HX_CALL(hx_idmap_init_for(&c->pid, m->node_id, (size_t)m->num_elem * c->npe, guess));
+  HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * sizeof(double), &c->minj));
+  HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * sizeof(double), &c->sj));
+  HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * 6 * sizeof(int32_t), &c->bnd));
+  for (hx_lid f = 0; f < m->num_faces; f++) {
+    const hx_bface *b = &m->faces[f];
+    if (b->elem >= 0 && b->elem < m->num_elem && b->face >= 0 && b->face < 6) c->bnd[(size_t)b->elem * 6 + b->face] = b->bid;
+  }
+  int64_t next = 0;
+  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
+    hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
+    const hx_mesh *v;
+    HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
+#pragma omp parallel for schedule(dynamic, 16)
+    for (hx_lid e = 0; e < cnt; e++) hx_io_elem_detj(v, D, e, &c->minj[e0 + e], &c->sj[e0 + e]);
+    for (size_t p = 0; p < (size_t)cnt * c->npe; p++) {
+      int64_t val = next;
+      int ins = hx_idmap_insert(&c->pid, v->node_id[p], &val);
+      if (ins < 0) return -ins;
+      if (ins == 1) next++;
+    }
+  }
+  c->num_points = next;
+  return HX_OK;
+}
+
+static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
+  const hx_mesh *m = c->m;
+  size_t ne = (size_t)m->num_elem, npe = (size_t)c->npe;
+  static const uint64_t elem_bytes[A_NUM] = {12, 8, 8, 4, 24, 0, 0, 8, 1};
+  uint64_t total = elem_bytes[a] * ne;
+  if (a == A_POINTS) total = (uint64_t)c->num_points * 24;
+  if (a == A_CONN) total = ne * npe * 8;
+  HX_CALL(sink_begin(s, total, offset));
+  switch (a) {
+  case A_DEG:
+    for (size_t e = 0; e < ne; e++) {
+      int32_t d[3] = {c->order, c->order, c->order};
+      HX_CALL(put_i32(s, d, 3));
+    }
+    break;
+  case A_MINJ: HX_CALL(put_f64(s, c->minj, ne)); break;
+  case A_SJ: HX_CALL(put_f64(s, c->sj, ne)); break;
+  case A_REGION: HX_CALL(put_i32(s, m->elem_attr, ne)); break;
+  case A_BND: HX_CALL(put_i32(s, c->bnd, 6 * ne)); break;
+  case A_POINTS: {
+    int64_t written = 0;
+    double xe[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+    for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
+      hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
+      const hx_mesh *v;
+      HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
+      for (hx_lid e = 0; e < cnt; e++) {
+        int have = 0;
+        for (size_t p = 0; p < npe; p++) {
+          int64_t pi = -1;
+          hx_idmap_find(&c->pid, v->node_id[(size_t)e * npe + p], &pi);
+          if (pi != written) continue;
+          if (!have) {
+            for (int d = 0; d < 3; d++) hx_io_tensor3(c->nd, c->B, hx_mesh_elem_x(v, e, d), xe[d]);
+            have = 1;
+          }
+          double xyz[3] = {xe[0][p], xe[1][p], xe[2][p]};
+          HX_CALL(put_f64(s, xyz, 3));
+          written++;
+        }
+      }
+    }
+    HX_CHECK(written == c->num_points, HX_ERR_INTERNAL, "wrote %lld of %lld .vtu points", (long long)written,
+             (long long)c->num_points);
+    break;
+  }
+  case A_CONN: {
+    int64_t conn[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+    for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
+      hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
+      const hx_mesh *v;
+      HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
+      for (hx_lid e = 0; e < cnt; e++) {
+        for (size_t p = 0; p < npe; p++)
+          hx_idmap_find(&c->pid, v->node_id[(size_t)e * npe + c->vtk_pos2lex[p]], &conn[p]);
+        HX_CALL(put_i64(s, conn, npe));
+      }
+    }
+    break;
+  }
+  case A_OFFS:
+    for (size_t e = 0; e < ne; e++) {
+      int64_t o = (int64_t)((e + 1) * npe);
+      HX_CALL(put_i64(s, &o, 1));
+    }
+    break;
+  case A_TYPES:
+    for (size_t e = 0; e < ne; e++) {
+      uint8_t t = 72;
+      HX_CALL(put_u8(s, &t, 1));
+    }
+    break;
+  }
+  return sink_end(s);
+}
+
+static int vtu_write(vtu_ctx *c, hx_outfile *f, const hx_export_opts *o) {
+  const hx_mesh *m = c->m;
+  vtu_sink s = {0};
+  s.f = f;
+  s.ascii = !o->binary;
+  s.zlib = !s.ascii && o->compress && HX_HAVE_ZLIB;
+  s.zlevel = o->compress > 1 && o->compress <= 9 ? o->compress : 1;
+  int rc = HX_OK;
+  if (!s.ascii) {
+    rc = hx_malloc(VTU_BLOCK, &s.buf);
+#if HX_HAVE_ZLIB
+    if (rc == HX_OK && s.zlib) rc = hx_malloc(compressBound(VTU_BLOCK), &s.cbuf);
+#endif
+    if (rc) goto out;
+  }
+  FILE *fp = f->fp;
+  fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" "
+              "header_type=\"UInt64\"%s>\n",
+          hx_io_little_endian() ? "LittleEndian" : "BigEndian", s.zlib ? " compressor=\"vtkZLibDataCompressor\"" : "");
+  fprintf(fp, "  <!-- written by hexpack %s: order %d Lagrange hexahedra; cell data: min_detj and scaled_jacobian "
+              "(min/max det J over the GLL nodes), region, boundary_ids (per face xi1=0,xi1=1,xi2=0,xi2=1,xi3=0,xi3=1; "
+              "0 = interior) -->\n",
+          HX_VERSION, c->order);
+  for (int b = 1; b < m->num_bnames; b++)
+    if (m->bnames[b] && !strpbrk(m->bnames[b], "-<>&\"\n")) fprintf(fp, "  <!-- hexpack boundary %d \"%s\" -->\n", b, m->bnames[b]);
+  fprintf(fp, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n",
+          (long long)c->num_points, (long long)m->num_elem);
+  static const char *names[A_NUM] = {"HigherOrderDegrees", "min_detj", "scaled_jacobian", "region", "boundary_ids",
+                                     "Points", "connectivity", "offsets", "types"};
+  static const char *types[A_NUM] = {"Int32", "Float64", "Float64", "Int32", "Int32", "Float64", "Int64", "Int64", "UInt8"};
+  static const int ncomp[A_NUM] = {3, 1, 1, 1, 6, 3, 1, 1, 1};
+  long patch[A_NUM], offs[A_NUM];
+  for (int a = 0; a < A_NUM; a++) {
+    if (a == A_DEG) fprintf(fp, "      <CellData HigherOrderDegrees=\"HigherOrderDegrees\" Scalars=\"scaled_jacobian\">\n");
+    if (a == A_POINTS) fprintf(fp, "      </CellData>\n      <Points>\n");
+    if (a == A_CONN) fprintf(fp, "      </Points>\n      <Cells>\n");
+    fprintf(fp, "        <DataArray type=\"%s\" Name=\"%s\"", types[a], names[a]);
+    if (ncomp[a] > 1) fprintf(fp, " NumberOfComponents=\"%d\"", ncomp[a]);
+    if (s.ascii) {
+      fprintf(fp, " format=\"ascii\">\n");
+      if ((rc = vtu_write_array(c, &s, a, &offs[a]))) goto out;
+      fprintf(fp, "        </DataArray>\n");
+    } else {
+      /* offset="N"/> padded with blanks after the tag: patched in place later */
+      fprintf(fp, " format=\"appended\" ");
+      patch[a] = ftell(fp);
+      fprintf(fp, "%-36s\n", "offset=\"0\"/>");
+    }
+  }
+  fprintf(fp, "      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n");
+  if (!s.ascii) {
+    fprintf(fp, "  <AppendedData encoding=\"raw\">\n   _");
+    s.appended_start = ftell(fp);
+    for (int a = 0; a < A_NUM; a++)
+      if ((rc = vtu_write_array(c, &s, a, &offs[a]))) goto out;
+    fprintf(fp, "\n  </AppendedData>\n");
+    long end = ftell(fp);
+    for (int a = 0; a < A_NUM; a++) {
+      char num[48], field[48];
+      snprintf(num, sizeof num, "offset=\"%ld\"/>", offs[a]);
+      snprintf(field, sizeof field, "%-36s", num);
+      if (fseek(fp, patch[a], SEEK_SET) != 0 || fwrite(field, 1, 36, fp) != 36) {
+        rc = HX_ERROR(HX_ERR_IO, "'%s': cannot patch the appended-data offsets", f->path);
+        goto out;
+      }
+    }
+    fseek(fp, end, SEEK_SET);
+  }
+  fprintf(fp, "</VTKFile>\n");
+out:
+  hx_free(&s.buf);
+  hx_free(&s.cbuf);
+  hx_free(&s.csize);
+  return rc;
+}
+
+int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
+  hx_export_opts def;
+  if (!o) {
+    hx_export_opts_default(&def);
+    o = &def;
+  }
+  HX_CALL(hx_io_require_serial(m, path, ".vtu"));
+  vtu_ctx c;
+  memset(&c, 0, sizeof c);
+  c.m = m;
+  c.order = hx_io_out_order(m, o);
+  c.nd = c.order + 1;
+  c.npe = c.nd * c.nd * c.nd;
+  HX_CALL(hx_elemsrc_open(m, c.order, &c.src));
+  hx_vtk_hex_order(c.order, c.vtk_pos2lex);
+  int rc = hx_io_interp_matrix(c.nd, 1, c.B);
+  if (rc == HX_OK) rc = vtu_prepare(&c);
+  hx_outfile f;
+  if (rc == HX_OK) {
+    rc = hx_outfile_open(&f, path);
+    if (rc == HX_OK) {
+      rc = vtu_write(&c, &f, o);
+      if (rc == HX_OK) rc = hx_outfile_commit(&f);
+      else hx_outfile_abort(&f);
+    }
+  }
+  hx_idmap_free(&c.pid);
+  hx_free(&c.minj);
+  hx_free(&c.sj);
+  hx_free(&c.bnd);
+  hx_elemsrc_close(&c.src);
+  return rc;
+}

@@ -1,0 +1,544 @@
+/* VTK XML UnstructuredGrid (.vtu) reader for Lagrange hexahedra (type 72; also
+   linear 12 and triquadratic 29, which share the order).
+
+   design:
+   1. read the file; parse the XML part (up to <AppendedData>) for VTKFile,
+      Piece and the DataArray tags we need (Points, connectivity, offsets, types,
+      HigherOrderDegrees, region, boundary_ids) and our boundary-name comments;
+   2. decode each array (ascii, inline base64 "binary", appended raw or base64,
+      optionally vtkZLibDataCompressor blocks; UInt32 or UInt64 headers; either
+      byte order) into int64 or double;
+   3. build an hx_mesh at the file's order: VTK point index = node id; the
+      equispaced nodes are re-interpolated to GLL; shared nodes made bit-identical;
+      when no point is shared at all the points are merged by coordinates;
+   4. boundary faces from boundary_ids when present, else every exterior face gets
+      id 1 ("boundary"). */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_config.h"
+#include "hx_error.h"
+#include "hx_memory.h"
+#include "io_impl.h"
+#if HX_HAVE_ZLIB
+#include <zlib.h>
+#endif
+
+typedef struct xtag {
+  const char *start, *end; /* '<' .. '>' */
+} xtag;
+
+typedef struct varr {
+  int found;
+  char type[16], name[64], format[16];
+  int ncomp;
+  long long offset;
+  const char *content, *content_end; /* inline data */
+  size_t tag_pos;
+} varr;
+
+typedef struct vreader {
+  hx_infile *in;
+  int swap;
+  int hsize;         /* 4 or 8 */
+  int zlib;
+  double version;
+  const char *app;   /* first byte after '_' */
+  int app_base64;
+  long long np, nc;
+} vreader;
+
+static int get_attr(xtag t, const char *name, char *out, size_t cap) {
+  size_t ln = strlen(name);
+  for (const char *p = t.start; p + ln + 2 < t.end; p++) {
+    if ((p == t.start || isspace((unsigned char)p[-1])) && !strncmp(p, name, ln) && p[ln] == '=' &&
+        (p[ln + 1] == '"' || p[ln + 1] == '\'')) {
+      char q = p[ln + 1];
+      const char *v = p + ln + 2, *e = v;
+      while (e < t.end && *e != q) e++;
+      size_t n = (size_t)(e - v);
+      if (n >= cap) n = cap - 1;
+      memcpy(out, v, n);
+      out[n] = 0;
+      return 1;
+    }
+  }
+  out[0] = 0;
+  return 0;
+}
+
+static const char *find_in(const char *p, const char *end, const char *needle) {
+  size_t ln = strlen(needle);
+  for (; p + ln <= end; p++)
+    if (*p == needle[0] && !memcmp(p, needle, ln)) return p;
+  return NULL;
+}
+
+static int type_size(const char *t) {
+  if (!strcmp(t, "Float64") || !strcmp(t, "Int64") || !strcmp(t, "UInt64")) return 8;
+  if (!strcmp(t, "Float32") || !strcmp(t, "Int32") || !strcmp(t, "UInt32")) return 4;
+  if (!strcmp(t, "Int16") || !strcmp(t, "UInt16")) return 2;
+  if (!strcmp(t, "Int8") || !strcmp(t, "UInt8") || !strcmp(t, "Char")) return 1;
+  return 0;
+}
+
+static double raw_to_double(const char *t, const unsigned char *p) {
+  if (!strcmp(t, "Float64")) { double v; memcpy(&v, p, 8); return v; }
+  if (!strcmp(t, "Float32")) { float v; memcpy(&v, p, 4); return v; }
+  if (!strcmp(t, "Int64")) { int64_t v; memcpy(&v, p, 8); return (double)v; }
+  if (!strcmp(t, "UInt64")) { uint64_t v; memcpy(&v, p, 8); return (double)v; }
+  if (!strcmp(t, "Int32")) { int32_t v; memcpy(&v, p, 4); return v; }
+  if (!strcmp(t, "UInt32")) { uint32_t v; memcpy(&v, p, 4); return v; }
+  if (!strcmp(t, "Int16")) { int16_t v; memcpy(&v, p, 2); return v; }
+  if (!strcmp(t, "UInt16")) { uint16_t v; memcpy(&v, p, 2); return v; }
+  if (!strcmp(t, "Int8") || !strcmp(t, "Char")) return (double)(int8_t)p[0];
+  return (double)p[0];
+}
+
+static int64_t raw_to_i64(const char *t, const unsigned char *p) {
+  if (!strcmp(t, "Int64")) { int64_t v; memcpy(&v, p, 8); return v; }
+  if (!strcmp(t, "UInt64")) { uint64_t v; memcpy(&v, p, 8); return v > INT64_MAX ? -1 : (int64_t)v; }
+  double d = raw_to_double(t, p);
+  return (d == floor(d) && fabs(d) < 9e18) ? (int64_t)d : -1;
+}
+
+static uint64_t read_hdr(const vreader *r, const unsigned char *p) {
+  unsigned char b[8];
+  memcpy(b, p, (size_t)r->hsize);
+  if (r->swap) hx_io_swap(b, 1, (size_t)r->hsize);
+  if (r->hsize == 8) { uint64_t v; memcpy(&v, b, 8); return v; }
+  uint32_t v;
+  memcpy(&v, b, 4);
+  return v;
+}
+
+/* Decompress vtkZLibDataCompressor blocks: hdr = [nb, bs, last, csizes...]. */
+static int inflate_blocks(const vreader *r, const varr *a, const unsigned char *hdr, const unsigned char *data,
+                          size_t avail, uint64_t want, unsigned char *out) {
+#if HX_HAVE_ZLIB
+  uint64_t nb = read_hdr(r, hdr), bs = read_hdr(r, hdr + r->hsize), last = read_hdr(r, hdr + 2 * r->hsize);
+  uint64_t pos = 0, off = 0;
+  for (uint64_t b = 0; b < nb; b++) {
+    uint64_t cs = read_hdr(r, hdr + (3 + b) * r->hsize);
+    uint64_t us = (b + 1 == nb && last) ? last : bs;
+    HX_CHECK(cs <= avail - off && pos + us <= want, HX_ERR_INPUT,
+             "%s: array '%s': compressed block %llu runs past the end of the file", r->in->path, a->name,
+             (unsigned long long)b);
+    uLongf got = (uLongf)us;
+    int zr = uncompress(out + pos, &got, data + off, (uLong)cs);
+    HX_CHECK(zr == Z_OK && got == us, HX_ERR_INPUT, "%s: array '%s': zlib block %llu is corrupt (code %d)",
+             r->in->path, a->name, (unsigned long long)b, zr);
+    pos += us;
+    off += cs;
+  }
+  HX_CHECK(pos == want, HX_ERR_INPUT, "%s: array '%s' holds %llu bytes, expected %llu", r->in->path, a->name,
+           (unsigned long long)pos, (unsigned long long)want);
+  return HX_OK;
+#else
+  (void)hdr; (void)data; (void)avail; (void)want; (void)out;
+  return HX_ERROR(HX_ERR_INPUT, "%s: array '%s' is zlib-compressed but this build has no zlib", r->in->path, a->name);
+#endif
+}
+
+/* Decode base64 from [q, qend) until cap bytes came out: returns chars used. */
+static int b64_take(const vreader *r, const varr *a, const char *q, const char *qend, unsigned char *dst, size_t cap,
+                    size_t *used) {
+  size_t got = cap;
+  long u = hx_base64_decode(q, (size_t)(qend - q), dst, &got);
+  HX_CHECK(u >= 0, HX_ERR_INPUT, "%s: array '%s': invalid base64 data near byte %ld", r->in->path, a->name,
+           (long)(q - r->in->data));
+  HX_CHECK(got == cap, HX_ERR_INPUT, "%s: array '%s': base64 data at byte %ld ends after %zu of %zu bytes (truncated)",
+           r->in->path, a->name, (long)(q - r->in->data), got, cap);
+  *used = (size_t)u;
+  return HX_OK;
+}
+
+/* An array stored as base64 (inline "binary" or appended base64) starting at q:
+   [header][data]; VTK encodes the header on its own (padded) or together with
+   the data (uncompressed inline); both are accepted. */
+static int b64_array(const vreader *r, const varr *a, const char *q, const char *qend, uint64_t want,
+                     unsigned char **raw) {
+  size_t hs = (size_t)r->hsize, used = 0;
+  unsigned char h[24];
+  while (q < qend && isspace((unsigned char)*q)) q++;
+  if (!r->zlib) {
+    HX_CALL(b64_take(r, a, q, qend, h, hs, &used));
+    HX_CHECK(read_hdr(r, h) == want, HX_ERR_INPUT, "%s: array '%s' (byte %zu) announces %llu bytes, expected %llu",
+             r->in->path, a->name, a->tag_pos, (unsigned long long)read_hdr(r, h), (unsigned long long)want);
+    HX_CALL(hx_malloc(want + hs + 1, raw));
+    int rc;
+    if (q[used - 1] == '=') { /* header encoded on its own */
+      rc = b64_take(r, a, q + used, qend, *raw, want, &used);
+    } else {
+      rc = b64_take(r, a, q, qend, *raw, want + hs, &used);
+      if (rc == HX_OK) memmove(*raw, *raw + hs, want);
+    }
+    if (rc) hx_free(raw);
+    return rc;
+  }
+  HX_CALL(b64_take(r, a, q, qend, h, 3 * hs, &used));
+  uint64_t nb = read_hdr(r, h);
+  HX_CHECK(nb <= (uint64_t)(qend - q) / hs, HX_ERR_INPUT, "%s: array '%s': %llu compressed blocks exceed the data",
+           r->in->path, a->name, (unsigned long long)nb);
+  size_t hb = (3 + nb) * hs;
+  unsigned char *hdr = NULL, *data = NULL;
+  HX_CALL(hx_malloc(hb, &hdr));
+  int rc = b64_take(r, a, q, qend, hdr, hb, &used);
+  uint64_t csum = 0;
+  for (uint64_t b = 0; rc == HX_OK && b < nb; b++) {
+    uint64_t cs = read_hdr(r, hdr + (3 + b) * hs);
+    if (cs > (uint64_t)(qend - q)) rc = HX_ERROR(HX_ERR_INPUT, "%s: array '%s': compressed block %llu is larger than the file", r->in->path, a->name, (unsigned long long)b);
+    csum += cs;
+  }
+  if (rc == HX_OK) rc = hx_malloc(csum + 1, &data);
+  if (rc == HX_OK) rc = b64_take(r, a, q + used, qend, data, csum, &used);
+  if (rc == HX_OK) rc = hx_malloc(want + 1, raw);
+  if (rc == HX_OK) {
+    rc = inflate_blocks(r, a, hdr, data, csum, want, *raw);
+    if (rc) hx_free(raw);
+  }
+  hx_free(&hdr);
+  hx_free(&data);
+  return rc;
+}
+
+/* Bytes of an array: *raw (owned when *own) with want = count * size bytes. */
+static int array_bytes(const vreader *r, const varr *a, uint64_t want, unsigned char **raw, int *own) {
+  const char *base = r->in->data;
+  const char *fend = base + r->in->size;
+  *own = 0;
+  if (!strcmp(a->format, "appended")) {
+    HX_CHECK(r->app, HX_ERR_INPUT, "%s: array '%s' is appended but the file has no <AppendedData>", r->in->path, a->name);
+    HX_CHECK(a->offset >= 0 && a->offset < fend - r->app, HX_ERR_INPUT,
+             "%s: array '%s': offset %lld lies beyond the end of the file", r->in->path, a->name, a->offset);
+    const char *p = r->app + a->offset;
+    if (!r->app_base64) {
+      size_t avail = (size_t)(fend - p);
+      if (!r->zlib) {
+        HX_CHECK(avail >= (size_t)r->hsize, HX_ERR_INPUT, "%s: array '%s' is truncated at byte %ld", r->in->path,
+                 a->name, (long)(p - base));
+        uint64_t n = read_hdr(r, (const unsigned char *)p);
+        HX_CHECK(n == want, HX_ERR_INPUT, "%s: array '%s' at byte %ld holds %llu bytes, expected %llu", r->in->path,
+                 a->name, (long)(p - base), (unsigned long long)n, (unsigned long long)want);
+        HX_CHECK(avail - (size_t)r->hsize >= want, HX_ERR_INPUT,
+                 "%s: array '%s' at byte %ld needs %llu bytes but the file ends after %zu (truncated)", r->in->path,
+                 a->name, (long)(p - base), (unsigned long long)want, avail - (size_t)r->hsize);
+        *raw = (unsigned char *)p + r->hsize;
+        return HX_OK;
+      }
+      HX_CHECK(avail >= 3 * (size_t)r->hsize, HX_ERR_INPUT, "%s: array '%s' is truncated at byte %ld", r->in->path,
+               a->name, (long)(p - base));
+      uint64_t nb = read_hdr(r, (const unsigned char *)p);
+      HX_CHECK(nb < avail / (size_t)r->hsize - 3, HX_ERR_INPUT,
+               "%s: array '%s' at byte %ld: %llu compressed blocks exceed the file", r->in->path, a->name,
+               (long)(p - base), (unsigned long long)nb);
+      size_t hb = (3 + nb) * (size_t)r->hsize;
+      HX_CALL(hx_malloc(want + 1, raw));
+      *own = 1;
+      return inflate_blocks(r, a, (const unsigned char *)p, (const unsigned char *)p + hb, avail - hb, want, *raw);
+    }
+    *own = 1;
+    return b64_array(r, a, p, fend, want, raw);
+  }
+  if (!strcmp(a->format, "binary")) {
+    *own = 1;
+    return b64_array(r, a, a->content, a->content_end, want, raw);
+  }
+  return HX_ERROR(HX_ERR_INPUT, "%s: array '%s': unknown format '%s'; known: ascii, binary, appended", r->in->path,
+                  a->name, a->format);
+}
+
+/* Decode array a of count values into doubles (dv) or int64 (iv). */
+static int decode(const vreader *r, const varr *a, size_t count, double *dv, int64_t *iv) {
+  if (!strcmp(a->format, "ascii")) {
+    const char *p = a->content;
+    for (size_t i = 0; i < count; i++) {
+      while (p < a->content_end && isspace((unsigned char)*p)) p++;
+      HX_CHECK(p < a->content_end, HX_ERR_INPUT, "%s: array '%s' (byte %zu) has %zu values, expected %zu", r->in->path,
+               a->name, a->tag_pos, i, count);
+      char *e;
+      if (dv) {
+        dv[i] = strtod(p, &e);
+      } else {
+        long long v = strtoll(p, &e, 10);
+        iv[i] = v;
+      }
+      HX_CHECK(e != p, HX_ERR_INPUT, "%s: array '%s': bad number at byte %ld", r->in->path, a->name,
+               (long)(p - r->in->data));
+      p = e;
+    }
+    return HX_OK;
+  }
+  int ts = type_size(a->type);
+  HX_CHECK(ts > 0, HX_ERR_INPUT, "%s: array '%s' has unsupported type '%s'", r->in->path, a->name, a->type);
+  unsigned char *raw = NULL;
+  int own = 0;
+  HX_CALL(array_bytes(r, a, (uint64_t)count * (uint64_t)ts, &raw, &own));
+  unsigned char tmp[8];
+  for (size_t i = 0; i < count; i++) {
+    memcpy(tmp, raw + i * (size_t)ts, (size_t)ts);
+    if (r->swap) hx_io_swap(tmp, 1, (size_t)ts);
+    if (dv)
+      dv[i] = raw_to_double(a->type, tmp);
+    else
+      iv[i] = raw_to_i64(a->type, tmp);
+  }
+  if (own) hx_free(&raw);
+  return HX_OK;
+}
+
+static int parse_ll(const char *s, long long *v) {
+  char *e;
+  *v = strtoll(s, &e, 10);
+  return e != s;
+}
+
+int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
+  hx_infile in;
+  HX_CALL(hx_infile_read(&in, path));
+  vreader r = {0};
+  r.in = &in;
+  r.hsize = 4;
+  const char *base = in.data, *end = in.data + in.size;
+  hx_mesh *m = NULL;
+  int64_t *conn = NULL, *offs = NULL, *types = NULL, *deg = NULL, *region = NULL, *bnd = NULL, *rep = NULL;
+  double *pts = NULL;
+  int rc = HX_OK;
+  char buf[128];
+#define FAIL(...)                        \
+  do {                                   \
+    rc = HX_ERROR(HX_ERR_INPUT, __VA_ARGS__); \
+    goto done;                           \
+  } while (0)
+#define TRY(x)                \
+  do {                        \
+    if ((rc = (x))) goto done; \
+  } while (0)
+
+  const char *vf = find_in(base, end, "<VTKFile");
+  if (!vf) FAIL("%s: not a VTK XML file (no <VTKFile> tag)", path);
+  const char *xml_end = find_in(vf, end, "<AppendedData");
+  if (!xml_end) xml_end = end;
+  xtag t = {vf, memchr(vf, '>', (size_t)(xml_end - vf))};
+  if (!t.end) FAIL("%s: unterminated <VTKFile> tag at byte %ld", path, (long)(vf - base));
+  get_attr(t, "type", buf, sizeof buf);
+  if (strcmp(buf, "UnstructuredGrid"))
+    FAIL("%s: VTK file type '%s' is not supported; expected UnstructuredGrid", path, buf);
+  r.version = get_attr(t, "version", buf, sizeof buf) ? atof(buf) : 0.1;
+  get_attr(t, "byte_order", buf, sizeof buf);
+  if (buf[0] && strcmp(buf, "LittleEndian") && strcmp(buf, "BigEndian"))
+    FAIL("%s: byte_order '%s' is neither LittleEndian nor BigEndian", path, buf);
+  r.swap = buf[0] && (!strcmp(buf, "LittleEndian")) != hx_io_little_endian();
+  if (get_attr(t, "header_type", buf, sizeof buf)) {
+    if (!strcmp(buf, "UInt64")) r.hsize = 8;
+    else if (strcmp(buf, "UInt32")) FAIL("%s: header_type '%s' must be UInt32 or UInt64", path, buf);
+  }
+  if (get_attr(t, "compressor", buf, sizeof buf) && buf[0]) {
+    if (strcmp(buf, "vtkZLibDataCompressor"))
+      FAIL("%s: compressor '%s' is not supported; known: vtkZLibDataCompressor", path, buf);
+    r.zlib = 1;
+  }
+  const char *pc = find_in(vf, xml_end, "<Piece");
+  if (!pc) FAIL("%s: no <Piece> in the UnstructuredGrid", path);
+  if (find_in(pc + 6, xml_end, "<Piece")) FAIL("%s: several <Piece>s are not supported (read the .pvtu pieces one by one)", path);
+  t.start = pc;
+  t.end = memchr(pc, '>', (size_t)(xml_end - pc));
+  if (!t.end) FAIL("%s: unterminated <Piece> tag", path);
+  if (!get_attr(t, "NumberOfPoints", buf, sizeof buf) || !parse_ll(buf, &r.np) || r.np < 0)
+    FAIL("%s: <Piece> needs NumberOfPoints >= 0", path);
+  if (!get_attr(t, "NumberOfCells", buf, sizeof buf) || !parse_ll(buf, &r.nc) || r.nc < 1)
+    FAIL("%s: <Piece> needs NumberOfCells >= 1", path);
+  if (r.np > (long long)in.size || r.nc > (long long)in.size)
+    FAIL("%s: NumberOfPoints %lld / NumberOfCells %lld exceed what a file of %zu bytes can hold", path, r.np, r.nc,
+         in.size);
+  if (xml_end < end) {
+    t.start = xml_end;
+    t.end = memchr(xml_end, '>', (size_t)(end - xml_end));
+    if (!t.end) FAIL("%s: unterminated <AppendedData> tag", path);
+    get_attr(t, "encoding", buf, sizeof buf);
+    if (!strcmp(buf, "base64")) r.app_base64 = 1;
+    else if (strcmp(buf, "raw")) FAIL("%s: AppendedData encoding '%s' must be raw or base64", path, buf);
+    const char *u = memchr(t.end, '_', (size_t)(end - t.end));
+    if (!u) FAIL("%s: <AppendedData> has no '_' marker", path);
+    r.app = u + 1;
+  }
+
+  /* DataArrays by section */
+  varr a_pts = {0}, a_conn = {0}, a_offs = {0}, a_types = {0}, a_deg = {0}, a_reg = {0}, a_bnd = {0};
+  int section = 0; /* 1 Points, 2 Cells, 3 CellData, 4 other */
+  for (const char *p = pc; p < xml_end; p++) {
+    if (*p != '<') continue;
+    if (!strncmp(p, "<Points", 7)) section = 1;
+    else if (!strncmp(p, "<Cells", 6)) section = 2;
+    else if (!strncmp(p, "<CellData", 9)) section = 3;
+    else if (!strncmp(p, "<PointData", 10) || !strncmp(p, "<FieldData", 10)) section = 4;
+    else if (!strncmp(p, "</Points", 8) || !strncmp(p, "</Cells", 7) || !strncmp(p, "</CellData", 10) ||
+             !strncmp(p, "</PointData", 11) || !strncmp(p, "</FieldData", 11)) section = 0;
+    else if (!strncmp(p, "<DataArray", 10)) {
+      xtag d = {p, memchr(p, '>', (size_t)(xml_end - p))};
+      if (!d.end) FAIL("%s: unterminated <DataArray> at byte %ld", path, (long)(p - base));
+      varr a = {0};
+      a.found = 1;
+      a.tag_pos = (size_t)(p - base);
+      get_attr(d, "type", a.type, sizeof a.type);
+      get_attr(d, "Name", a.name, sizeof a.name);
+      get_attr(d, "format", a.format, sizeof a.format);
+      a.ncomp = get_attr(d, "NumberOfComponents", buf, sizeof buf) ? atoi(buf) : 1;
+      a.offset = get_attr(d, "offset", buf, sizeof buf) ? atoll(buf) : -1;
+      if (d.end[-1] != '/') {
+        a.content = d.end + 1;
+        a.content_end = find_in(a.content, xml_end, "</DataArray");
+        if (!a.content_end) FAIL("%s: <DataArray Name=\"%s\"> at byte %zu is not closed", path, a.name, a.tag_pos);
+      } else {
+        a.content = a.content_end = d.end;
+      }
+      if (section == 1 && !a_pts.found) a_pts = a;
+      else if (section == 2 && !strcmp(a.name, "connectivity")) a_conn = a;
+      else if (section == 2 && !strcmp(a.name, "offsets")) a_offs = a;
+      else if (section == 2 && !strcmp(a.name, "types")) a_types = a;
+      else if (section == 3 && !strcmp(a.name, "HigherOrderDegrees")) a_deg = a;
+      else if (section == 3 && !strcmp(a.name, "region")) a_reg = a;
+      else if (section == 3 && !strcmp(a.name, "boundary_ids")) a_bnd = a;
+      p = d.end;
+    }
+  }
+  if (!a_pts.found || a_pts.ncomp != 3) FAIL("%s: no <Points> array with 3 components", path);
+  if (!a_conn.found || !a_offs.found || !a_types.found)
+    FAIL("%s: <Cells> needs connectivity, offsets and types arrays", path);
+
+  size_t nc = (size_t)r.nc, np = (size_t)r.np;
+  TRY(hx_malloc(nc * sizeof(int64_t), &types));
+  TRY(decode(&r, &a_types, nc, NULL, types));
+  TRY(hx_malloc(nc * sizeof(int64_t), &offs));
+  TRY(decode(&r, &a_offs, nc, NULL, offs));
+  for (size_t e = 0; e < nc; e++)
+    if (types[e] != 72 && types[e] != 12 && types[e] != 29)
+      FAIL("%s: cell %zu has VTK type %lld; only hexahedra (12, 29, 72) are read", path, e, (long long)types[e]);
+  int64_t npe = offs[0];
+  int order = (int)lround(cbrt((double)npe)) - 1;
+  if (order < 1 || order > HX_MAX_ORDER || (int64_t)(order + 1) * (order + 1) * (order + 1) != npe)
+    FAIL("%s: cell 0 has %lld points, not (N+1)^3 for an order N in 1..%d", path, (long long)npe, HX_MAX_ORDER);
+  for (size_t e = 0; e < nc; e++)
+    if (offs[e] != (int64_t)(e + 1) * npe)
+      FAIL("%s: cell %zu: offsets say %lld points; all cells must be hexahedra of one order (%lld points)", path, e,
+           (long long)(offs[e] - (e ? offs[e - 1] : 0)), (long long)npe);
+  if (a_deg.found) {
+    TRY(hx_malloc(nc * 3 * sizeof(int64_t), &deg));
+    TRY(decode(&r, &a_deg, 3 * nc, NULL, deg));
+    for (size_t e = 0; e < 3 * nc; e++)
+      if (deg[e] != order) FAIL("%s: cell %zu: HigherOrderDegrees %lld differ from the order %d of its point count", path, e / 3, (long long)deg[e], order);
+  }
+  int nd = order + 1;
+  if (nc * (size_t)npe > in.size) FAIL("%s: %zu cells of %lld points exceed the file size", path, nc, (long long)npe);
+  TRY(hx_malloc(nc * (size_t)npe * sizeof(int64_t), &conn));
+  TRY(decode(&r, &a_conn, nc * (size_t)npe, NULL, conn));
+  for (size_t i = 0; i < nc * (size_t)npe; i++)
+    if (conn[i] < 0 || conn[i] >= (int64_t)np)
+      FAIL("%s: connectivity entry %zu (cell %zu) = %lld is outside 0..%lld", path, i, i / (size_t)npe,
+           (long long)conn[i], (long long)np - 1);
+  TRY(hx_malloc((np ? np : 1) * 3 * sizeof(double), &pts));
+  TRY(decode(&r, &a_pts, 3 * np, pts, NULL));
+  for (size_t i = 0; i < 3 * np; i++)
+    if (!isfinite(pts[i])) FAIL("%s: point %zu has a non-finite coordinate", path, i / 3);
+
+  /* VTK < 2.1 files use the VTK 8 order: the vertical edges (1,1) and (0,1) swapped */
+  int pos2lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  hx_vtk_hex_order(order, pos2lex);
+  if (r.version < 2.1 && order > 1 && types[0] == 72) {
+    int m1 = order - 1, e10 = 8 + 10 * m1, e11 = 8 + 11 * m1;
+    for (int q = 0; q < m1; q++) {
+      int tmp = pos2lex[e10 + q];
+      pos2lex[e10 + q] = pos2lex[e11 + q];
+      pos2lex[e11 + q] = tmp;
+    }
+  }
+
+  /* duplicated points (no point used twice): merge by coordinates */
+  TRY(hx_malloc((np ? np : 1) * sizeof(int64_t), &rep));
+  {
+    unsigned char *used = NULL;
+    TRY(hx_malloc(np ? np : 1, &used));
+    int shared = 0;
+    for (size_t i = 0; i < nc * (size_t)npe && !shared; i++) {
+      if (used[conn[i]]) shared = 1;
+      used[conn[i]] = 1;
+    }
+    hx_free(&used);
+    for (size_t i = 0; i < np; i++) rep[i] = (int64_t)i;
+    if (!shared && nc > 1) {
+      double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+      for (size_t i = 0; i < np; i++)
+        for (int d = 0; d < 3; d++) {
+          if (pts[3 * i + d] < lo[d]) lo[d] = pts[3 * i + d];
+          if (pts[3 * i + d] > hi[d]) hi[d] = pts[3 * i + d];
+        }
+      double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                         (hi[2] - lo[2]) * (hi[2] - lo[2]));
+      TRY(hx_io_merge_points((int64_t)np, pts, 1e-9 * (diag > 0 ? diag : 1), rep));
+    }
+  }
+
+  if (nc > (size_t)INT32_MAX) FAIL("%s: %zu cells exceed the 32-bit local element index", path, nc);
+  TRY(hx_mesh_create(comm, order, (hx_lid)nc, &m));
+  {
+    double B[HX_MAX_ND * HX_MAX_ND];
+    TRY(hx_io_interp_matrix(nd, 0, B));
+    double eq[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+    for (size_t e = 0; e < nc; e++) {
+      const int64_t *ce = conn + e * (size_t)npe;
+      for (int d = 0; d < 3; d++) {
+        for (int p = 0; p < npe; p++) eq[pos2lex[p]] = pts[3 * ce[p] + d];
+        hx_io_tensor3(nd, B, eq, hx_mesh_elem_x(m, (hx_lid)e, d));
+      }
+      for (int p = 0; p < npe; p++) m->node_id[e * (size_t)npe + pos2lex[p]] = rep[ce[p]];
+    }
+  }
+  hx_io_set_vert_ids(m);
+  TRY(hx_io_unify_shared(m));
+  if (a_reg.found) {
+    TRY(hx_malloc(nc * sizeof(int64_t), &region));
+    TRY(decode(&r, &a_reg, nc, NULL, region));
+    for (size_t e = 0; e < nc; e++) m->elem_attr[e] = region[e] >= 1 && region[e] < INT32_MAX ? (int32_t)region[e] : 1;
+  }
+  if (a_bnd.found && a_bnd.ncomp == 6) {
+    TRY(hx_malloc(nc * 6 * sizeof(int64_t), &bnd));
+    TRY(decode(&r, &a_bnd, 6 * nc, NULL, bnd));
+    for (size_t e = 0; e < nc; e++)
+      for (int f = 0; f < 6; f++) {
+        int64_t b = bnd[e * 6 + f];
+        if (b < 0 || b > 1000000) FAIL("%s: boundary_ids of cell %zu face %d = %lld is out of range", path, e, f, (long long)b);
+        if (b > 0) TRY(hx_mesh_add_face(m, (hx_lid)e, f, (int)b, -1));
+      }
+    /* names from our comments: <!-- hexpack boundary ID "NAME" --> */
+    for (const char *p = find_in(base, xml_end, "<!-- hexpack boundary "); p;
+         p = find_in(p + 1, xml_end, "<!-- hexpack boundary ")) {
+      int id;
+      char name[128];
+      if (sscanf(p, "<!-- hexpack boundary %d \"%127[^\"]\"", &id, name) == 2 && id >= 1 && id < 1000000)
+        TRY(hx_mesh_set_bname(m, id, name));
+    }
+  } else {
+    TRY(hx_io_exterior_faces(m, 1, "boundary"));
+  }
+done:
+#undef FAIL
+#undef TRY
+  hx_free(&conn);
+  hx_free(&offs);
+  hx_free(&types);
+  hx_free(&deg);
+  hx_free(&region);
+  hx_free(&bnd);
+  hx_free(&rep);
+  hx_free(&pts);
+  hx_infile_free(&in);
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
+  *out = m;
+  return HX_OK;
+}

@@ -1,0 +1,17 @@
+/* Shared helpers of the format tests (tests/hx_iotest.c). */
+#pragma once
+#include <stdio.h>
+
+#include "hx_mesh.h"
+
+/** Test meshes: "cubic" (one non-affine element with a cubic map), "sphere" (6-element
+    shell between spheres of radius 1 and 2, faces on sphere surfaces), "kershaw"
+    (6x2x2 Kershaw box), "box" (3x2x2, ids 1..6). */
+int hx_iotest_make(const char *kind, int order, hx_mesh **m);
+/** The GLL interpolant of one component of an element at reference point t. */
+double hx_iotest_eval(int nd, const double *gll, const double *xc, const double t[3]);
+/** Lines "e t1 t2 t3 x y z": our map at the equispaced grid, the centre, 8 pseudo-random points. */
+void hx_iotest_samples(const hx_mesh *m, FILE *fp);
+/** Compare two meshes: counts, order, coordinates within tol * bbox diagonal (0 = bitwise),
+    the node-id partition, boundary faces and names. Prints one line; returns 0 if equal. */
+int hx_iotest_cmp(const hx_mesh *a, const hx_mesh *b, double tol);

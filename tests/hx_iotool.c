@@ -1,0 +1,86 @@
+/* hx_iotool: helper of the format tests (t1xx).
+     hx_iotool gen KIND ORDER OUT [SAMPLES]   make a mesh and write it (format from the
+         extension); KIND = cubic (one deliberately non-affine element whose map is a
+         cubic polynomial), kershaw (6x2x2 Kershaw box), box (3x2x2 box), sphere (a
+         shell of 6 elements on a sphere); SAMPLES gets, per element, our own map
+         evaluated at reference points: "e t1 t2 t3 x y z" (equispaced grid, centre,
+         and fixed pseudo-random points)
+     hx_iotool cmp A B [TOL]   read A and B; same element count and order, coordinates
+         within TOL (relative to the bounding box; 0 = bitwise), the same node-id
+         partition (equal ids in A <=> equal ids in B), the same boundary faces.
+     hx_iotool info FILE       read FILE and print elements, order, nodes, faces, min det J. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_config.h"
+#include "hx_error.h"
+#include "hx_io.h"
+#include "hx_iotest.h"
+
+static int run(int argc, char **argv);
+
+int main(int argc, char **argv) {
+#if HX_HAVE_MPI
+  MPI_Init(&argc, &argv);
+#endif
+  int rc = run(argc, argv);
+#if HX_HAVE_MPI
+  MPI_Finalize();
+#endif
+  return rc;
+}
+
+static int run(int argc, char **argv) {
+  if (argc >= 5 && !strcmp(argv[1], "gen")) {
+    hx_mesh *m;
+    if (hx_iotest_make(argv[2], atoi(argv[3]), &m)) {
+      fprintf(stderr, "%s\n", hx_error_message());
+      return 1;
+    }
+    hx_export_opts o;
+    hx_export_opts_default(&o);
+    if (getenv("HX_ASCII")) o.binary = 0;
+    if (getenv("HX_COMPRESS")) o.compress = atoi(getenv("HX_COMPRESS"));
+    if (hx_export(m, argv[4], &o)) {
+      fprintf(stderr, "%s\n", hx_error_message());
+      return 1;
+    }
+    if (argc >= 6) {
+      FILE *fp = fopen(argv[5], "w");
+      hx_iotest_samples(m, fp);
+      fclose(fp);
+    }
+    hx_mesh_destroy(&m);
+    return 0;
+  }
+  if (argc >= 4 && !strcmp(argv[1], "cmp")) {
+    hx_mesh *a, *b;
+    if (hx_import(HX_COMM_SELF, argv[2], &a) || hx_import(HX_COMM_SELF, argv[3], &b)) {
+      printf("FAIL: %s\n", hx_error_message());
+      return 1;
+    }
+    int r = hx_iotest_cmp(a, b, argc >= 5 ? atof(argv[4]) : 1e-12);
+    hx_mesh_destroy(&a);
+    hx_mesh_destroy(&b);
+    return r;
+  }
+  if (argc >= 3 && !strcmp(argv[1], "info")) {
+    hx_mesh *a;
+    if (hx_import(HX_COMM_SELF, argv[2], &a)) {
+      printf("error: %s\n", hx_error_message());
+      return 1;
+    }
+    hx_mesh_check_report r;
+    hx_mesh_check(a, 1e-6, &r);
+    hx_lmap *map;
+    hx_mesh_lnumbering(a, &map);
+    printf("elements %d order %d nodes %d faces %d min_detj %.10e\n", a->num_elem, a->order, map->num_lnodes,
+           a->num_faces, r.min_detj);
+    hx_lmap_destroy(&map);
+    hx_mesh_destroy(&a);
+    return 0;
+  }
+  fprintf(stderr, "usage: hx_iotool gen KIND ORDER OUT [SAMPLES] | cmp A B [TOL] | info FILE\n");
+  return 2;
+}

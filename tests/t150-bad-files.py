@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""t150: broken input files give one clear error (naming the file and the byte
+offset or line where it can) and a non-zero exit, never a crash; writers leave no
+file behind when they fail. Each case: (format, how to break a good file, text the
+message must contain)."""
+import os, re, subprocess, sys
+
+build = os.environ.get("HX_BUILD_DIR", ".")
+tool = os.path.join(build, "tests", "hx_iotool")
+hexpack = os.environ.get("HEXPACK", os.path.join(build, "hexpack"))
+fails = 0
+
+def check(cond, msg):
+    global fails
+    if not cond:
+        fails += 1
+        print("FAIL:", msg)
+
+def gen(kind, order, path, env=None):
+    r = subprocess.run([tool, "gen", kind, str(order), path], capture_output=True, text=True,
+                       env=dict(os.environ, **(env or {})))
+    assert r.returncode == 0, r.stderr
+    return open(path, "rb").read()
+
+def expect_error(path, data, needle):
+    open(path, "wb").write(data)
+    r = subprocess.run([tool, "info", path], capture_output=True, text=True)
+    out = (r.stdout + r.stderr).strip()
+    ok = r.returncode > 0 and path in out and re.search(needle, out) is not None
+    check(ok, f"{path}: rc {r.returncode}, expected /{needle}/, got: {out}")
+    print(f"{path}: {out}")
+
+def sub(data, a, b):
+    assert a in data, a
+    return data.replace(a, b, 1)
+
+# ---- .vtu -------------------------------------------------------------------
+good = gen("kershaw", 3, "t150-good.vtu")
+expect_error("t150-trunc.vtu", good[: len(good) // 2], r"truncated|ends after|beyond the end")
+expect_error("t150-trunc-xml.vtu", good[:300], r"no <Piece>|unterminated|needs")
+expect_error("t150-magic.vtu", sub(good, b"<VTKFile", b"<VTKFilz"), r"not a VTK XML file")
+expect_error("t150-empty.vtu", b"", r"not a VTK XML file")
+expect_error("t150-endian.vtu", sub(good, b'byte_order="LittleEndian"', b'byte_order="MiddleEndian"'),
+             r"byte_order 'MiddleEndian'")
+expect_error("t150-swapped.vtu", sub(good, b'byte_order="LittleEndian"', b'byte_order="BigEndian"   '),
+             r"holds \d+ bytes|announces|byte \d+")
+expect_error("t150-count.vtu", sub(good, b'NumberOfCells="24"', b'NumberOfCells="99999"'),
+             r"byte \d+|exceed")
+expect_error("t150-points.vtu", sub(good, b'NumberOfPoints="931"', b'NumberOfPoints="932"'),
+             r"byte \d+.*holds|holds \d+ bytes")
+expect_error("t150-offset.vtu", re.sub(rb'offset="23736"', b'offset="9999999"', good),
+             r"offset 9999999 lies beyond")
+expect_error("t150-type.vtu", sub(good, b'type="UnstructuredGrid"', b'type="PolyData"'), r"PolyData")
+asc = gen("kershaw", 2, "t150-ascii-good.vtu", {"HX_ASCII": "1"})
+i = asc.index(b'Name="Points"')
+j = asc.index(b">", i) + 1
+expect_error("t150-nan.vtu", asc[:j] + b"\nnan " + asc[j:].lstrip(), r"non-finite")
+expect_error("t150-badnum.vtu", asc[:j] + b"\nabc " + asc[j:].lstrip(), r"bad number at byte \d+")
+k = asc.index(b'Name="connectivity"')
+k = asc.index(b">", k) + 1
+expect_error("t150-conn.vtu", asc[:k] + b"\n77777 " + asc[k:].lstrip(), r"outside 0\.\.")
+z = gen("kershaw", 2, "t150-zlib-good.vtu", {"HX_COMPRESS": "1"})
+p = z.index(b"_", z.index(b"<AppendedData")) + 1
+zz = bytearray(z)
+for q in range(p + 40, p + 90):
+    zz[q] ^= 0x5A
+expect_error("t150-zlib.vtu", bytes(zz), r"corrupt|exceed|larger|past the end|byte")
+
+# ---- writers leave nothing behind ------------------------------------------------
+os.makedirs("t150-out", exist_ok=True)
+for f in os.listdir("t150-out"):
+    os.remove(os.path.join("t150-out", f))
+r = subprocess.run([hexpack, "box", "--n", "2", "-o", "t150-out/missing/x.vtu"], capture_output=True, text=True)
+check(r.returncode != 0 and "x.vtu" in r.stderr, f"unwritable path: rc {r.returncode} {r.stderr}")
+r = subprocess.run([hexpack, "box", "--n", "2", "-o", "t150-out/ok.vtu", "-o", "t150-out/bad.xyz"],
+                   capture_output=True, text=True)
+check(r.returncode != 0 and "unknown mesh format" in r.stderr, f"unknown format: {r.stderr}")
+left = os.listdir("t150-out")
+check(left == [], f"files left behind: {left}")
+print("failures:", fails)
+sys.exit(1 if fails else 0)
