@@ -11,8 +11,10 @@
 #include "hx_memory.h"
 #include "hx_metrics.h"
 
-#if !HX_HAVE_CUDA
-/* Listed so that help and errors name it; not compiled in. */
+#if !(HX_HAVE_CUDA && defined(HX_CUDA_BACKEND))
+/* Listed so that help and errors name it; not compiled in. (kernels/CMakeLists.txt
+   defines HX_CUDA_BACKEND when CUDA is enabled and kernels/cuda/ has .cu sources;
+   those then define hx_backend_cuda and hx_cuda_device_available with C linkage.) */
 const hx_backend hx_backend_cuda = {.name = "cuda", .available = 0};
 int hx_cuda_device_available(void) { return 0; }
 #endif

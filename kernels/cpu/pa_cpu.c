@@ -19,6 +19,7 @@
 #include "hx_error.h"
 #include "hx_kernels.h"
 #include "hx_memory.h"
+#include "hx_kernels_cpu.h"
 #include "hx_metric_point.h"
 #if HX_HAVE_OPENMP
 #include <omp.h>
@@ -46,7 +47,7 @@ static int thread_id(void) {
 
 /* A[q][3c+d] = dx_c / dxi_d at quadrature point q = qx + nq (qy + nq qz), for
    element nodal values xe [3][nd^3]. work: 3 nd^2 nq + 3 nd nq^2 doubles. */
-static void elem_jacobian(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
+void hx_cpu_elem_jacobian(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
                           double *work) {
   int nd2 = nd * nd, nq2 = nq * nq;
   double *bx = work, *gx = bx + nd2 * nq;          /* [k][j][qx] */
@@ -184,7 +185,7 @@ static int cpu_energy(const hx_pa *pa, const double *x, double *e) {
   double *A = scr_, *work = A + 9 * (size_t)nq3;
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
-    elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
+    hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
     double s = 0;
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
@@ -209,7 +210,7 @@ static int cpu_grad(const hx_pa *pa, const double *x, double *g) {
   double *A = scr_, *F = A + 9 * (size_t)nq3, *work = F + 9 * (size_t)nq3;
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
-    elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
+    hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
       const double *Wi = point_winv(pa, gq);
@@ -235,7 +236,7 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
   double *A = scr_, *work = A + 9 * (size_t)nq3;
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
-    elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
+    hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
       double T[9];
@@ -261,8 +262,8 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   double *F = dA; /* the flux overwrites dA point by point */
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
-    elem_jacobian(nd, nq, pa->B, pa->G, dx + el * npe, dA, work);
-    if (!stored) elem_jacobian(nd, nq, pa->B, pa->G, xl + el * npe, A, work);
+    hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, dx + el * npe, dA, work);
+    if (!stored) hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, xl + el * npe, A, work);
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
       const double *Wi = point_winv(pa, gq);
@@ -304,7 +305,7 @@ static int cpu_diag(const hx_pa *pa, double *dg) {
   double *t1 = Hh + 27 * (size_t)nq3, *t2 = t1 + (size_t)nq2 * nd;
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
-    if (!stored) elem_jacobian(nd, nq, pa->B, pa->G, cd->x_lin + el * npe, A, t1);
+    if (!stored) hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, cd->x_lin + el * npe, A, t1);
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
       const double *Wi = point_winv(pa, gq);
@@ -374,7 +375,7 @@ static int cpu_min_detj(const hx_pa *pa, const double *x, double *m) {
   double *A = scr_, *work = A + 9 * (size_t)nq3;
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
-    elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
+    hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
     double mn = HUGE_VAL;
     for (int q = 0; q < nq3; q++) {
       double d = hx_m3_det(A + 9 * q);

@@ -1,0 +1,41 @@
+/* Shared helpers of the TMOP tests: small Kershaw boxes and deterministic
+   perturbations keyed by global node id (so every MPI rank agrees). */
+#pragma once
+#include <math.h>
+#include <stdio.h>
+
+#include "hx_box.h"
+#include "hx_error.h"
+#include "hx_mesh.h"
+
+/* Kershaw box nx x ny x nz of [0, nx/ny] x [0,1] x [0, nz/ny] (cubic elements
+   when undeformed), eps 0.3, order p. */
+static inline hx_mesh *test_kershaw(hx_comm comm, int nx, int ny, int nz, int p, double eps) {
+  hx_box_opts o;
+  hx_box_opts_default(&o);
+  o.n[0] = nx; o.n[1] = ny; o.n[2] = nz;
+  o.hi[0] = (double)nx / ny; o.hi[1] = 1.0; o.hi[2] = (double)nz / ny;
+  o.order = p;
+  o.kershaw = eps < 1.0;
+  o.eps_y = o.eps_z = eps;
+  hx_mesh *m = NULL;
+  if (hx_mesher_box(comm, &o, &m)) {
+    printf("mesher failed: %s\n", hx_error_message());
+    return NULL;
+  }
+  return m;
+}
+
+static inline double test_hash(long long id, int c) {
+  unsigned long long z = (unsigned long long)id * 0x9E3779B97F4A7C15ull + (unsigned long long)(c + 1) * 0xBF58476D1CE4E5B9ull;
+  z ^= z >> 31; z *= 0x94D049BB133111EBull; z ^= z >> 29;
+  return (double)(z >> 11) / 9007199254740992.0 - 0.5;
+}
+
+/* move every E-node by amp * hash(node id) (all copies alike) */
+static inline void test_perturb(hx_mesh *m, double amp) {
+  int npe = m->nd * m->nd * m->nd;
+  for (hx_lid e = 0; e < m->num_elem; e++)
+    for (int a = 0; a < npe; a++)
+      for (int c = 0; c < 3; c++) hx_mesh_elem_x(m, e, c)[a] += amp * test_hash(m->node_id[(size_t)e * npe + a], c);
+}

@@ -1,0 +1,99 @@
+/* TMOP mesh optimization (tmop.md): targets, the distributed nonlinear problem
+   on L-vectors (unique nodes), Newton with MINRES/CG + Jacobi, line search, and
+   boundary treatment (fixed, sliding on planes, sliding on spheres/cylinders).
+
+   Usage:
+     hx_tmop_opts o; hx_tmop_opts_default(&o); o.metric = 303; o.boundary = HX_BND_SLIDE;
+     hx_tmop_result r;
+     HX_CALL(hx_tmop_optimize(mesh, &o, &r));   mesh->x is replaced by the optimized nodes
+
+   Lower level (tests, benchmarks):
+     hx_tmop *tm; HX_CALL(hx_tmop_create(mesh, &o, &tm));
+     n = hx_tmop_size(tm); x = hx_tmop_x0(tm)            L-vector [num_lnodes][3]
+     hx_tmop_energy(tm, x, &e); hx_tmop_grad(tm, x, g); hx_tmop_hess_setup(tm, x);
+     hx_tmop_hess_apply(tm, v, y); hx_tmop_min_detj(tm, x, &m); hx_tmop_destroy(&tm);
+   Every call is collective on mesh->comm. */
+#pragma once
+#include <stdio.h>
+
+#include "hx_kernels.h"
+#include "hx_mesh.h"
+
+typedef enum {
+  HX_TARGET_IDEAL_SHAPE_UNIT_SIZE = 1,  /* MFEM -tid 1: W = I */
+  HX_TARGET_IDEAL_SHAPE_EQUAL_SIZE = 2, /* -tid 2: W = (mean volume)^(1/3) I */
+  HX_TARGET_IDEAL_SHAPE_GIVEN_SIZE = 3  /* -tid 3: W = (det A0(xi_q))^(1/3) I per point */
+} hx_target_type;
+
+typedef enum { HX_BND_FIXED = 0, HX_BND_SLIDE = 1 } hx_boundary_mode;
+typedef enum { HX_LIN_CG = 1, HX_LIN_MINRES = 2 } hx_linear_solver;
+
+typedef struct hx_tmop_opts {
+  int metric;           /* MFEM number (hx_metrics.h), default 303 */
+  double metric_param;  /* 0: the registry default */
+  int target;           /* hx_target_type, default 1 */
+  int quad_type;        /* HX_QUAD_GLL (default) or HX_QUAD_GL */
+  int quad_order;       /* MFEM -qo, default 8 */
+  int hess_strategy;    /* HX_HESS_ONTHEFLY (default) or HX_HESS_STORED */
+  const char *backend;  /* "auto" (default), "cpu", "cuda" */
+  int num_threads;      /* 0: OpenMP default */
+  int boundary;         /* hx_boundary_mode, default HX_BND_SLIDE */
+  int newton_iters;     /* default 100 */
+  double newton_rtol;   /* stop when |r| <= rtol |r0|, default 1e-10 */
+  int linear_solver;    /* HX_LIN_MINRES (default) or HX_LIN_CG */
+  int linear_iters;     /* default 40 */
+  double linear_rtol;   /* fixed linear tolerance when !adaptive_rtol, default 1e-12 */
+  int adaptive_rtol;    /* 1: Eisenstat-Walker type 1 forcing (default), 0: linear_rtol */
+  int strict_decrease;  /* line search: demand E_new < E (default 0: MFEM's rules) */
+  int normalize;        /* 1: nu = 1 / initial energy */
+  FILE *log;            /* one line per Newton iteration (NULL: none); rank 0 writes */
+} hx_tmop_opts;
+
+void hx_tmop_opts_default(hx_tmop_opts *o);
+/** Parse names: "1"/"ideal-unit", "2"/"ideal-equal", "3"/"ideal-given" ... */
+int hx_target_parse(const char *s, int *target);
+const char *hx_target_name(int target);
+
+typedef struct hx_tmop_result {
+  double energy0, energy;     /* initial / final objective */
+  double min_detj0, min_detj; /* min det A over quadrature points, before / after */
+  int newton_iters, linear_iters;
+  int converged;              /* 1: |r| <= rtol |r0| */
+  char stop_reason[64];       /* "converged", "iteration cap", "line search failed" */
+  long long vector_dofs;      /* 3 x global unique nodes */
+  double time_total;          /* seconds */
+  double time_energy, time_grad, time_hess_setup, time_hess_apply, time_diag, time_mindet;
+  long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;
+} hx_tmop_result;
+
+/** Optimize the mesh's nodes in place (collective). Refuses a mesh with det J <= 0
+    at a quadrature point for a barrier metric (HX_ERR_INVALID_MESH, no change). */
+int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
+
+typedef struct hx_tmop hx_tmop;
+/** Set up the problem for mesh (borrowed: must outlive tm; its x is the initial state). */
+int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out);
+void hx_tmop_destroy(hx_tmop **tm);
+/** Length of L-vectors on this rank (3 x local unique nodes). */
+size_t hx_tmop_size(const hx_tmop *tm);
+/** Initial node positions as an L-vector (borrowed). */
+const double *hx_tmop_x0(const hx_tmop *tm);
+/** The PA data (for benchmarks: direct kernel calls). */
+hx_pa *hx_tmop_pa(hx_tmop *tm);
+/** Global energy at x (collective). */
+int hx_tmop_energy(hx_tmop *tm, const double *x, double *e);
+/** Global gradient at x, assembled and consistent on shared nodes; constrained
+    directions removed (collective). */
+int hx_tmop_grad(hx_tmop *tm, const double *x, double *g);
+/** Unconstrained assembled gradient (for finite-difference checks). */
+int hx_tmop_grad_raw(hx_tmop *tm, const double *x, double *g);
+int hx_tmop_hess_setup(hx_tmop *tm, const double *x);
+/** y = H v assembled; raw = 1 skips the boundary constraints (collective). */
+int hx_tmop_hess_apply(hx_tmop *tm, const double *v, double *y, int raw);
+/** Assembled Jacobi diagonal at the hess_setup point (unconstrained). */
+int hx_tmop_diag(hx_tmop *tm, double *d);
+int hx_tmop_min_detj(hx_tmop *tm, const double *x, double *m);
+/** Global dot product of L-vectors (each shared node once). */
+double hx_tmop_dot(const hx_tmop *tm, const double *a, const double *b);
+/** Copy an L-vector of positions into mesh->x. */
+void hx_tmop_to_mesh(const hx_tmop *tm, const double *x, hx_mesh *mesh);

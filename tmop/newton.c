@@ -1,0 +1,271 @@
+/* Newton's method for grad F = 0 with MINRES or CG + Jacobi, Eisenstat-Walker
+   forcing and the line search of MFEM's TMOPNewtonSolver (tmop.md 1.8).
+
+   design:
+   1. r = Pi grad F(x); stop when |r| <= rtol |r0|, at the iteration cap, or when
+      the line search fails.
+   2. Linearize at x (hess_setup), Jacobi from |diag| (constrained directions 1),
+      solve (Pi H Pi + I - Pi) c = r to the forcing tolerance.
+   3. Line search from s = 1, halving, at most 12 trials: x_s = x - s c, nodes on
+      curved surfaces projected back; reject if min det J <= 0 at any quadrature
+      point, if E_s > E + 0.2 |E| or NaN (strict mode: E_s >= E), or if
+      |r_s| > 1.2 |r|. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_error.h"
+#include "hx_memory.h"
+#include "hx_metrics.h"
+#include "hx_tmop_impl.h"
+
+typedef struct lin_ws {
+  double *dinv; /* [nL] 1/|diag| on free directions */
+  double *v[8];
+} lin_ws;
+
+/* z = M^{-1} r = Pi D^{-1} Pi r + (I - Pi) r */
+static void precond(const hx_tmop *tm, const double *dinv, const double *r, double *z, double *tmp) {
+  memcpy(tmp, r, tm->nL * sizeof(double));
+  hx_tmop_project(tm, tmp);
+  for (size_t i = 0; i < tm->nL; i++) z[i] = dinv[i] * tmp[i];
+  hx_tmop_project(tm, z);
+  for (size_t i = 0; i < tm->nL; i++) z[i] += r[i] - tmp[i];
+}
+
+/* Preconditioned MINRES (Paige & Saunders) for A x = b, x0 = 0. Returns iterations. */
+static int minres(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rtol, int maxit, int *iters) {
+  size_t n = tm->nL;
+  double *r1 = w->v[0], *r2 = w->v[1], *y = w->v[2], *v = w->v[3], *wv = w->v[4], *w1 = w->v[5], *w2 = w->v[6],
+         *tmp = w->v[7];
+  memset(x, 0, n * sizeof(double));
+  memcpy(r1, b, n * sizeof(double));
+  precond(tm, w->dinv, r1, y, tmp);
+  double beta1 = hx_tmop_dot(tm, r1, y);
+  *iters = 0;
+  if (!(beta1 > 0)) return HX_OK;
+  beta1 = sqrt(beta1);
+  memcpy(r2, r1, n * sizeof(double));
+  memset(wv, 0, n * sizeof(double));
+  memset(w2, 0, n * sizeof(double));
+  double oldb = 0, beta = beta1, dbar = 0, epsln = 0, phibar = beta1, cs = -1, sn = 0;
+  for (int it = 1; it <= maxit; it++) {
+    double s = 1.0 / beta;
+    for (size_t i = 0; i < n; i++) v[i] = s * y[i];
+    HX_CALL(hx_tmop_hess_apply(tm, v, y, 0));
+    if (it >= 2)
+      for (size_t i = 0; i < n; i++) y[i] -= (beta / oldb) * r1[i];
+    double alfa = hx_tmop_dot(tm, v, y);
+    for (size_t i = 0; i < n; i++) y[i] -= (alfa / beta) * r2[i];
+    memcpy(r1, r2, n * sizeof(double));
+    memcpy(r2, y, n * sizeof(double));
+    precond(tm, w->dinv, r2, y, tmp);
+    oldb = beta;
+    beta = hx_tmop_dot(tm, r2, y);
+    beta = beta > 0 ? sqrt(beta) : 0;
+    double oldeps = epsln;
+    double delta = cs * dbar + sn * alfa;
+    double gbar = sn * dbar - cs * alfa;
+    epsln = sn * beta;
+    dbar = -cs * beta;
+    double gamma = sqrt(gbar * gbar + beta * beta);
+    if (gamma < 1e-300) gamma = 1e-300;
+    cs = gbar / gamma;
+    sn = beta / gamma;
+    double phi = cs * phibar;
+    phibar = sn * phibar;
+    double denom = 1.0 / gamma;
+    double *t = w1;
+    w1 = w2;
+    w2 = wv;
+    wv = t;
+    for (size_t i = 0; i < n; i++) {
+      wv[i] = (v[i] - oldeps * w1[i] - delta * w2[i]) * denom;
+      x[i] += phi * wv[i];
+    }
+    *iters = it;
+    if (phibar <= rtol * beta1 || beta == 0) break;
+  }
+  return HX_OK;
+}
+
+/* Preconditioned CG for A x = b, x0 = 0. */
+static int cg(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rtol, int maxit, int *iters) {
+  size_t n = tm->nL;
+  double *r = w->v[0], *z = w->v[1], *p = w->v[2], *q = w->v[3], *tmp = w->v[7];
+  memset(x, 0, n * sizeof(double));
+  memcpy(r, b, n * sizeof(double));
+  precond(tm, w->dinv, r, z, tmp);
+  memcpy(p, z, n * sizeof(double));
+  double rz = hx_tmop_dot(tm, r, z), rz0 = rz;
+  *iters = 0;
+  if (!(rz0 > 0)) return HX_OK;
+  for (int it = 1; it <= maxit; it++) {
+    HX_CALL(hx_tmop_hess_apply(tm, p, q, 0));
+    double pq = hx_tmop_dot(tm, p, q);
+    *iters = it;
+    if (!(pq > 0)) break; /* not positive definite here: keep what we have */
+    double a = rz / pq;
+    for (size_t i = 0; i < n; i++) {
+      x[i] += a * p[i];
+      r[i] -= a * q[i];
+    }
+    precond(tm, w->dinv, r, z, tmp);
+    double rzn = hx_tmop_dot(tm, r, z);
+    if (rzn <= rtol * rtol * rz0) break;
+    for (size_t i = 0; i < n; i++) p[i] = z[i] + (rzn / rz) * p[i];
+    rz = rzn;
+  }
+  return HX_OK;
+}
+
+static double norm(const hx_tmop *tm, const double *v) { return sqrt(hx_tmop_dot(tm, v, v)); }
+
+int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
+  double t_start = hx_tmop_now();
+  memset(res, 0, sizeof *res);
+  const hx_metric_info *mi;
+  HX_CALL(hx_metric_find(o->metric, &mi));
+  hx_tmop *tm;
+  HX_CALL(hx_tmop_create(mesh, o, &tm));
+  size_t n = tm->nL;
+  int rank = hx_comm_rank(mesh->comm);
+  double *x = NULL, *xt = NULL, *r = NULL, *rt = NULL, *c = NULL;
+  lin_ws w = {0};
+  int rc = HX_OK;
+  double *bufs[5] = {0};
+  for (int k = 0; k < 5 && !rc; k++) rc = hx_malloc((n + 1) * sizeof(double), &bufs[k]);
+  for (int k = 0; k < 8 && !rc; k++) rc = hx_malloc((n + 1) * sizeof(double), &w.v[k]);
+  if (!rc) rc = hx_malloc((n + 1) * sizeof(double), &w.dinv);
+  if (rc) goto done;
+  x = bufs[0], xt = bufs[1], r = bufs[2], rt = bufs[3], c = bufs[4];
+  memcpy(x, tm->x0, n * sizeof(double));
+  hx_gid nnodes = 0;
+  for (hx_lid i = 0; i < tm->nl; i++) nnodes += hx_gs_owned(tm->gs)[i];
+  hx_comm_sum_int64(mesh->comm, &nnodes, 1);
+  res->vector_dofs = 3 * (long long)nnodes;
+
+  double E, mind;
+  if ((rc = hx_tmop_min_detj(tm, x, &mind))) goto done;
+  res->min_detj0 = res->min_detj = mind;
+  if (!(mind > 0) && mi->barrier) {
+    rc = HX_ERROR(HX_ERR_INVALID_MESH,
+                  "the mesh has det J = %.3e <= 0 at a quadrature point; metric %d is a barrier metric and "
+                  "needs a valid mesh (untangling is not available)",
+                  mind, o->metric);
+    goto done;
+  }
+  if ((rc = hx_tmop_energy(tm, x, &E))) goto done;
+  if ((rc = hx_tmop_grad(tm, x, r))) goto done;
+  res->energy0 = res->energy = E;
+  double rn = norm(tm, r), rn0 = rn;
+  if (o->log && rank == 0)
+    fprintf(o->log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", 0, E, rn, 0, 0.0,
+            mind);
+  /* Eisenstat-Walker type 1 state */
+  double eta = 0.5, eta_prev = 0.5, lin_res_prev = 0, rn_prev = rn;
+  const double ew_alpha = 0.5 * (1.0 + sqrt(5.0));
+  snprintf(res->stop_reason, sizeof res->stop_reason, "iteration cap");
+  int it;
+  for (it = 0; it < o->newton_iters; it++) {
+    if (rn <= o->newton_rtol * rn0 || rn == 0) {
+      res->converged = 1;
+      snprintf(res->stop_reason, sizeof res->stop_reason, "converged");
+      break;
+    }
+    hx_tmop_update_normals(tm, x);
+    hx_tmop_project(tm, r);
+    if ((rc = hx_tmop_hess_setup(tm, x))) goto done;
+    if ((rc = hx_tmop_diag(tm, w.dinv))) goto done;
+    for (size_t i = 0; i < n; i++) {
+      double d = fabs(w.dinv[i]);
+      w.dinv[i] = d > 0 ? 1.0 / d : 1.0;
+    }
+    double tol = o->linear_rtol;
+    if (o->adaptive_rtol) {
+      if (it > 0) {
+        eta = fabs(rn - lin_res_prev) / rn_prev;
+        double sg = pow(eta_prev, ew_alpha);
+        if (sg > 0.1 && eta < sg) eta = sg;
+        if (eta > 0.9) eta = 0.9;
+      }
+      tol = eta;
+      eta_prev = eta;
+    }
+    int li = 0;
+    if (o->linear_solver == HX_LIN_CG) rc = cg(tm, &w, r, c, tol, o->linear_iters, &li);
+    else rc = minres(tm, &w, r, c, tol, o->linear_iters, &li);
+    if (rc) goto done;
+    hx_tmop_project(tm, c);
+    res->linear_iters += li;
+    if (o->adaptive_rtol) {
+      /* |J c - F| for the next forcing term (one more Hessian action, as MFEM) */
+      if ((rc = hx_tmop_hess_apply(tm, c, rt, 0))) goto done;
+      for (size_t i = 0; i < n; i++) rt[i] -= r[i];
+      lin_res_prev = norm(tm, rt);
+      rn_prev = rn;
+    }
+    /* line search */
+    double s = 1.0, Et = 0, rnt = 0, mdt = 0;
+    int accepted = 0;
+    for (int trial = 0; trial < 12; trial++, s *= 0.5) {
+      for (size_t i = 0; i < n; i++) xt[i] = x[i] - s * c[i];
+      hx_tmop_snap(tm, xt);
+      if ((rc = hx_tmop_min_detj(tm, xt, &mdt))) goto done;
+      if (!(mdt > 0)) continue;
+      if ((rc = hx_tmop_energy(tm, xt, &Et))) goto done;
+      if (isnan(Et) || Et > E + 0.2 * fabs(E)) continue;
+      if (o->strict_decrease && !(Et < E)) continue;
+      if ((rc = hx_tmop_grad(tm, xt, rt))) goto done;
+      rnt = norm(tm, rt);
+      if (rnt > 1.2 * rn) continue;
+      accepted = 1;
+      break;
+    }
+    if (!accepted) {
+      snprintf(res->stop_reason, sizeof res->stop_reason, "line search failed");
+      if (o->log && rank == 0) fprintf(o->log, "newton %3d  line search failed after 12 trials\n", it + 1);
+      break;
+    }
+    double *sw = x;
+    x = xt;
+    xt = sw;
+    sw = r;
+    r = rt;
+    rt = sw;
+    E = Et;
+    rn = rnt;
+    mind = mdt;
+    res->newton_iters = it + 1;
+    if (o->log && rank == 0)
+      fprintf(o->log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", it + 1, E, rn, li,
+              s, mind);
+  }
+  if (it == o->newton_iters && rn <= o->newton_rtol * rn0) {
+    res->converged = 1;
+    snprintf(res->stop_reason, sizeof res->stop_reason, "converged");
+  }
+  res->energy = E;
+  res->min_detj = mind;
+  hx_tmop_to_mesh(tm, x, mesh);
+  bufs[0] = x, bufs[1] = xt, bufs[2] = r, bufs[3] = rt;
+done:
+  res->time_total = hx_tmop_now() - t_start;
+  res->time_energy = tm->t_energy;
+  res->time_grad = tm->t_grad;
+  res->time_hess_setup = tm->t_hess_setup;
+  res->time_hess_apply = tm->t_hess_apply;
+  res->time_diag = tm->t_diag;
+  res->time_mindet = tm->t_mindet;
+  res->n_energy = tm->n_energy;
+  res->n_grad = tm->n_grad;
+  res->n_hess_setup = tm->n_hess_setup;
+  res->n_hess_apply = tm->n_hess_apply;
+  res->n_diag = tm->n_diag;
+  res->n_mindet = tm->n_mindet;
+  for (int k = 0; k < 5; k++) hx_free(&bufs[k]);
+  for (int k = 0; k < 8; k++) hx_free(&w.v[k]);
+  hx_free(&w.dinv);
+  hx_tmop_destroy(&tm);
+  return rc;
+}

@@ -1,0 +1,421 @@
+/* The distributed TMOP problem on L-vectors: E <-> L maps, the MPI
+   gather-scatter, targets, boundary constraints, and the assembled operators
+   built on a backend's element kernels (hx_kernels.h).
+
+   design:
+   1. L-vector = the rank's unique nodes (hx_lmap, sorted by global id) x 3
+      components; shared nodes between ranks are kept equal on every rank
+      (hx_gs sums assembled vectors in rank order).
+   2. An operator call scatters L -> E on the host, uploads to the backend,
+      runs the element kernel, downloads, gathers E -> L and sums over ranks.
+   3. Boundary constraints are a per-node orthogonal projector Pi removing the
+      components along up to 3 orthonormal normals: fixed nodes (all three),
+      nodes on planes (the planes' normals; two planes -> slide on the edge line,
+      three -> fixed), nodes on one sphere/cylinder (its normal at the current
+      position, refreshed every Newton step; the node is projected back onto the
+      surface after every trial step). The constrained Hessian is
+      Pi H Pi + (I - Pi), the residual Pi r (for axis-aligned planes this is
+      exactly MFEM's essential-vdof treatment). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hx_basis.h"
+#include "hx_error.h"
+#include "hx_gs.h"
+#include "hx_invariants.h"
+#include "hx_kernels_cpu.h"
+#include "hx_memory.h"
+#include "hx_metrics.h"
+#include "hx_tmop_impl.h"
+
+double hx_tmop_now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void hx_tmop_opts_default(hx_tmop_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->metric = 303;
+  o->target = HX_TARGET_IDEAL_SHAPE_UNIT_SIZE;
+  o->quad_type = HX_QUAD_GLL;
+  o->quad_order = 8;
+  o->hess_strategy = HX_HESS_ONTHEFLY;
+  o->backend = "auto";
+  o->boundary = HX_BND_SLIDE;
+  o->newton_iters = 100;
+  o->newton_rtol = 1e-10;
+  o->linear_solver = HX_LIN_MINRES;
+  o->linear_iters = 40;
+  o->linear_rtol = 1e-12;
+  o->adaptive_rtol = 1;
+}
+
+static const char *target_names[4] = {NULL, "ideal-unit", "ideal-equal", "ideal-given"};
+
+const char *hx_target_name(int target) { return target >= 1 && target <= 3 ? target_names[target] : "?"; }
+
+int hx_target_parse(const char *s, int *target) {
+  for (int t = 1; t <= 3; t++) {
+    char num[4];
+    snprintf(num, sizeof num, "%d", t);
+    if (!strcmp(s, num) || !strcmp(s, target_names[t])) {
+      *target = t;
+      return HX_OK;
+    }
+  }
+  return HX_ERROR(HX_ERR_INPUT, "unknown target '%s'; known: 1|ideal-unit, 2|ideal-equal, 3|ideal-given", s);
+}
+
+/* ------------------------------------------------------------------ targets */
+
+/* tmop.md 1.6. All three ideal-shape targets for hexes are W = s I (W_ideal = I),
+   with s = 1, s = (V / NE)^(1/3), or s = (det A0(xi_q))^(1/3) per point. */
+static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, double **winv, double **detw) {
+  *winv = *detw = NULL;
+  if (o->target == HX_TARGET_IDEAL_SHAPE_UNIT_SIZE) return HX_OK;
+  int nd = m->nd, nq = hx_quad_points_for_order(o->quad_type, o->quad_order);
+  HX_CHECK(nq >= 1 && nq <= HX_MAX_Q, HX_ERR_INPUT, "--quad-order %d is out of range", o->quad_order);
+  double qp[HX_MAX_Q], wq[HX_MAX_Q], xg[HX_MAX_ND], wg[HX_MAX_ND], B[HX_MAX_Q * HX_MAX_ND], G[HX_MAX_Q * HX_MAX_ND];
+  HX_CALL(hx_quad_rule(o->quad_type, nq, qp, wq));
+  HX_CALL(hx_gll(nd, xg, wg));
+  hx_lagrange_matrices(nd, xg, nq, qp, B, G);
+  size_t nq3 = (size_t)nq * nq * nq, npe = (size_t)3 * nd * nd * nd;
+  double *A = NULL, *work = NULL, *dets = NULL;
+  HX_CALL(hx_malloc((9 * nq3 + 1) * sizeof(double), &A));
+  int rc = hx_malloc(((size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq + 16) * sizeof(double), &work);
+  if (!rc) rc = hx_malloc(((size_t)m->num_elem * nq3 + 1) * sizeof(double), &dets);
+  double vol = 0, mindet = HUGE_VAL;
+  hx_lid bad_elem = -1;
+  for (hx_lid e = 0; e < m->num_elem && !rc; e++) {
+    hx_cpu_elem_jacobian(nd, nq, B, G, m->x + e * npe, A, work);
+    for (size_t q = 0; q < nq3; q++) {
+      double dt = hx_m3_det(A + 9 * q);
+      dets[e * nq3 + q] = dt;
+      vol += wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)] * dt;
+      if (dt < mindet) {
+        mindet = dt;
+        if (dt <= 0) bad_elem = e;
+      }
+    }
+  }
+  hx_free(&A);
+  hx_free(&work);
+  if (rc == HX_OK) {
+    HX_CALL(hx_comm_sum_double(m->comm, &vol, 1));
+    if (o->target == HX_TARGET_IDEAL_SHAPE_EQUAL_SIZE) {
+      double vbar = vol / (double)m->num_elem_global;
+      double s = cbrt(vbar);
+      memset(d->Winv_c, 0, sizeof d->Winv_c);
+      d->Winv_c[0] = d->Winv_c[4] = d->Winv_c[8] = 1.0 / s;
+      d->detW_c = vbar;
+    } else {
+      int bad = bad_elem >= 0;
+      rc = bad ? HX_ERROR(HX_ERR_INVALID_MESH,
+                          "target ideal-given needs det J > 0 at every quadrature point of the initial mesh; "
+                          "element %lld has det J = %.3e",
+                          (long long)(m->elem_offset + bad_elem), mindet)
+               : HX_OK;
+      if (!rc) rc = hx_malloc((9 * (size_t)m->num_elem * nq3 + 1) * sizeof(double), winv);
+      if (!rc) rc = hx_malloc(((size_t)m->num_elem * nq3 + 1) * sizeof(double), detw);
+      for (size_t g = 0; !rc && g < (size_t)m->num_elem * nq3; g++) {
+        double s = cbrt(dets[g]);
+        double *W = *winv + 9 * g;
+        memset(W, 0, 9 * sizeof(double));
+        W[0] = W[4] = W[8] = 1.0 / s;
+        (*detw)[g] = dets[g];
+      }
+    }
+  }
+  hx_free(&dets);
+  rc = hx_comm_agree(m->comm, rc);
+  if (rc) {
+    hx_free(winv);
+    hx_free(detw);
+  }
+  d->Winv = *winv;
+  d->detW = *detw;
+  return rc;
+}
+
+/* ------------------------------------------------------------------ constraints */
+
+#define FIXED_BIT 63
+
+static int build_constraints(hx_tmop *tm) {
+  hx_mesh *m = tm->mesh;
+  hx_lid nl = tm->nl;
+  int nd = m->nd, npe = nd * nd * nd;
+  uint64_t *mask = NULL;
+  HX_CALL(hx_malloc(((size_t)nl + 1) * sizeof(uint64_t), &mask));
+  for (hx_lid f = 0; f < m->num_faces; f++) {
+    const hx_bface *bf = &m->faces[f];
+    int s = bf->surf;
+    uint64_t bit = (tm->o.boundary == HX_BND_FIXED || s < 0 || s >= FIXED_BIT || s >= m->num_surfaces)
+                       ? (1ull << FIXED_BIT) : (1ull << s);
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++)
+          if (hx_node_on_face(nd, bf->face, i, j, k))
+            mask[tm->lmap->e2l[(size_t)bf->elem * npe + hx_lex(nd, i, j, k)]] |= bit;
+  }
+  int rc = hx_gs_or(tm->gs, mask);
+  if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof(int), &tm->ncon);
+  if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof(int), &tm->curved);
+  if (!rc) rc = hx_malloc((9 * (size_t)nl + 1) * sizeof(double), &tm->nrm);
+  for (hx_lid i = 0; i < nl && !rc; i++) {
+    tm->curved[i] = -1;
+    uint64_t b = mask[i];
+    if (!b) continue;
+    if (b >> FIXED_BIT) {
+      tm->ncon[i] = 3;
+      continue;
+    }
+    int ncurved = 0, cs = -1, nplanes = 0;
+    for (int s = 0; s < FIXED_BIT; s++) {
+      if (!((b >> s) & 1)) continue;
+      if (m->surfaces[s].type == HX_SURF_PLANE) nplanes++;
+      else {
+        ncurved++;
+        cs = s;
+      }
+    }
+    if (ncurved > 1 || (ncurved == 1 && nplanes > 0)) {
+      tm->ncon[i] = 3; /* on a curve where a curved surface meets another: fixed */
+      continue;
+    }
+    if (ncurved == 1) {
+      tm->curved[i] = cs;
+      tm->ncon[i] = 1;
+      hx_surface_normal(&m->surfaces[cs], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
+      continue;
+    }
+    int nc = 0;
+    double *N = tm->nrm + 9 * (size_t)i;
+    for (int s = 0; s < FIXED_BIT && nc < 3; s++) {
+      if (!((b >> s) & 1)) continue;
+      double v[3] = {m->surfaces[s].n[0], m->surfaces[s].n[1], m->surfaces[s].n[2]};
+      for (int k = 0; k < nc; k++) {
+        double dd = v[0] * N[3 * k] + v[1] * N[3 * k + 1] + v[2] * N[3 * k + 2];
+        for (int c = 0; c < 3; c++) v[c] -= dd * N[3 * k + c];
+      }
+      double nv = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      if (nv < 1e-8) continue; /* parallel planes: same constraint */
+      for (int c = 0; c < 3; c++) N[3 * nc + c] = v[c] / nv;
+      nc++;
+    }
+    tm->ncon[i] = nc;
+  }
+  hx_free(&mask);
+  return rc;
+}
+
+void hx_tmop_project(const hx_tmop *tm, double *v) {
+  for (hx_lid i = 0; i < tm->nl; i++) {
+    int nc = tm->ncon[i];
+    if (!nc) continue;
+    double *p = v + 3 * (size_t)i;
+    if (nc == 3) {
+      p[0] = p[1] = p[2] = 0;
+      continue;
+    }
+    const double *N = tm->nrm + 9 * (size_t)i;
+    for (int k = 0; k < nc; k++) {
+      double d = p[0] * N[3 * k] + p[1] * N[3 * k + 1] + p[2] * N[3 * k + 2];
+      for (int c = 0; c < 3; c++) p[c] -= d * N[3 * k + c];
+    }
+  }
+}
+
+void hx_tmop_update_normals(hx_tmop *tm, const double *x) {
+  for (hx_lid i = 0; i < tm->nl; i++)
+    if (tm->curved[i] >= 0)
+      hx_surface_normal(&tm->mesh->surfaces[tm->curved[i]], x + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
+}
+
+void hx_tmop_snap(const hx_tmop *tm, double *x) {
+  for (hx_lid i = 0; i < tm->nl; i++)
+    if (tm->curved[i] >= 0) {
+      double *p = x + 3 * (size_t)i;
+      hx_surface_project(&tm->mesh->surfaces[tm->curved[i]], p, p);
+    }
+}
+
+/* ------------------------------------------------------------------ create / destroy */
+
+int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
+  const hx_metric_info *mi;
+  HX_CALL(hx_metric_find(o->metric, &mi));
+  HX_CHECK(o->target >= 1 && o->target <= 3, HX_ERR_INPUT, "unknown target %d; known: 1, 2, 3", o->target);
+  const hx_backend *be;
+  HX_CALL(hx_backend_find(o->backend ? o->backend : "auto", &be));
+  hx_tmop *tm;
+  HX_CALL(hx_malloc(sizeof *tm, &tm));
+  tm->mesh = mesh;
+  tm->o = *o;
+  tm->be = be;
+  int rc = hx_mesh_lnumbering(mesh, &tm->lmap);
+  if (!rc) {
+    tm->nl = tm->lmap->num_lnodes;
+    tm->nL = 3 * (size_t)tm->nl;
+    tm->nE = (size_t)mesh->num_elem * 3 * hx_mesh_nodes_per_elem(mesh);
+    rc = hx_gs_create(mesh->comm, tm->nl, tm->lmap->l2g, &tm->gs);
+  }
+  if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
+  if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof(double), &tm->hE);
+  if (!rc) {
+    /* L-vector of the initial nodes: every copy of a node holds the same
+       coordinates, so gather (sum) and divide by the multiplicity */
+    hx_lmap_gather(tm->lmap, mesh, 3, mesh->x, tm->x0);
+    for (hx_lid i = 0; i < tm->nl; i++)
+      for (int c = 0; c < 3; c++) tm->x0[3 * (size_t)i + c] /= tm->lmap->mult[i];
+    rc = build_constraints(tm);
+  }
+  hx_pa_desc d;
+  hx_pa_desc_default(&d);
+  d.metric = o->metric;
+  d.metric_param = o->metric_param;
+  d.quad_type = o->quad_type;
+  d.quad_order = o->quad_order;
+  d.hess_strategy = o->hess_strategy;
+  d.num_threads = o->num_threads;
+  double *winv = NULL, *detw = NULL;
+  if (!rc) rc = build_target(mesh, o, &d, &winv, &detw);
+  if (!rc) rc = hx_pa_create(be, mesh, &d, &tm->pa);
+  hx_free(&winv);
+  hx_free(&detw);
+  if (!rc) rc = be->vec_alloc(tm->pa, tm->nE, &tm->dX);
+  if (!rc) rc = be->vec_alloc(tm->pa, tm->nE, &tm->dV);
+  if (!rc) rc = be->vec_alloc(tm->pa, tm->nE, &tm->dY);
+  if (!rc && o->normalize) {
+    double e0;
+    rc = hx_tmop_energy(tm, tm->x0, &e0);
+    if (!rc) tm->pa->scale = e0 > 0 ? 1.0 / e0 : 1.0;
+  }
+  rc = hx_comm_agree(mesh->comm, rc);
+  if (rc) {
+    hx_tmop_destroy(&tm);
+    return rc;
+  }
+  *out = tm;
+  return HX_OK;
+}
+
+void hx_tmop_destroy(hx_tmop **tmp) {
+  if (!tmp || !*tmp) return;
+  hx_tmop *tm = *tmp;
+  if (tm->pa) {
+    tm->be->vec_free(tm->pa, &tm->dX);
+    tm->be->vec_free(tm->pa, &tm->dV);
+    tm->be->vec_free(tm->pa, &tm->dY);
+  }
+  hx_pa_destroy(&tm->pa);
+  hx_gs_destroy(&tm->gs);
+  hx_lmap_destroy(&tm->lmap);
+  hx_free(&tm->x0);
+  hx_free(&tm->hE);
+  hx_free(&tm->ncon);
+  hx_free(&tm->curved);
+  hx_free(&tm->nrm);
+  hx_free(tmp);
+}
+
+size_t hx_tmop_size(const hx_tmop *tm) { return tm->nL; }
+const double *hx_tmop_x0(const hx_tmop *tm) { return tm->x0; }
+hx_pa *hx_tmop_pa(hx_tmop *tm) { return tm->pa; }
+double hx_tmop_dot(const hx_tmop *tm, const double *a, const double *b) { return hx_gs_dot(tm->gs, a, b, 3); }
+
+void hx_tmop_to_mesh(const hx_tmop *tm, const double *x, hx_mesh *mesh) {
+  hx_lmap_scatter(tm->lmap, mesh, 3, x, mesh->x);
+}
+
+/* ------------------------------------------------------------------ operators */
+
+static int upload_L(hx_tmop *tm, const double *xL, double *dev) {
+  hx_lmap_scatter(tm->lmap, tm->mesh, 3, xL, tm->hE);
+  return tm->be->vec_upload(tm->pa, tm->hE, dev, tm->nE);
+}
+
+static int download_L(hx_tmop *tm, const double *dev, double *yL) {
+  HX_CALL(tm->be->vec_download(tm->pa, dev, tm->hE, tm->nE));
+  hx_lmap_gather(tm->lmap, tm->mesh, 3, tm->hE, yL);
+  return hx_gs_sum(tm->gs, yL, 3);
+}
+
+int hx_tmop_energy(hx_tmop *tm, const double *x, double *e) {
+  double t = hx_tmop_now();
+  HX_CALL(upload_L(tm, x, tm->dV));
+  HX_CALL(tm->be->energy(tm->pa, tm->dV, e));
+  HX_CALL(hx_comm_sum_double(tm->mesh->comm, e, 1));
+  tm->t_energy += hx_tmop_now() - t;
+  tm->n_energy++;
+  return HX_OK;
+}
+
+int hx_tmop_grad_raw(hx_tmop *tm, const double *x, double *g) {
+  double t = hx_tmop_now();
+  HX_CALL(upload_L(tm, x, tm->dV));
+  HX_CALL(tm->be->grad(tm->pa, tm->dV, tm->dY));
+  HX_CALL(download_L(tm, tm->dY, g));
+  tm->t_grad += hx_tmop_now() - t;
+  tm->n_grad++;
+  return HX_OK;
+}
+
+int hx_tmop_grad(hx_tmop *tm, const double *x, double *g) {
+  HX_CALL(hx_tmop_grad_raw(tm, x, g));
+  hx_tmop_project(tm, g);
+  return HX_OK;
+}
+
+int hx_tmop_hess_setup(hx_tmop *tm, const double *x) {
+  double t = hx_tmop_now();
+  HX_CALL(upload_L(tm, x, tm->dX));
+  HX_CALL(tm->be->hess_setup(tm->pa, tm->dX));
+  tm->t_hess_setup += hx_tmop_now() - t;
+  tm->n_hess_setup++;
+  return HX_OK;
+}
+
+int hx_tmop_hess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
+  double t = hx_tmop_now();
+  const double *vin = v;
+  if (!raw) {
+    if (!tm->tmpL) HX_CALL(hx_malloc((tm->nL + 1) * sizeof(double), &tm->tmpL));
+    memcpy(tm->tmpL, v, tm->nL * sizeof(double));
+    hx_tmop_project(tm, tm->tmpL);
+    vin = tm->tmpL;
+  }
+  HX_CALL(upload_L(tm, vin, tm->dV));
+  HX_CALL(tm->be->hess_apply(tm->pa, tm->dV, tm->dY));
+  HX_CALL(download_L(tm, tm->dY, y));
+  if (!raw) {
+    /* Pi H Pi v + (I - Pi) v */
+    hx_tmop_project(tm, y);
+    for (size_t i = 0; i < tm->nL; i++) y[i] += v[i] - tm->tmpL[i];
+  }
+  tm->t_hess_apply += hx_tmop_now() - t;
+  tm->n_hess_apply++;
+  return HX_OK;
+}
+
+int hx_tmop_diag(hx_tmop *tm, double *d) {
+  double t = hx_tmop_now();
+  HX_CALL(tm->be->diag(tm->pa, tm->dY));
+  HX_CALL(download_L(tm, tm->dY, d));
+  tm->t_diag += hx_tmop_now() - t;
+  tm->n_diag++;
+  return HX_OK;
+}
+
+int hx_tmop_min_detj(hx_tmop *tm, const double *x, double *m) {
+  double t = hx_tmop_now();
+  HX_CALL(upload_L(tm, x, tm->dV));
+  HX_CALL(tm->be->min_detj(tm->pa, tm->dV, m));
+  HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
+  tm->t_mindet += hx_tmop_now() - t;
+  tm->n_mindet++;
+  return HX_OK;
+}
