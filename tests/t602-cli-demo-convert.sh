@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# t602: hexpack demo writes its .vtu (13824 order-4 cells) and a histogram PNG and
+# prints the quality table; hexpack convert rewrites that file at order 2 (curving by
+# interpolation: the Kershaw map with s = 1 is trilinear per element, so the order-2
+# file has the same min det J 6.5104e-06) and to two outputs at once; hexpack quality
+# --plot draws an SVG.
+set -u
+HEXPACK=${HEXPACK:-./build/hexpack}
+PY=/usr/bin/python3
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+out=$("$HEXPACK" demo -o d.vtu --plot d.png); rc=$?
+check "demo exit 0" "[ $rc -eq 0 ]"
+check "demo wrote d.vtu" "[ -s d.vtu ]"
+check "demo prints min det J 6.5104e-06" "echo \"\$out\" | grep -q 'det J min (GLL) .*6.5104e-06'"
+check "demo png" "[ \"\$(head -c 4 d.png | tail -c 3)\" = PNG ]"
+cells=$($PY -c 'import vtk; r=vtk.vtkXMLUnstructuredGridReader(); r.SetFileName("d.vtu"); r.Update(); g=r.GetOutput(); print(g.GetNumberOfCells(), g.GetCellType(0))' 2>/dev/null)
+check "VTK reads demo: 13824 cells of type 72 ($cells)" "[ \"$cells\" = '13824 72' ]"
+out=$("$HEXPACK" convert d.vtu e2.vtu --order 2); rc=$?
+check "convert --order 2 exit 0" "[ $rc -eq 0 ] && [ -s e2.vtu ]"
+q=$("$HEXPACK" quality e2.vtu --json | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["order"], "%.4e" % d["summary"]["detj_min"]["min"])')
+check "order-2 copy: order 2, min det J 6.5104e-06 ($q)" "[ \"$q\" = '2 6.5104e-06' ]"
+"$HEXPACK" convert d.vtu f1.vtu -o f2.vtu > /dev/null
+check "convert to two outputs" "[ -s f1.vtu ] && [ -s f2.vtu ]"
+"$HEXPACK" quality f1.vtu --plot h.svg --quad-type gauss --quad-order 6 > qg.txt
+check "quality --plot svg" "grep -q '<svg' h.svg"
+check "gauss quadrature 4 points (MFEM -qo 6)" "grep -q 'quadrature 4 Gauss points' qg.txt"
+exit $fail
