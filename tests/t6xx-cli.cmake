@@ -1,2 +1,5 @@
 # CLI end to end (t600-t619: bad input, quality/convert/demo)
 hx_add_script_test(t600-cli-bad-input COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t600-cli-bad-input.sh)
+hx_add_script_test(t601-cli-quality-kershaw COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t601-cli-quality-kershaw.sh)
+hx_add_script_test(t602-cli-demo-convert COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t602-cli-demo-convert.sh)
+hx_add_script_test(t603-cli-unwritable COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t603-cli-unwritable.sh)

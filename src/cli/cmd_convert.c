@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hx_cli.h"
+#include "hx_curve.h"
 #include "hx_error.h"
 #include "hx_io.h"
 
@@ -47,7 +48,17 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
   }
   hx_mesh *m = NULL;
   HX_CALL(hx_import(comm, in, &m));
-  int rc = hx_cli_write_outputs(m, &c);
+  int rc = HX_OK, in_order = m->order;
+  if (c.order && c.order != m->order) {
+    /* raise (or lower) the order in memory: interpolation, then projection of the
+       boundary nodes onto the analytic surfaces the input carries */
+    hx_mesh *h = NULL;
+    rc = hx_mesh_raise_order(m, c.order, &h);
+    hx_mesh_destroy(&m);
+    if (rc != HX_OK) return rc;
+    m = h;
+  }
+  rc = hx_cli_write_outputs(m, &c);
   if (rc == HX_OK && hx_comm_rank(comm) == 0) {
     if (c.json) {
       printf("{\"command\": \"convert\", \"input\": \"%s\", \"elements\": %lld, \"order\": %d, \"outputs\": [", in,
@@ -55,7 +66,7 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
       for (int k = 0; k < c.num_out; k++) printf("%s\"%s\"", k ? ", " : "", c.out[k]);
       printf("]}\n");
     } else {
-      printf("convert: %s: %lld elements, order %d\n", in, (long long)m->num_elem_global, m->order);
+      printf("convert: %s: %lld elements, order %d\n", in, (long long)m->num_elem_global, in_order);
       for (int k = 0; k < c.num_out; k++) printf("wrote %s (order %d)\n", c.out[k], c.order ? c.order : m->order);
     }
   }
