@@ -95,5 +95,7 @@ int hx_tmop_diag(hx_tmop *tm, double *d);
 int hx_tmop_min_detj(hx_tmop *tm, const double *x, double *m);
 /** Global dot product of L-vectors (each shared node once). */
 double hx_tmop_dot(const hx_tmop *tm, const double *a, const double *b);
+/** Wall-clock seconds (monotonic), for benchmarks. */
+double hx_tmop_now_public(void);
 /** Copy an L-vector of positions into mesh->x. */
 void hx_tmop_to_mesh(const hx_tmop *tm, const double *x, hx_mesh *mesh);

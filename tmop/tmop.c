@@ -36,6 +36,8 @@ double hx_tmop_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+double hx_tmop_now_public(void) { return hx_tmop_now(); }
+
 void hx_tmop_opts_default(hx_tmop_opts *o) {
   memset(o, 0, sizeof *o);
   o->metric = 303;

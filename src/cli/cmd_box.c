@@ -5,6 +5,7 @@
 #include "hx_box.h"
 #include "hx_cli.h"
 #include "hx_error.h"
+#include "hx_tmop.h"
 
 static void box_help(void) {
   printf("usage: hexpack box --n NX[,NY,NZ] [--order N] [--kershaw EPS_Y,EPS_Z[,S]] [-o FILE]...\n\n"
@@ -15,7 +16,8 @@ static void box_help(void) {
          "  --lo X,Y,Z / --hi X,Y,Z  box corners, default [0,1]^3\n"
          "  --separate-ids     boundary ids 1..6 per side (default: 1 x-faces, 2 y-faces, 3 z-faces)\n"
          "  -o FILE            write the mesh (format from the extension); several allowed\n"
-         "  --json             print the summary as JSON\n",
+         "  --optimize         run TMOP on the mesh before writing (flags below)\n"
+         "  --json             print the summary as JSON\n\n",
          HX_MAX_ORDER);
 }
 
@@ -23,13 +25,20 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
   hx_box_opts o;
   hx_box_opts_default(&o);
   hx_cli_common c = {0};
+  hx_tmop_opts topt;
+  hx_tmop_opts_default(&topt);
+  int tquiet = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
     int r = hx_cli_common_flag(argc, argv, &i, &c);
     if (r < 0) return -r;
     if (r > 0) continue;
+    r = hx_cli_tmop_flag(argc, argv, &i, &topt, &tquiet);
+    if (r < 0) return -r;
+    if (r > 0) continue;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       box_help();
+      hx_cli_tmop_help();
       return HX_OK;
     } else if (!strcmp(a, "--n")) {
       int cnt;
@@ -67,7 +76,6 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
     }
   }
   if (c.order) o.order = c.order;
-  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: the optimizer is not built yet");
   hx_mesh *m = NULL;
   HX_CALL(hx_mesher_box(comm, &o, &m));
   hx_mesh_check_report rep;
@@ -75,6 +83,15 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
   if (rc != HX_OK && !c.force) {
     hx_mesh_destroy(&m);
     return rc;
+  }
+  if (c.optimize) {
+    hx_error_clear();
+    rc = hx_cli_optimize(m, &topt, tquiet, c.json);
+    if (rc == HX_OK) rc = hx_mesh_check(m, 1e-12, &rep);
+    if (rc != HX_OK) {
+      hx_mesh_destroy(&m);
+      return rc;
+    }
   }
   hx_error_clear();
   c.order = o.order;

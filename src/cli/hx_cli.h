@@ -53,6 +53,17 @@ int hx_cli_quality_report(const hx_mesh *m, const struct hx_quality_opts *o, con
 
 /* Subcommands (one file each: cmd_<name>.c). */
 int hx_cmd_box(hx_comm comm, int argc, char **argv);
+int hx_cmd_optimize(hx_comm comm, int argc, char **argv);
+int hx_cmd_bench(hx_comm comm, int argc, char **argv);
+
+/* The TMOP flags every mesh-producing command takes with --optimize (cmd_optimize.c). */
+struct hx_tmop_opts;
+/** Print the optimizer flags. */
+void hx_cli_tmop_help(void);
+/** Try one optimizer flag (--metric, --target, ...): 1 consumed, 0 not one, < 0 -error. */
+int hx_cli_tmop_flag(int argc, char **argv, int *i, struct hx_tmop_opts *o, int *quiet);
+/** Optimize m in place with o; one log line per Newton iteration unless quiet; a summary line (or JSON). */
+int hx_cli_optimize(hx_mesh *m, struct hx_tmop_opts *o, int quiet, int json);
 int hx_cmd_quality(hx_comm comm, int argc, char **argv);
 int hx_cmd_convert(hx_comm comm, int argc, char **argv);
 int hx_cmd_demo(hx_comm comm, int argc, char **argv);

@@ -20,11 +20,11 @@ static const hx_command commands[] = {
   {"quality",  hx_cmd_quality, "quality report: det J, scaled Jacobians, aspect ratio, histogram"},
   {"convert",  hx_cmd_convert, "convert a mesh between formats (.re2 .msh .vtu .mesh .exo)"},
   {"demo",     hx_cmd_demo,    "the bundled example end to end"},
-  {"optimize", NULL,        "TMOP mesh optimization (Newton, partial assembly, cpu|cuda)"},
+  {"optimize", hx_cmd_optimize, "TMOP mesh optimization (Newton, partial assembly, cpu|cuda)"},
   {"pebble",   NULL,        "curved all-hex mesh of the fluid between packed spheres"},
   {"pack",     NULL,        "generate a packing of spheres in a container (tests, demos)"},
   {"rods",     NULL,        "curved all-hex mesh of a rod bundle (square/hex lattice, PWR 17x17)"},
-  {"bench",    NULL,        "throughput benchmarks (tmop, pebble, rods, io)"},
+  {"bench",    hx_cmd_bench, "throughput benchmarks (tmop, pebble, rods, io)"},
 };
 static const int num_commands = (int)(sizeof commands / sizeof commands[0]);
 

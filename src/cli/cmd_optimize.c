@@ -1,0 +1,184 @@
+/* hexpack optimize: TMOP on a mesh file; also the TMOP flags and the optimize
+   step that every mesher's --optimize shares (hx_cli_tmop_flag, hx_cli_optimize). */
+#include <stdio.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_cli.h"
+#include "hx_curve.h"
+#include "hx_error.h"
+#include "hx_io.h"
+#include "hx_kernels.h"
+#include "hx_metrics.h"
+#include "hx_tmop.h"
+
+void hx_cli_tmop_help(void) {
+  printf("optimizer flags (TMOP, MFEM numbering):\n"
+         "  --metric N          %s (default 303)\n"
+         "  --target T          1|ideal-unit (default), 2|ideal-equal, 3|ideal-given\n"
+         "  --quad-order Q      MFEM -qo, default 8 (GLL: 6 points per direction)\n"
+         "  --quad-type T       gll (default) or gauss\n"
+         "  --newton-iters N    default 100      --newton-rtol R   default 1e-10\n"
+         "  --linear-iters N    default 40       --linear-solver minres|cg (default minres)\n"
+         "  --linear-rtol R     fixed linear tolerance (default: Eisenstat-Walker type 1)\n"
+         "  --boundary fixed|slide   slide (default): nodes move in their boundary planes or on\n"
+         "                      their sphere/cylinder; fixed: every boundary node stays\n"
+         "  --hessian onthefly|stored  Hessian strategy (default onthefly)\n"
+         "  --strict-decrease   line search demands an energy decrease\n"
+         "  --backend B         auto (default), %s\n"
+         "  --threads N         OpenMP threads of the cpu backend\n"
+         "  --quiet             no per-iteration log\n",
+         hx_metric_names(), hx_backend_names());
+}
+
+int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet) {
+  const char *a = argv[*i], *v = NULL;
+  int rc;
+#define VAL() do { if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc; } while (0)
+#define TRY(expr) do { if ((rc = (expr))) return -rc; } while (0)
+  if (!strcmp(a, "--metric")) {
+    int id;
+    VAL();
+    TRY(hx_cli_int("--metric", v, 1, 999, &id));
+    const hx_metric_info *mi;
+    TRY(hx_metric_find(id, &mi));
+    o->metric = id;
+  } else if (!strcmp(a, "--target")) {
+    VAL();
+    TRY(hx_target_parse(v, &o->target));
+  } else if (!strcmp(a, "--quad-order")) {
+    VAL();
+    TRY(hx_cli_int("--quad-order", v, 1, 40, &o->quad_order));
+  } else if (!strcmp(a, "--quad-type")) {
+    VAL();
+    if (!strcmp(v, "gll") || !strcmp(v, "1")) o->quad_type = HX_QUAD_GLL;
+    else if (!strcmp(v, "gauss") || !strcmp(v, "2")) o->quad_type = HX_QUAD_GL;
+    else return -HX_ERROR(HX_ERR_INPUT, "flag --quad-type expects gll or gauss, got '%s'", v);
+  } else if (!strcmp(a, "--newton-iters")) {
+    VAL();
+    TRY(hx_cli_int("--newton-iters", v, 0, 100000, &o->newton_iters));
+  } else if (!strcmp(a, "--newton-rtol")) {
+    VAL();
+    TRY(hx_cli_double("--newton-rtol", v, 0, 1, &o->newton_rtol));
+  } else if (!strcmp(a, "--linear-iters")) {
+    VAL();
+    TRY(hx_cli_int("--linear-iters", v, 1, 100000, &o->linear_iters));
+  } else if (!strcmp(a, "--linear-rtol")) {
+    VAL();
+    TRY(hx_cli_double("--linear-rtol", v, 0, 1, &o->linear_rtol));
+    o->adaptive_rtol = 0;
+  } else if (!strcmp(a, "--linear-solver")) {
+    VAL();
+    if (!strcmp(v, "minres")) o->linear_solver = HX_LIN_MINRES;
+    else if (!strcmp(v, "cg")) o->linear_solver = HX_LIN_CG;
+    else return -HX_ERROR(HX_ERR_INPUT, "flag --linear-solver expects minres or cg, got '%s'", v);
+  } else if (!strcmp(a, "--boundary")) {
+    VAL();
+    if (!strcmp(v, "fixed")) o->boundary = HX_BND_FIXED;
+    else if (!strcmp(v, "slide")) o->boundary = HX_BND_SLIDE;
+    else return -HX_ERROR(HX_ERR_INPUT, "flag --boundary expects fixed or slide, got '%s'", v);
+  } else if (!strcmp(a, "--hessian")) {
+    VAL();
+    if (!strcmp(v, "onthefly")) o->hess_strategy = HX_HESS_ONTHEFLY;
+    else if (!strcmp(v, "stored")) o->hess_strategy = HX_HESS_STORED;
+    else return -HX_ERROR(HX_ERR_INPUT, "flag --hessian expects onthefly or stored, got '%s'", v);
+  } else if (!strcmp(a, "--strict-decrease")) {
+    o->strict_decrease = 1;
+  } else if (!strcmp(a, "--backend")) {
+    VAL();
+    const hx_backend *be;
+    TRY(hx_backend_find(v, &be));
+    o->backend = v;
+  } else if (!strcmp(a, "--threads")) {
+    VAL();
+    TRY(hx_cli_int("--threads", v, 1, 4096, &o->num_threads));
+  } else if (!strcmp(a, "--quiet")) {
+    *quiet = 1;
+  } else {
+    return 0;
+  }
+#undef VAL
+#undef TRY
+  return 1;
+}
+
+int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
+  int rank = hx_comm_rank(m->comm);
+  o->log = (!quiet && rank == 0) ? (json ? stderr : stdout) : NULL;
+  hx_tmop_result r;
+  HX_CALL(hx_tmop_optimize(m, o, &r));
+  if (rank == 0) {
+    if (json)
+      printf("{\"command\": \"optimize\", \"metric\": %d, \"target\": \"%s\", \"vector_dofs\": %lld, "
+             "\"energy0\": %.10e, \"energy\": %.10e, \"min_detj0\": %.10e, \"min_detj\": %.10e, "
+             "\"newton_iters\": %d, \"linear_iters\": %d, \"stop\": \"%s\", \"seconds\": %.3f}\n",
+             o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj,
+             r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
+    else
+      printf("optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
+             "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s\n",
+             o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy,
+             r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj,
+             r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
+  }
+  return HX_OK;
+}
+
+static void optimize_help(void) {
+  printf("usage: hexpack optimize MESH -o OUT [--order N] [optimizer flags] [--json] [--force]\n\n"
+         "  MESH                any format with a reader (format from the extension)\n"
+         "  -o OUT              write the optimized mesh (several allowed)\n"
+         "  --order N           raise the mesh to order N (curving onto its surfaces) first\n\n");
+  hx_cli_tmop_help();
+}
+
+int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
+  hx_cli_common c = {0};
+  hx_tmop_opts o;
+  hx_tmop_opts_default(&o);
+  int quiet = 0;
+  const char *in = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      optimize_help();
+      return HX_OK;
+    }
+    int r = hx_cli_common_flag(argc, argv, &i, &c);
+    if (r < 0) return -r;
+    if (r > 0) continue;
+    r = hx_cli_tmop_flag(argc, argv, &i, &o, &quiet);
+    if (r < 0) return -r;
+    if (r > 0) continue;
+    if (a[0] == '-') return hx_cli_unknown_flag("optimize", a);
+    HX_CHECK(!in, HX_ERR_INPUT, "optimize takes one input mesh, got '%s' and '%s'", in, a);
+    in = a;
+  }
+  HX_CHECK(in, HX_ERR_INPUT, "optimize needs an input mesh: hexpack optimize MESH -o OUT");
+  HX_CHECK(c.num_out > 0, HX_ERR_INPUT, "optimize needs at least one output: -o OUT");
+  /* check every output format before the (long) work, so a bad -o fails fast */
+  for (int k = 0; k < c.num_out; k++) {
+    const hx_format *f;
+    HX_CALL(hx_format_for_path(c.out[k], &f));
+    HX_CHECK(f->write, HX_ERR_INPUT, "format '%s' has no writer (output '%s')", f->name, c.out[k]);
+  }
+  hx_mesh *m = NULL;
+  HX_CALL(hx_import(comm, in, &m));
+  int rc = HX_OK;
+  if (c.order && c.order != m->order) {
+    hx_mesh *raised = NULL;
+    rc = hx_mesh_raise_order(m, c.order, &raised);
+    hx_mesh_destroy(&m);
+    if (rc) return rc;
+    m = raised;
+  }
+  rc = hx_cli_optimize(m, &o, quiet, c.json);
+  if (!rc) {
+    c.order = m->order;
+    rc = hx_cli_write_outputs(m, &c);
+    if (!rc && hx_comm_rank(comm) == 0 && !c.json)
+      for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
+  }
+  hx_mesh_destroy(&m);
+  return rc;
+}
