@@ -33,6 +33,8 @@ typedef struct cpu_data {
   double *H;            /* HX_HESS_STORED: [num_elem][nq^3][81] */
   const double *x_lin;  /* HX_HESS_ONTHEFLY: borrowed linearization point (E-vector) */
   double *BB, *BG, *GG; /* [nq][nd] products of the 1D matrices for the diagonal */
+  double *w3;           /* [nq^3] tensor quadrature weights w_qx w_qy w_qz */
+  int wscalar;          /* every W^{-1} is s I (all ideal-shape targets): scalar fast path */
 } cpu_data;
 
 static int thread_id(void) {
@@ -154,12 +156,27 @@ static void elem_jacobian_t(int nd, int nq, const double *B, const double *G, co
 
 static inline const double *point_winv(const hx_pa *pa, size_t gq) { return pa->w_const ? pa->Winv_c : pa->Winv + 9 * gq; }
 static inline double point_weight(const hx_pa *pa, int q, size_t gq) {
-  int nq = pa->nq, qx = q % nq, qy = (q / nq) % nq, qz = q / (nq * nq);
-  return pa->wq[qx] * pa->wq[qy] * pa->wq[qz] * (pa->w_const ? pa->detW_c : pa->detW[gq]) * pa->scale;
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  return pa->scale * (pa->w_const ? cd->w3[q] * pa->detW_c : cd->w3[q] * pa->detW[gq]);
+}
+
+/* R = M W^{-1} (T = A W^{-1}, dT = dA W^{-1}) */
+static inline void mul_winv(const cpu_data *cd, const double *M, const double *Wi, double *R) {
+  if (cd->wscalar) {
+    double s = Wi[0];
+    for (int i = 0; i < 9; i++) R[i] = s * M[i];
+  } else {
+    hx_m3_mul(M, Wi, R);
+  }
 }
 
 /* F = s * M W^{-T}: F_cd = s sum_j M_cj Winv_dj */
-static inline void flux(const double *M, const double *Wi, double s, double *F) {
+static inline void flux(const cpu_data *cd, const double *M, const double *Wi, double s, double *F) {
+  if (cd->wscalar) {
+    s *= Wi[0];
+    for (int i = 0; i < 9; i++) F[i] = s * M[i];
+    return;
+  }
   for (int c = 0; c < 3; c++)
     for (int d = 0; d < 3; d++)
       F[3 * c + d] = s * (M[3 * c] * Wi[3 * d] + M[3 * c + 1] * Wi[3 * d + 1] + M[3 * c + 2] * Wi[3 * d + 2]);
@@ -190,7 +207,7 @@ static int cpu_energy(const hx_pa *pa, const double *x, double *e) {
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
       double T[9];
-      hx_m3_mul(A + 9 * q, point_winv(pa, gq), T);
+      mul_winv(cd, A + 9 * q, point_winv(pa, gq), T);
       s += point_weight(pa, q, gq) * hx_metric_mu(pa->metric, pa->metric_param, T);
     }
     cd->elem_val[el] = s;
@@ -215,9 +232,9 @@ static int cpu_grad(const hx_pa *pa, const double *x, double *g) {
       size_t gq = (size_t)el * nq3 + q;
       const double *Wi = point_winv(pa, gq);
       double T[9], P[9];
-      hx_m3_mul(A + 9 * q, Wi, T);
+      mul_winv(cd, A + 9 * q, Wi, T);
       hx_metric_P(pa->metric, pa->metric_param, T, P);
-      flux(P, Wi, point_weight(pa, q, gq), F + 9 * q);
+      flux(cd, P, Wi, point_weight(pa, q, gq), F + 9 * q);
     }
     elem_jacobian_t(nd, nq, pa->B, pa->G, F, g + el * npe, work);
   }
@@ -240,7 +257,7 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
       double T[9];
-      hx_m3_mul(A + 9 * q, point_winv(pa, gq), T);
+      mul_winv(cd, A + 9 * q, point_winv(pa, gq), T);
       hx_metric_H(pa->metric, pa->metric_param, T, cd->H + 81 * gq);
     }
   }
@@ -268,7 +285,7 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
       size_t gq = (size_t)el * nq3 + q;
       const double *Wi = point_winv(pa, gq);
       double dT[9], dP[9];
-      hx_m3_mul(dA + 9 * q, Wi, dT);
+      mul_winv(cd, dA + 9 * q, Wi, dT);
       if (stored) {
         /* dP_kl = sum_ij H_ijkl dT_ij (H symmetric) */
         const double *Hq = H + 81 * gq;
@@ -280,10 +297,10 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
         }
       } else {
         double T[9];
-        hx_m3_mul(A + 9 * q, Wi, T);
+        mul_winv(cd, A + 9 * q, Wi, T);
         hx_metric_dP(metric, par, T, dT, dP);
       }
-      flux(dP, Wi, point_weight(pa, q, gq), F + 9 * q);
+      flux(cd, dP, Wi, point_weight(pa, q, gq), F + 9 * q);
     }
     elem_jacobian_t(nd, nq, pa->B, pa->G, F, y + el * npe, work);
   }
@@ -317,7 +334,7 @@ static int cpu_diag(const hx_pa *pa, double *dg) {
             for (int l = 0; l < 3; l++) hkk[9 * k + 3 * j + l] = Hq[9 * (3 * k + j) + 3 * k + l];
       } else {
         double T[9];
-        hx_m3_mul(A + 9 * q, Wi, T);
+        mul_winv(cd, A + 9 * q, Wi, T);
         hx_metric_hkk(pa->metric, pa->metric_param, T, hkk);
       }
       double wt = point_weight(pa, q, gq);
@@ -402,6 +419,7 @@ static int cpu_destroy(hx_pa *pa) {
   hx_free(&cd->BB);
   hx_free(&cd->BG);
   hx_free(&cd->GG);
+  hx_free(&cd->w3);
   hx_free(&pa->data);
   return HX_OK;
 }
@@ -427,10 +445,20 @@ static int cpu_setup(hx_pa *pa) {
   if (rc == HX_OK) rc = hx_malloc((size_t)nq * nd * sizeof(double), &cd->BB);
   if (rc == HX_OK) rc = hx_malloc((size_t)nq * nd * sizeof(double), &cd->BG);
   if (rc == HX_OK) rc = hx_malloc((size_t)nq * nd * sizeof(double), &cd->GG);
+  if (rc == HX_OK) rc = hx_malloc((nq3 + 1) * sizeof(double), &cd->w3);
   if (rc != HX_OK) {
     cpu_destroy(pa);
     return rc;
   }
+  /* W^{-1} = s I everywhere? (exact test: the off-diagonal entries are zero) */
+  cd->wscalar = 1;
+  size_t npts = pa->w_const ? 1 : (size_t)pa->num_elem * nq3;
+  for (size_t g = 0; g < npts && cd->wscalar; g++) {
+    const double *W = pa->w_const ? pa->Winv_c : pa->Winv + 9 * g;
+    if (W[1] != 0 || W[2] != 0 || W[3] != 0 || W[5] != 0 || W[6] != 0 || W[7] != 0 || W[4] != W[0] || W[8] != W[0])
+      cd->wscalar = 0;
+  }
+  for (size_t q = 0; q < nq3; q++) cd->w3[q] = pa->wq[q % nq] * pa->wq[(q / nq) % nq] * pa->wq[q / ((size_t)nq * nq)];
   for (int i = 0; i < nq * nd; i++) {
     cd->BB[i] = pa->B[i] * pa->B[i];
     cd->BG[i] = pa->B[i] * pa->G[i];

@@ -9,6 +9,22 @@
 
 #include "hx_types.h"
 
+/* Real cube root for x > 0 to full double precision: a bit-level first guess
+   (about 3 % off) and three Halley steps (cubic convergence). Several times
+   cheaper than libm's cbrt, which dominated the on-the-fly Hessian action. */
+static inline HX_HD double hx_cbrt(double x) {
+  if (!(x > 0)) return cbrt(x);
+  union { double d; unsigned long long u; } v;
+  v.d = x;
+  v.u = v.u / 3 + 0x2A9F7893782DA1CEull; /* exponent / 3 and a tuned mantissa offset */
+  double y = v.d;
+  for (int k = 0; k < 3; k++) {
+    double y3 = y * y * y;
+    y = y * (y3 + 2.0 * x) / (2.0 * y3 + x);
+  }
+  return y;
+}
+
 static inline HX_HD double hx_m3_det(const double *T) {
   return T[0] * (T[4] * T[8] - T[5] * T[7]) - T[1] * (T[3] * T[8] - T[5] * T[6]) +
          T[2] * (T[3] * T[7] - T[4] * T[6]);
@@ -78,7 +94,7 @@ static inline HX_HD void hx_inv3_compute(const double *T, hx_inv3 *v) {
 
 /* dI1b = 2 tau^(-2/3) [T - (I1/(3 tau)) C],  I1b = I1 tau^(-2/3) */
 static inline HX_HD void hx_inv_dI1b(const double *T, const hx_inv3 *v, double *d) {
-  double t23 = 1.0 / cbrt(v->tau * v->tau);
+  double t23 = 1.0 / hx_cbrt(v->tau * v->tau);
   double c = v->I1 / (3.0 * v->tau);
   for (int i = 0; i < 9; i++) d[i] = 2.0 * t23 * (T[i] - c * v->C[i]);
 }
@@ -92,7 +108,7 @@ static inline HX_HD void hx_inv_dI2(const double *T, const hx_inv3 *v, double *d
 
 /* dI2b = tau^(-4/3) [dI2 - (4 I2/(3 tau)) C],  I2b = I2 tau^(-4/3) */
 static inline HX_HD void hx_inv_dI2b(const double *dI2, const hx_inv3 *v, double *d) {
-  double t43 = 1.0 / (v->tau * cbrt(v->tau));
+  double t43 = 1.0 / (v->tau * hx_cbrt(v->tau));
   double c = 4.0 * v->I2 / (3.0 * v->tau);
   for (int i = 0; i < 9; i++) d[i] = t43 * (dI2[i] - c * v->C[i]);
 }
@@ -100,7 +116,7 @@ static inline HX_HD void hx_inv_dI2b(const double *dI2, const hx_inv3 *v, double
 /* ddI1b:dT = a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T],
    a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3) */
 static inline HX_HD void hx_inv_ddI1b_dT(const double *T, const hx_inv3 *v, const double *dT, double *R) {
-  double t13 = cbrt(v->tau), t23 = t13 * t13;
+  double t13 = hx_cbrt(v->tau), t23 = t13 * t13;
   double a = (2.0 / 3.0) * v->I1 / (v->tau * v->tau * t23);
   double b = 2.0 / t23;
   double g = -(4.0 / 3.0) / (v->tau * t23);
@@ -129,7 +145,7 @@ static inline HX_HD void hx_inv_ddI2_dT(const double *T, const hx_inv3 *v, const
               - (4/3) tau^(-7/3) [(C:dT) dI2 + (dI2:dT) C] + tau^(-4/3) (ddI2:dT) */
 static inline HX_HD void hx_inv_ddI2b_dT(const double *T, const hx_inv3 *v, const double *dI2, const double *dT,
                                          double *R) {
-  double t13 = cbrt(v->tau);
+  double t13 = hx_cbrt(v->tau);
   double t43 = v->tau * t13, t73 = t43 * v->tau, t103 = t73 * v->tau;
   double M[9], CdTtC[9], dd[9];
   hx_m3_mul_abt(v->C, dT, M);

@@ -21,7 +21,7 @@ static inline HX_HD void hx_m302_P(const double *T, double par, double *P) {
   hx_inv_dI1b(T, &v, d1);
   hx_inv_dI2(T, &v, dI2);
   hx_inv_dI2b(dI2, &v, d2);
-  double t23 = cbrt(v.tau * v.tau);
+  double t23 = hx_cbrt(v.tau * v.tau);
   double I1b = v.I1 / t23, I2b = v.I2 / (t23 * t23);
   for (int i = 0; i < 9; i++) P[i] = (I1b * d2[i] + I2b * d1[i]) / 9.0;
 }
@@ -36,7 +36,7 @@ static inline HX_HD void hx_m302_dP(const double *T, double par, const double *d
   hx_inv_dI2b(dI2, &v, d2);
   hx_inv_ddI1b_dT(T, &v, dT, h1);
   hx_inv_ddI2b_dT(T, &v, dI2, dT, h2);
-  double t23 = cbrt(v.tau * v.tau);
+  double t23 = hx_cbrt(v.tau * v.tau);
   double I1b = v.I1 / t23, I2b = v.I2 / (t23 * t23);
   double a = hx_m3_ddot(d2, dT), b = hx_m3_ddot(d1, dT);
   for (int i = 0; i < 9; i++) dP[i] = (a * d1[i] + b * d2[i] + I1b * h2[i] + I2b * h1[i]) / 9.0;

@@ -7,13 +7,20 @@
 static inline HX_HD double hx_m303_mu(const double *T, double par) {
   (void)par;
   double tau = hx_m3_det(T);
-  return hx_m3_ddot(T, T) / (3.0 * cbrt(tau * tau)) - 1.0;
+  return hx_m3_ddot(T, T) / (3.0 * hx_cbrt(tau * tau)) - 1.0;
+}
+
+/* only tau, C and I1 are needed by mu_303's derivatives (not T T^T, I2) */
+static inline HX_HD void hx_m303_inv(const double *T, hx_inv3 *v) {
+  hx_m3_cof(T, v->C);
+  v->tau = T[0] * v->C[0] + T[1] * v->C[1] + T[2] * v->C[2];
+  v->I1 = hx_m3_ddot(T, T);
 }
 
 static inline HX_HD void hx_m303_P(const double *T, double par, double *P) {
   (void)par;
   hx_inv3 v;
-  hx_inv3_compute(T, &v);
+  hx_m303_inv(T, &v);
   hx_inv_dI1b(T, &v, P);
   for (int i = 0; i < 9; i++) P[i] *= 1.0 / 3.0;
 }
@@ -21,7 +28,7 @@ static inline HX_HD void hx_m303_P(const double *T, double par, double *P) {
 static inline HX_HD void hx_m303_dP(const double *T, double par, const double *dT, double *dP) {
   (void)par;
   hx_inv3 v;
-  hx_inv3_compute(T, &v);
+  hx_m303_inv(T, &v);
   hx_inv_ddI1b_dT(T, &v, dT, dP);
   for (int i = 0; i < 9; i++) dP[i] *= 1.0 / 3.0;
 }
