@@ -145,6 +145,29 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
 /* ------------------------------------------------------------------ constraints */
 
 #define FIXED_BIT 63
+#define AXIS_BIT 60 /* bits 60..62: an axis-aligned flat face without a surface record */
+#define MAX_SURF_BITS 60
+
+/* A boundary face without an analytic surface (e.g. read from a file): if all
+   its nodes share one coordinate d (to 1e-10 of the face size), it lies in the
+   plane x_d = const and its nodes may slide in it: return d, else -1. */
+static int flat_axis_face(const hx_mesh *m, const hx_bface *bf) {
+  int nd = m->nd;
+  double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+  for (int k = 0; k < nd; k++)
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++)
+        if (hx_node_on_face(nd, bf->face, i, j, k))
+          for (int c = 0; c < 3; c++) {
+            double v = hx_mesh_elem_x(m, bf->elem, c)[hx_lex(nd, i, j, k)];
+            lo[c] = fmin(lo[c], v);
+            hi[c] = fmax(hi[c], v);
+          }
+  double size = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  for (int c = 0; c < 3; c++)
+    if (hi[c] - lo[c] <= 1e-10 * size) return c;
+  return -1;
+}
 
 static int build_constraints(hx_tmop *tm) {
   hx_mesh *m = tm->mesh;
@@ -155,8 +178,13 @@ static int build_constraints(hx_tmop *tm) {
   for (hx_lid f = 0; f < m->num_faces; f++) {
     const hx_bface *bf = &m->faces[f];
     int s = bf->surf;
-    uint64_t bit = (tm->o.boundary == HX_BND_FIXED || s < 0 || s >= FIXED_BIT || s >= m->num_surfaces)
-                       ? (1ull << FIXED_BIT) : (1ull << s);
+    uint64_t bit;
+    if (tm->o.boundary == HX_BND_FIXED) bit = 1ull << FIXED_BIT;
+    else if (s >= 0 && s < MAX_SURF_BITS && s < m->num_surfaces) bit = 1ull << s;
+    else {
+      int d = s < 0 ? flat_axis_face(m, bf) : -1;
+      bit = d >= 0 ? 1ull << (AXIS_BIT + d) : 1ull << FIXED_BIT;
+    }
     for (int k = 0; k < nd; k++)
       for (int j = 0; j < nd; j++)
         for (int i = 0; i < nd; i++)
@@ -177,6 +205,10 @@ static int build_constraints(hx_tmop *tm) {
     }
     int ncurved = 0, cs = -1, nplanes = 0;
     for (int s = 0; s < FIXED_BIT; s++) {
+      if (s >= AXIS_BIT) {
+        nplanes += (int)((b >> s) & 1);
+        continue;
+      }
       if (!((b >> s) & 1)) continue;
       if (m->surfaces[s].type == HX_SURF_PLANE) nplanes++;
       else {
@@ -198,7 +230,9 @@ static int build_constraints(hx_tmop *tm) {
     double *N = tm->nrm + 9 * (size_t)i;
     for (int s = 0; s < FIXED_BIT && nc < 3; s++) {
       if (!((b >> s) & 1)) continue;
-      double v[3] = {m->surfaces[s].n[0], m->surfaces[s].n[1], m->surfaces[s].n[2]};
+      double v[3] = {0, 0, 0};
+      if (s >= AXIS_BIT) v[s - AXIS_BIT] = 1.0;
+      else memcpy(v, m->surfaces[s].n, sizeof v);
       for (int k = 0; k < nc; k++) {
         double dd = v[0] * N[3 * k] + v[1] * N[3 * k + 1] + v[2] * N[3 * k + 2];
         for (int c = 0; c < 3; c++) v[c] -= dd * N[3 * k + c];

@@ -1,0 +1,2 @@
+# TMOP command line (t640-t659)
+hx_add_script_test(t640-cli-optimize COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t640-cli-optimize.sh LABELS python)
