@@ -2,12 +2,15 @@
    (Kershaw box, spherical shell, box with 6 ids, one non-affine cubic element).
    Arguments: one or more EXT:TOL[:MODE] (TOL relative to the bounding box, 0 =
    bitwise; MODE ascii | zlib | dup = every element with its own copy of the nodes,
-   which the reader must merge back by coordinates). */
+   which the reader must merge back by coordinates; raise = the order-1 mesh
+   written at order N through the streaming curving, compared with the whole-mesh
+   hx_mesh_raise_order). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hx_config.h"
+#include "hx_curve.h"
 #include "hx_error.h"
 #include "hx_io.h"
 #include "hx_iotest.h"
@@ -54,6 +57,24 @@ int main(int argc, char **argv) {
             return 1;
           }
           hx_mesh_destroy(&d);
+        } else if (!strcmp(mode, "raise")) {
+          hx_mesh *lo = NULL, *ref = NULL;
+          if (hx_iotest_make(kinds[k], 1, &lo) || hx_mesh_raise_order(lo, order, &ref)) {
+            printf("raise %s: %s\n", kinds[k], hx_error_message());
+            return 1;
+          }
+          char path[64];
+          snprintf(path, sizeof path, "t101-raise-%s-%d%s", kinds[k], order, ext);
+          hx_export_opts o;
+          hx_export_opts_default(&o);
+          o.order = order;
+          if (hx_export(lo, path, &o) || hx_import(HX_COMM_SELF, path, &r)) {
+            printf("%s: %s\n", path, hx_error_message());
+            return 1;
+          }
+          hx_mesh_destroy(&m);
+          m = ref;
+          hx_mesh_destroy(&lo);
         } else {
           char path[64];
           snprintf(path, sizeof path, "t101-%s-%d%s%s", kinds[k], order, mode, ext);

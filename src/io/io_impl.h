@@ -45,6 +45,8 @@ int hx_idmap_init(hx_idmap *h, size_t expected);
 /** A map for the keys of ids[0..n) (all >= 0): a dense array when their range is
     small (box meshes, meshes read from files), else a hash map. */
 int hx_idmap_init_for(hx_idmap *h, const int64_t *ids, size_t n, size_t expected);
+/** Dense map for keys in [lo, hi] when that range is at most about 2x expected, else a hash map. */
+int hx_idmap_init_range(hx_idmap *h, int64_t lo, int64_t hi, size_t expected);
 void hx_idmap_free(hx_idmap *h);
 /** Insert key with value *val if absent (returns 1, *val unchanged) or return the
     stored value in *val (returns 0). Negative = error (memory). */
@@ -63,11 +65,17 @@ typedef struct hx_elemsrc {
   int order, nd;
   hx_lid block;
   void *cc;        /* hx_curve_ctx when order != m->order */
+  int force;       /* skip the det J check of curved blocks */
+  hx_lid checked;  /* curved blocks below this element were checked */
   double *xb;      /* block buffers (curving only) */
   hx_gid *idb;
   hx_mesh view;
 } hx_elemsrc;
-int hx_elemsrc_open(const hx_mesh *m, int order, hx_elemsrc *s);
+/** Open a source at order (curving block by block when it differs from m->order;
+    curved blocks are checked for det J > 0 unless force). */
+int hx_elemsrc_open(const hx_mesh *m, int order, int force, hx_elemsrc *s);
+/** Upper bound of the node ids the source produces (for dense id maps). */
+hx_gid hx_elemsrc_id_bound(const hx_elemsrc *s);
 int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view);
 void hx_elemsrc_close(hx_elemsrc *s);
 /** The order a writer must produce: o->order, or m->order when 0. */

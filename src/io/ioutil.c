@@ -194,7 +194,12 @@ int hx_idmap_init_for(hx_idmap *h, const int64_t *ids, size_t n, size_t expected
     if (ids[i] < lo) lo = ids[i];
     if (ids[i] > hi) hi = ids[i];
   }
-  if (n == 0 || lo < 0 || (uint64_t)(hi - lo) >= 2 * (uint64_t)expected + 1024) return hx_idmap_init(h, expected);
+  if (n == 0) return hx_idmap_init(h, expected);
+  return hx_idmap_init_range(h, lo, hi, expected);
+}
+
+int hx_idmap_init_range(hx_idmap *h, int64_t lo, int64_t hi, size_t expected) {
+  if (lo < 0 || hi < lo || (uint64_t)(hi - lo) >= 2 * (uint64_t)expected + 1024) return hx_idmap_init(h, expected);
   memset(h, 0, sizeof *h);
   h->lo = lo;
   h->cap = (size_t)(hi - lo + 1);
@@ -285,36 +290,72 @@ int hx_io_require_serial(const hx_mesh *m, const char *path, const char *fmt) {
   return HX_OK;
 }
 
-int hx_elemsrc_open(const hx_mesh *m, int order, hx_elemsrc *s) {
+int hx_elemsrc_open(const hx_mesh *m, int order, int force, hx_elemsrc *s) {
   memset(s, 0, sizeof *s);
   HX_CHECK(order >= 1 && order <= HX_MAX_ORDER, HX_ERR_INPUT, "output order %d outside 1..%d", order, HX_MAX_ORDER);
   s->m = m;
   s->order = order;
   s->nd = order + 1;
   s->block = 4096;
+  s->force = force;
   s->view = *m;
   s->view.order = order;
   s->view.nd = order + 1;
   s->view.num_faces = 0;
   s->view.faces = NULL;
   if (order != m->order) {
-    /* The curving stage (src/core/curve.c) raises the order block by block. */
-    HX_CHECK(0, HX_ERR_INPUT,
-             "writing at order %d from a mesh of order %d needs the curving stage, which is not in this "
-             "build yet; make the mesh at order %d instead (e.g. hexpack box --order %d)",
-             order, m->order, order, order);
+    /* the curving stage raises the order block by block (src/core/curve.c) */
+    hx_curve_ctx *cc = NULL;
+    HX_CALL(hx_curve_create(m, order, &cc));
+    s->cc = cc;
+    size_t npe = (size_t)s->nd * s->nd * s->nd;
+    int rc = hx_malloc((size_t)s->block * 3 * npe * sizeof(double), &s->xb);
+    if (rc == HX_OK) rc = hx_malloc((size_t)s->block * npe * sizeof(hx_gid), &s->idb);
+    if (rc) {
+      hx_elemsrc_close(s);
+      return rc;
+    }
   }
   return HX_OK;
 }
 
+hx_gid hx_elemsrc_id_bound(const hx_elemsrc *s) {
+  if (s->cc) return hx_curve_id_bound((const hx_curve_ctx *)s->cc);
+  hx_gid hi = -1;
+  size_t n = (size_t)s->m->num_elem * hx_mesh_nodes_per_elem(s->m);
+  for (size_t i = 0; i < n; i++)
+    if (s->m->node_id[i] > hi) hi = s->m->node_id[i];
+  return hi + 1;
+}
+
 int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view) {
   size_t npe = (size_t)s->nd * s->nd * s->nd;
+  HX_CHECK(count <= s->block || !s->cc, HX_ERR_INTERNAL, "block of %d elements exceeds %d", count, s->block);
   s->view.num_elem = count;
+  s->view.vert_id = s->m->vert_id + (size_t)e0 * 8;
+  s->view.elem_attr = s->m->elem_attr + e0;
   if (!s->cc) {
     s->view.x = s->m->x + (size_t)e0 * 3 * npe;
     s->view.node_id = s->m->node_id + (size_t)e0 * npe;
-    s->view.vert_id = s->m->vert_id + (size_t)e0 * 8;
-    s->view.elem_attr = s->m->elem_attr + e0;
+  } else {
+    const hx_curve_ctx *cc = s->cc;
+    HX_CALL(hx_curve_block(cc, e0, count, s->xb, s->idb));
+    if (!s->force && e0 + count > s->checked) {
+      hx_gid bad = 0;
+      int rc = hx_curve_check_block(cc, e0, count, s->xb, &bad);
+      if (rc == HX_ERR_INVALID_MESH) {
+        const char *why = hx_error_message();
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", why);
+        hx_error_clear();
+        return HX_ERROR(HX_ERR_INVALID_MESH, "refusing to write at order %d: %s; use --force to write anyway",
+                        s->order, msg);
+      }
+      HX_CALL(rc);
+      s->checked = e0 + count;
+    }
+    s->view.x = s->xb;
+    s->view.node_id = s->idb;
   }
   *view = &s->view;
   return HX_OK;
@@ -323,6 +364,8 @@ int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view)
 void hx_elemsrc_close(hx_elemsrc *s) {
   hx_free(&s->xb);
   hx_free(&s->idb);
+  hx_curve_ctx *cc = s->cc;
+  hx_curve_destroy(&cc);
   s->cc = NULL;
 }
 

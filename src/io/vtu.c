@@ -159,10 +159,7 @@ static int vtu_prepare(vtu_ctx *c) {
   double D[HX_MAX_ND * HX_MAX_ND];
   HX_CALL(hx_mesh_gll_derivative(c->nd, D));
   size_t guess = (size_t)m->num_elem * (size_t)(c->order * c->order * c->order) + 64;
-  if (c->src.cc)
-    HX_CALL(hx_idmap_init(&c->pid, guess));
-  else
-    HX_CALL(hx_idmap_init_for(&c->pid, m->node_id, (size_t)m->num_elem * c->npe, guess));
+  HX_CALL(hx_idmap_init_range(&c->pid, 0, hx_elemsrc_id_bound(&c->src) - 1, guess));
   HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * sizeof(double), &c->minj));
   HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * sizeof(double), &c->sj));
   HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * 6 * sizeof(int32_t), &c->bnd));
@@ -353,7 +350,7 @@ int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   c.order = hx_io_out_order(m, o);
   c.nd = c.order + 1;
   c.npe = c.nd * c.nd * c.nd;
-  HX_CALL(hx_elemsrc_open(m, c.order, &c.src));
+  HX_CALL(hx_elemsrc_open(m, c.order, o->force, &c.src));
   hx_vtk_hex_order(c.order, c.vtk_pos2lex);
   int rc = hx_io_interp_matrix(c.nd, 1, c.B);
   if (rc == HX_OK) rc = vtu_prepare(&c);
