@@ -42,6 +42,7 @@ static int run(int argc, char **argv) {
     hx_export_opts_default(&o);
     if (getenv("HX_ASCII")) o.binary = 0;
     if (getenv("HX_COMPRESS")) o.compress = atoi(getenv("HX_COMPRESS"));
+    if (getenv("HX_CO2")) o.co2 = 1;
     if (hx_export(m, argv[4], &o)) {
       fprintf(stderr, "%s\n", hx_error_message());
       return 1;
@@ -64,6 +65,32 @@ static int run(int argc, char **argv) {
     hx_mesh_destroy(&a);
     hx_mesh_destroy(&b);
     return r;
+  }
+  if (argc >= 5 && !strcmp(argv[1], "dump")) {
+    /* dump FILE ORDER OUT: GLL coordinates "e i j k x y z" (.re2 read at ORDER by Nek's rule) */
+    hx_mesh *a;
+    int order = atoi(argv[3]);
+    const char *ext = strrchr(argv[2], '.');
+    int rc = (ext && !strcmp(ext, ".re2")) ? hx_import_re2_at(HX_COMM_SELF, argv[2], order, &a)
+                                           : hx_import(HX_COMM_SELF, argv[2], &a);
+    if (rc) {
+      printf("error: %s\n", hx_error_message());
+      return 1;
+    }
+    FILE *fp = fopen(argv[4], "w");
+    int nd = a->nd;
+    for (int e = 0; e < a->num_elem; e++)
+      for (int k = 0; k < nd; k++)
+        for (int j = 0; j < nd; j++)
+          for (int i = 0; i < nd; i++) {
+            int q = i + nd * (j + nd * k);
+            fprintf(fp, "%d %d %d %d %.17g %.17g %.17g\n", e, i, j, k, hx_mesh_elem_x(a, e, 0)[q],
+                    hx_mesh_elem_x(a, e, 1)[q], hx_mesh_elem_x(a, e, 2)[q]);
+          }
+    fclose(fp);
+    printf("elements %d order %d faces %d surfaces %d\n", a->num_elem, a->order, a->num_faces, a->num_surfaces);
+    hx_mesh_destroy(&a);
+    return 0;
   }
   if (argc >= 3 && !strcmp(argv[1], "info")) {
     hx_mesh *a;

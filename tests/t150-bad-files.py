@@ -3,7 +3,7 @@
 offset or line where it can) and a non-zero exit, never a crash; writers leave no
 file behind when they fail. Each case: (format, how to break a good file, text the
 message must contain)."""
-import os, re, subprocess, sys
+import os, re, struct, subprocess, sys
 
 build = os.environ.get("HX_BUILD_DIR", ".")
 tool = os.path.join(build, "tests", "hx_iotool")
@@ -65,6 +65,22 @@ zz = bytearray(z)
 for q in range(p + 40, p + 90):
     zz[q] ^= 0x5A
 expect_error("t150-zlib.vtu", bytes(zz), r"corrupt|exceed|larger|past the end|byte")
+
+# ---- .re2 ---------------------------------------------------------------------
+good = gen("sphere", 1, "t150-good.re2")
+expect_error("t150-trunc.re2", good[:700], r"truncated|exceed")
+expect_error("t150-trunc-bc.re2", good[:-10], r"byte \d+")
+expect_error("t150-short.re2", good[:50], r"too short")
+expect_error("t150-magic.re2", b"#x004" + good[5:], r"byte 0: header starts with")
+expect_error("t150-endian.re2", good[:80] + b"\x01\x02\x03\x04" + good[84:], r"byte 80: endianness marker")
+expect_error("t150-count.re2", good[:5] + b"%16d" % 999999 + good[21:], r"byte 84: 999999 elements")
+nan = bytearray(good)
+nan[84 + 8 * 3:84 + 8 * 4] = struct.pack("<d", float("nan"))
+expect_error("t150-nan.re2", bytes(nan), r"byte 108: element 1 has a non-finite coordinate")
+bad_e = bytearray(good)
+at = 84 + 6 * 200 + 8  # first curve record: element number
+bad_e[at:at + 8] = struct.pack("<d", 77.0)
+expect_error("t150-curve.re2", bytes(bad_e), r"byte %d: curve record 1 names element 77" % at)
 
 # ---- writers leave nothing behind ------------------------------------------------
 os.makedirs("t150-out", exist_ok=True)

@@ -46,6 +46,17 @@ int hx_import(hx_comm comm, const char *path, hx_mesh **out);
 /* The formats (one file each in src/io/; also reachable through hx_export/hx_import). */
 int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out);
+/** Nek5000 .re2 (+ .co2 with o->co2, + <base>0.f00000 with the GLL geometry at order >= 2). */
+int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o);
+/** Read a .re2: with <base>0.f00000 beside it its geometry is used, else Nek's rule
+    regenerates the GLL nodes at order 1 (no curves) or 2. */
+int hx_import_re2(hx_comm comm, const char *path, hx_mesh **out);
+/** Read a .re2 at order N by Nek's geometry rule (order <= 0: as hx_import_re2). */
+int hx_import_re2_at(hx_comm comm, const char *path, int order, hx_mesh **out);
+/** The field-file name our .re2 writer uses: "a/b.re2" -> "a/b0.f00000". */
+int hx_re2_field_path(const char *re2_path, char *out, size_t cap);
+/** Read the coordinates of a Nek field file ('X', nelt elements) as an E-vector. */
+int hx_nek_field_read(const char *path, int64_t nelt, int *order, double **x);
 
 /** An output file written under a temporary name and renamed on commit. */
 typedef struct hx_outfile {

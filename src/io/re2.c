@@ -1,0 +1,383 @@
+/* Nek5000 / NekRS binary mesh (.re2, #v004, double precision) writer, with the
+   optional .co2 connectivity and the order-N geometry as a Nek field file
+   (formats.md 1.1-1.9).
+
+   design:
+   1. element records: the 8 corners of every element in preprocessor order;
+   2. curved sides, counted in a first pass and written in a second: 's' for
+      boundary faces on a sphere surface, 'C' for the horizontal edges of boundary
+      faces on a cylinder whose axis is z, 'm' (midpoint at the edge's mid
+      parameter) for every other edge that is not straight; one curve slot per
+      number per element (Nek's ccurve array): 's' wins over an edge curve with the
+      same number, which is then dropped (counted, with a warning);
+   3. one BC set (velocity): every boundary face with its type from its name
+      (inlet 'v  ', outlet 'O  ', symmetry 'SYM', else wall 'W  ') and the boundary
+      id, renumbered 1..n without gaps, in bc5;
+   4. at order N >= 2 the exact GLL geometry goes to <base>0.f00000 (the 'X'
+      restart field file) and the .par lines that load it are printed. */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_config.h"
+#include "hx_error.h"
+#include "hx_memory.h"
+#include "io_impl.h"
+#include "re2_impl.h"
+
+typedef struct re2_curve {
+  int side;         /* edge (m, C) or face (s) number, 1-based preprocessor */
+  double c[5];
+  char type;
+} re2_curve;
+
+typedef struct re2_ctx {
+  const hx_mesh *m;
+  hx_elemsrc src;
+  int32_t *bsurf;   /* [num_elem][6] surface index of boundary faces, -1 */
+  int32_t *bid;     /* [num_elem][6] boundary id, 0 = none */
+  int *bmap;        /* boundary id -> 1..n */
+  int nb;
+  double gll[HX_MAX_ND];
+  long long dropped;
+} re2_ctx;
+
+static void corner_xyz(const hx_mesh *v, hx_lid e, int s, double X[3]) {
+  int c = RE2_PRE[s];
+  for (int d = 0; d < 3; d++) X[d] = hx_mesh_elem_x(v, e, d)[hx_corner_lex(v->nd, c)];
+}
+
+/* Curves of element e (local in block view v, global ge). Returns the count. */
+static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, hx_lid ge, re2_curve *out, long long *dropped) {
+  int n = 0, used[13] = {0};
+  int nd = v->nd;
+  /* s on sphere faces, C on horizontal edges of faces on a z cylinder */
+  int cedge[13] = {0};
+  double cyl_r[13] = {0}, cyl_c[13][2];
+  for (int f = 0; f < 6; f++) {
+    int si = c->bsurf[(size_t)ge * 6 + f];
+    if (si < 0 || si >= c->m->num_surfaces) continue;
+    const hx_surface *s = &c->m->surfaces[si];
+    int pf = RE2_FACE[f];
+    if (s->type == HX_SURF_SPHERE) {
+      re2_curve *r = &out[n++];
+      r->side = pf;
+      r->type = 's';
+      r->c[0] = s->p[0], r->c[1] = s->p[1], r->c[2] = s->p[2], r->c[3] = s->r, r->c[4] = 0;
+      used[pf] = 1;
+    } else if (s->type == HX_SURF_CYLINDER && fabs(fabs(s->n[2]) - 1) < 1e-12) {
+      for (int q = 1; q <= 8; q++) {
+        int a = RE2_EDGE[q][0], b = RE2_EDGE[q][1], on = 0;
+        for (int t = 0; t < 4; t++) on += (RE2_FACE_CORNERS[pf][t] == a) + (RE2_FACE_CORNERS[pf][t] == b);
+        if (on != 2) continue;
+        double P1[3], P2[3];
+        corner_xyz(v, e, a - 1, P1);
+        corner_xyz(v, e, b - 1, P2);
+        if (fabs(P1[2] - P2[2]) > 1e-12 * (fabs(P1[2]) + 1)) continue;
+        /* Nek's centre: mid - nhat * R cos(dtheta), nhat = (y2-y1, x1-x2)/|.| */
+        double mx = 0.5 * (P1[0] + P2[0]), my = 0.5 * (P1[1] + P2[1]);
+        double nx = P2[1] - P1[1], ny = P1[0] - P2[0];
+        double side = (s->p[0] - mx) * nx + (s->p[1] - my) * ny;
+        cedge[q] = 1;
+        cyl_r[q] = side > 0 ? -s->r : s->r;
+        cyl_c[q][0] = s->p[0], cyl_c[q][1] = s->p[1];
+      }
+    }
+  }
+  (void)cyl_c;
+  for (int q = 1; q <= 12; q++) {
+    if (cedge[q]) {
+      if (used[q]) {
+        (*dropped)++;
+        continue;
+      }
+      re2_curve *r = &out[n++];
+      memset(r, 0, sizeof *r);
+      r->side = q;
+      r->type = 'C';
+      r->c[0] = cyl_r[q];
+      used[q] = 1;
+    }
+  }
+  /* m: edges not covered by this element's s faces or C edges */
+  for (int q = 1; q <= 12; q++) {
+    if (cedge[q]) continue;
+    int a = RE2_EDGE[q][0], b = RE2_EDGE[q][1], covered = 0;
+    for (int f = 0; f < 6 && !covered; f++) {
+      int si = c->bsurf[(size_t)ge * 6 + f];
+      if (si < 0 || si >= c->m->num_surfaces || c->m->surfaces[si].type != HX_SURF_SPHERE) continue;
+      int pf = RE2_FACE[f], on = 0;
+      for (int t = 0; t < 4; t++) on += (RE2_FACE_CORNERS[pf][t] == a) + (RE2_FACE_CORNERS[pf][t] == b);
+      covered = on == 2;
+    }
+    if (covered || nd < 3) continue;
+    int ia[3], ib[3];
+    re2_corner_ijk(a - 1, ia);
+    re2_corner_ijk(b - 1, ib);
+    double t[3], P1[3], P2[3], M[3];
+    for (int d = 0; d < 3; d++) t[d] = 0.5 * (ia[d] + ib[d]);
+    corner_xyz(v, e, a - 1, P1);
+    corner_xyz(v, e, b - 1, P2);
+    for (int d = 0; d < 3; d++) M[d] = hx_io_eval_gll(nd, c->gll, hx_mesh_elem_x(v, e, d), t);
+    double len2 = 0, dev2 = 0;
+    for (int d = 0; d < 3; d++) {
+      len2 += (P2[d] - P1[d]) * (P2[d] - P1[d]);
+      dev2 += (M[d] - 0.5 * (P1[d] + P2[d])) * (M[d] - 0.5 * (P1[d] + P2[d]));
+    }
+    if (dev2 <= 1e-8 * len2) continue; /* straight to 1e-4 of the edge length */
+    if (used[q]) {
+      (*dropped)++;
+      continue;
+    }
+    re2_curve *r = &out[n++];
+    r->side = q;
+    r->type = 'm';
+    r->c[0] = M[0], r->c[1] = M[1], r->c[2] = M[2], r->c[3] = r->c[4] = 0;
+    used[q] = 1;
+  }
+  return n;
+}
+
+static const char *bc_type(const hx_mesh *m, int bid) {
+  const char *name = bid > 0 && bid < m->num_bnames ? m->bnames[bid] : NULL;
+  if (!name) return "W  ";
+  char low[64];
+  size_t i = 0;
+  for (; name[i] && i < sizeof low - 1; i++) low[i] = (char)tolower((unsigned char)name[i]);
+  low[i] = 0;
+  if (strstr(low, "inlet") || strstr(low, "inflow")) return "v  ";
+  if (strstr(low, "outlet") || strstr(low, "outflow")) return "O  ";
+  if (strstr(low, "sym")) return "SYM";
+  return "W  ";
+}
+
+static int put_d(hx_outfile *f, double v) { return hx_outfile_write(f, &v, 8); }
+
+static int write_re2(re2_ctx *c, hx_outfile *f) {
+  const hx_mesh *m = c->m;
+  char hdr[81];
+  snprintf(hdr, sizeof hdr, "%5s%16lld%3d%16lld%4d hdr", "#v004", (long long)m->num_elem, 3, (long long)m->num_elem, 1);
+  size_t l = strlen(hdr);
+  memset(hdr + l, ' ', 80 - l);
+  HX_CALL(hx_outfile_write(f, hdr, 80));
+  float test = 6.54321f;
+  HX_CALL(hx_outfile_write(f, &test, 4));
+  double rec[25];
+  hx_lid B = c->src.block;
+  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += B) {
+    hx_lid cnt = m->num_elem - e0 < B ? m->num_elem - e0 : B;
+    const hx_mesh *v;
+    HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
+    for (hx_lid e = 0; e < cnt; e++) {
+      rec[0] = 0; /* group */
+      for (int s = 0; s < 8; s++) {
+        double X[3];
+        corner_xyz(v, e, s, X);
+        rec[1 + s] = X[0], rec[9 + s] = X[1], rec[17 + s] = X[2];
+      }
+      HX_CALL(hx_outfile_write(f, rec, sizeof rec));
+    }
+  }
+  /* curves: count, then write */
+  re2_curve cv[24];
+  long long ncurve = 0;
+  c->dropped = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) HX_CALL(put_d(f, (double)ncurve));
+    for (hx_lid e0 = 0; e0 < m->num_elem; e0 += B) {
+      hx_lid cnt = m->num_elem - e0 < B ? m->num_elem - e0 : B;
+      const hx_mesh *v;
+      HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
+      for (hx_lid e = 0; e < cnt; e++) {
+        long long dropped = 0;
+        int n = elem_curves(c, v, e, e0 + e, cv, &dropped);
+        if (pass == 0) {
+          ncurve += n;
+          c->dropped += dropped;
+          continue;
+        }
+        for (int q = 0; q < n; q++) {
+          double r[8] = {(double)(e0 + e + 1), (double)cv[q].side, cv[q].c[0], cv[q].c[1], cv[q].c[2], cv[q].c[3],
+                         cv[q].c[4], 0};
+          char word[8] = {cv[q].type, ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+          memcpy(&r[7], word, 8);
+          HX_CALL(hx_outfile_write(f, r, sizeof r));
+        }
+      }
+    }
+  }
+  if (c->dropped)
+    hx_warn("%s: %lld edge curve(s) dropped: Nek keeps one curve per side number and element, and a sphere face "
+            "took the slot",
+            f->path, c->dropped);
+  /* boundary conditions, one set */
+  HX_CALL(put_d(f, (double)m->num_faces));
+  for (hx_lid q = 0; q < m->num_faces; q++) {
+    const hx_bface *b = &m->faces[q];
+    double r[8] = {(double)(b->elem + 1), (double)RE2_FACE[b->face], 0, 0, 0, 0, (double)c->bmap[b->bid], 0};
+    char word[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+    memcpy(word, bc_type(m, b->bid), 3);
+    memcpy(&r[7], word, 8);
+    HX_CALL(hx_outfile_write(f, r, sizeof r));
+  }
+  return HX_OK;
+}
+
+/* .co2: #v001 header (a5,3i12) in 132 bytes, float32 6.54321, per element int32
+   element number and the 8 vertex ids (1-based, symmetric = hexpack corner order). */
+static int write_co2(const hx_mesh *m, const char *path) {
+  hx_idmap vm;
+  size_t n = (size_t)m->num_elem * 8;
+  HX_CALL(hx_idmap_init_for(&vm, m->vert_id, n, n / 4 + 16));
+  hx_outfile f;
+  int rc = hx_outfile_open(&f, path);
+  if (rc) {
+    hx_idmap_free(&vm);
+    return rc;
+  }
+  char hdr[133];
+  snprintf(hdr, sizeof hdr, "%5s%12lld%12lld%12d", "#v001", (long long)m->num_elem, (long long)m->num_elem, 8);
+  size_t l = strlen(hdr);
+  memset(hdr + l, ' ', 132 - l);
+  rc = hx_outfile_write(&f, hdr, 132);
+  float test = 6.54321f;
+  if (rc == HX_OK) rc = hx_outfile_write(&f, &test, 4);
+  int64_t next = 1;
+  for (hx_lid e = 0; e < m->num_elem && rc == HX_OK; e++) {
+    int32_t rec[9];
+    rec[0] = (int32_t)(e + 1);
+    for (int cc = 0; cc < 8; cc++) {
+      int64_t id = next;
+      int ins = hx_idmap_insert(&vm, m->vert_id[(size_t)e * 8 + cc], &id);
+      if (ins < 0) rc = -ins;
+      if (ins == 1) next++;
+      rec[1 + cc] = (int32_t)id;
+    }
+    if (rc == HX_OK) rc = hx_outfile_write(&f, rec, sizeof rec);
+  }
+  hx_idmap_free(&vm);
+  if (rc == HX_OK) return hx_outfile_commit(&f);
+  hx_outfile_abort(&f);
+  return rc;
+}
+
+/* Nek field file with the mesh coordinates ('X'), word size 8 (formats.md 1.9). */
+static int write_field(re2_ctx *c, const char *path) {
+  const hx_mesh *m = c->m;
+  int nd = c->src.nd;
+  hx_outfile f;
+  HX_CALL(hx_outfile_open(&f, path));
+  char hdr[133];
+  snprintf(hdr, sizeof hdr, "#std %1d %2d %2d %2d %10lld %10lld %20.13E %9d %6d %6d %s", 8, nd, nd, nd,
+           (long long)m->num_elem, (long long)m->num_elem, 0.0, 0, 0, 1, "X");
+  size_t l = strlen(hdr);
+  memset(hdr + l, ' ', 132 - l);
+  int rc = hx_outfile_write(&f, hdr, 132);
+  float test = 6.54321f;
+  if (rc == HX_OK) rc = hx_outfile_write(&f, &test, 4);
+  for (hx_lid e = 0; e < m->num_elem && rc == HX_OK; e++) {
+    int32_t id = (int32_t)(e + 1);
+    rc = hx_outfile_write(&f, &id, 4);
+  }
+  size_t npe = (size_t)nd * nd * nd;
+  for (hx_lid e0 = 0; e0 < m->num_elem && rc == HX_OK; e0 += c->src.block) {
+    hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
+    const hx_mesh *v;
+    rc = hx_elemsrc_get(&c->src, e0, cnt, &v);
+    /* per element: all x, then all y, then all z = the E-vector layout */
+    if (rc == HX_OK) rc = hx_outfile_write(&f, v->x, (size_t)cnt * 3 * npe * sizeof(double));
+  }
+  if (rc == HX_OK) return hx_outfile_commit(&f);
+  hx_outfile_abort(&f);
+  return rc;
+}
+
+int hx_re2_field_path(const char *re2_path, char *out, size_t cap) {
+  size_t l = strlen(re2_path);
+  if (l > 4 && !strcmp(re2_path + l - 4, ".re2")) l -= 4;
+  HX_CHECK(l + 10 < cap, HX_ERR_INPUT, "path too long: %s", re2_path);
+  snprintf(out, cap, "%.*s0.f00000", (int)l, re2_path);
+  return HX_OK;
+}
+
+int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
+  hx_export_opts def;
+  if (!o) {
+    hx_export_opts_default(&def);
+    o = &def;
+  }
+  HX_CALL(hx_io_require_serial(m, path, ".re2"));
+  re2_ctx c;
+  memset(&c, 0, sizeof c);
+  c.m = m;
+  int order = hx_io_out_order(m, o);
+  HX_CALL(hx_elemsrc_open(m, order, o->force, &c.src));
+  double w[HX_MAX_ND];
+  int rc = hx_gll(order + 1, c.gll, w);
+  size_t n6 = ((size_t)m->num_elem + 1) * 6;
+  if (rc == HX_OK) rc = hx_malloc(n6 * sizeof(int32_t), &c.bsurf);
+  if (rc == HX_OK) rc = hx_malloc(n6 * sizeof(int32_t), &c.bid);
+  int maxb = m->num_bnames;
+  for (hx_lid q = 0; q < m->num_faces; q++)
+    if (m->faces[q].bid >= maxb) maxb = m->faces[q].bid + 1;
+  if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 1) * sizeof(int), &c.bmap);
+  if (rc == HX_OK) {
+    for (size_t q = 0; q < n6; q++) c.bsurf[q] = -1;
+    for (hx_lid q = 0; q < m->num_faces; q++) {
+      const hx_bface *b = &m->faces[q];
+      if (b->elem < 0 || b->elem >= m->num_elem || b->face < 0 || b->face > 5 || b->bid < 1) {
+        rc = HX_ERROR(HX_ERR_INVALID_MESH, "'%s': boundary face %d has an invalid element, face or id", path, q);
+        break;
+      }
+      c.bsurf[(size_t)b->elem * 6 + b->face] = b->surf;
+      c.bid[(size_t)b->elem * 6 + b->face] = b->bid;
+      c.bmap[b->bid] = 1;
+    }
+    /* contiguous ids 1..n in increasing order of our ids (NekRS wants no gaps) */
+    for (int b = 1; b < maxb; b++)
+      if (c.bmap[b]) c.bmap[b] = ++c.nb;
+  }
+  hx_outfile f;
+  if (rc == HX_OK) rc = hx_outfile_open(&f, path);
+  if (rc == HX_OK) {
+    rc = write_re2(&c, &f);
+    if (rc == HX_OK) rc = hx_outfile_commit(&f);
+    else hx_outfile_abort(&f);
+  }
+  if (rc == HX_OK && o->co2) {
+    char co2[4200];
+    size_t l = strlen(path);
+    if (l > 4 && !strcmp(path + l - 4, ".re2")) l -= 4;
+    snprintf(co2, sizeof co2, "%.*s.co2", (int)l, path);
+    rc = write_co2(m, co2);
+  }
+  char fld[4200];
+  if (rc == HX_OK && order >= 2) {
+    rc = hx_re2_field_path(path, fld, sizeof fld);
+    if (rc == HX_OK) rc = write_field(&c, fld);
+  }
+  if (rc == HX_OK && hx_comm_rank(m->comm) == 0) {
+    int mapped = 0;
+    for (int b = 1; b < maxb; b++) mapped |= c.bmap[b] && c.bmap[b] != b;
+    if (mapped || hx_verbosity() > 0) {
+      printf("%s: boundary ids renumbered for NekRS (ours -> .re2):", path);
+      for (int b = 1; b < maxb; b++)
+        if (c.bmap[b]) printf(" %d->%d%s%s", b, c.bmap[b], b < m->num_bnames && m->bnames[b] ? "/" : "",
+                              b < m->num_bnames && m->bnames[b] ? m->bnames[b] : "");
+      printf("\n");
+    }
+    if (order >= 2) {
+      const char *slash = strrchr(fld, '/');
+      printf("%s: order-%d GLL geometry in %s; .par: [GENERAL] polynomialOrder = %d, "
+             "startFrom = %s X (NekRS: startFrom = \"%s+X\")\n",
+             path, order, fld, order, slash ? slash + 1 : fld, slash ? slash + 1 : fld);
+    }
+  }
+  hx_free(&c.bsurf);
+  hx_free(&c.bid);
+  hx_free(&c.bmap);
+  hx_elemsrc_close(&c.src);
+  return rc;
+}
