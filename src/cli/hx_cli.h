@@ -67,3 +67,4 @@ int hx_cli_optimize(hx_mesh *m, struct hx_tmop_opts *o, int quiet, int json);
 int hx_cmd_quality(hx_comm comm, int argc, char **argv);
 int hx_cmd_convert(hx_comm comm, int argc, char **argv);
 int hx_cmd_demo(hx_comm comm, int argc, char **argv);
+int hx_cmd_pebble(hx_comm comm, int argc, char **argv);

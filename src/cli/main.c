@@ -21,7 +21,7 @@ static const hx_command commands[] = {
   {"convert",  hx_cmd_convert, "convert a mesh between formats (.re2 .msh .vtu .mesh .exo)"},
   {"demo",     hx_cmd_demo,    "the bundled example end to end"},
   {"optimize", hx_cmd_optimize, "TMOP mesh optimization (Newton, partial assembly, cpu|cuda)"},
-  {"pebble",   NULL,        "curved all-hex mesh of the fluid between packed spheres"},
+  {"pebble",   hx_cmd_pebble,        "curved all-hex mesh of the fluid between packed spheres"},
   {"pack",     NULL,        "generate a packing of spheres in a container (tests, demos)"},
   {"rods",     NULL,        "curved all-hex mesh of a rod bundle (square/hex lattice, PWR 17x17)"},
   {"bench",    hx_cmd_bench, "throughput benchmarks (tmop, pebble, rods, io)"},

@@ -1,0 +1,78 @@
+/* The pebble-bed mesher: curved all-hex meshes of the fluid between packed spheres
+   (meshers.md section 1; the algorithm is described in docs/architecture.md).
+
+   Usage:
+     hx_pebble_bed *bed;
+     HX_CALL(hx_pebble_bed_read("bed.txt", default_radius, &bed));   or fill one yourself
+     hx_pebble_opts o; hx_pebble_opts_default(&o); o.container = ...;
+     HX_CALL(hx_pebble_opts_finish(&o, bed));          planes from the bed when unset
+     HX_CALL(hx_pebble_bed_check(bed, &o));            overlaps, outside spheres
+     hx_mesh *m; hx_pebble_stats st;
+     HX_CALL(hx_mesher_pebble(comm, bed, &o, &m, &st));  order-1 mesh + surfaces
+     ... curve (hx_curve.h), check, export ...
+     hx_pebble_bed_destroy(&bed);
+
+   Boundary names, ids contiguous from 1 in this order where present: pebble,
+   chamfer, wall, inlet, outlet. Surfaces: sphere k is surface k (k < num_spheres),
+   then the container, planes, and one cylinder per bridge. */
+#pragma once
+#include "hx_mesh.h"
+
+typedef struct hx_pebble_bed {
+  hx_lid n;          /* spheres */
+  double *xyz;       /* [n][3] centres */
+  double *r;         /* [n] radii */
+  int *line;         /* [n] input line of each sphere (0 if not from a file) */
+  char path[1024];   /* input file, for messages ("" if none) */
+} hx_pebble_bed;
+
+enum { HX_PEBBLE_CYLINDER = 0, HX_PEBBLE_BOX = 1 };
+
+typedef struct hx_pebble_opts {
+  int container;        /* HX_PEBBLE_CYLINDER (axis z through cx, cy) or HX_PEBBLE_BOX */
+  double cyl_radius;    /* cylinder radius (0: not set) */
+  double cx, cy;        /* cylinder axis */
+  double box_lo[2], box_hi[2]; /* box x/y extent */
+  double zlo, zhi;      /* bottom and top planes (NAN: from the bed, plane_gap below/above) */
+  double plane_gap;     /* default planes: this fraction of the mean diameter beyond the spheres */
+  double inlet_len, outlet_len; /* extrusion lengths (0: none) */
+  int inlet_layers, outlet_layers;
+  double extrude_ratio; /* growth ratio of the extruded layers away from the bed */
+  int layers;           /* radial layers between facet and sphere (default 3) */
+  double ratio;         /* growth ratio of the radial layers away from the sphere */
+  double first_layer;   /* first-layer thickness as a fraction of the column height (0: use ratio) */
+  double bridge_frac;   /* bridge radius as a fraction of the (smaller) diameter, default 0.1 */
+  double bridge_gap;    /* bridge pairs whose gap is below this fraction of d (default 0.02) */
+  double wall_gap;      /* same threshold for sphere-wall gaps (default: bridge_gap) */
+  double collapse;      /* collapse diagram edges shorter than this fraction of d (default 0.2) */
+  double overlap_tol;   /* largest allowed overlap as a fraction of d (default 0.1) */
+  int rings;            /* extra rings of quads around bridges / near contacts (default 1) */
+  double ring_gap;      /* non-bridged facets with gap below this fraction of d get rings */
+} hx_pebble_opts;
+
+typedef struct hx_pebble_stats {
+  hx_lid num_spheres, num_ghosts, num_tets;
+  hx_lid num_facets, num_wall_facets, num_dropped_facets, num_collapsed;
+  hx_lid num_bridges, num_wall_bridges, num_overlaps;
+  double max_overlap;   /* largest overlap / d */
+  hx_lid elems_bulk, elems_inlet, elems_outlet;
+  double bridge_volume; /* solid volume added by bridges (reported, approximate) */
+  double t_diagram, t_mesh; /* seconds */
+} hx_pebble_stats;
+
+void hx_pebble_opts_default(hx_pebble_opts *o);
+/** Read a centres file: 'x y z' or 'x y z r' per line, '#' comments, blank lines.
+    default_radius (> 0) is used for 3-value lines; 0 makes such lines an error.
+    Errors name path:line. */
+int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **out);
+/** Make a bed from arrays (copied); r may be NULL with radius > 0. */
+int hx_pebble_bed_create(hx_lid n, const double *xyz, const double *r, double radius, hx_pebble_bed **out);
+void hx_pebble_bed_destroy(hx_pebble_bed **bed);
+/** Fill unset container data from the bed (planes at plane_gap beyond the spheres). */
+int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *bed);
+/** Input checks: at least two spheres, no duplicates, overlaps within overlap_tol,
+    every sphere inside the container (touching allowed, within 1e-9 d). */
+int hx_pebble_bed_check(const hx_pebble_bed *bed, const hx_pebble_opts *o);
+/** Mesh the fluid around the bed (order 1, with boundary faces and analytic surfaces). */
+int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
+                     hx_pebble_stats *stats);

@@ -1,0 +1,290 @@
+/* Pebble-bed input: the centres file, default options, and the input checks
+   (duplicates, overlaps, spheres outside the container). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_error.h"
+#include "hx_memory.h"
+#include "hx_pebble.h"
+
+void hx_pebble_opts_default(hx_pebble_opts *o) {
+  memset(o, 0, sizeof *o);
+  o->container = HX_PEBBLE_CYLINDER;
+  o->zlo = o->zhi = NAN;
+  o->plane_gap = 0.1;
+  o->inlet_layers = o->outlet_layers = 4;
+  o->extrude_ratio = 1.0;
+  o->layers = 3;
+  o->ratio = 1.5;
+  o->bridge_frac = 0.1;
+  o->bridge_gap = 0.02;
+  o->wall_gap = -1;
+  o->collapse = 0.2;
+  o->overlap_tol = 0.1;
+  o->rings = 1;
+  o->ring_gap = 0.25;
+}
+
+void hx_pebble_bed_destroy(hx_pebble_bed **bed) {
+  if (!bed || !*bed) return;
+  hx_free(&(*bed)->xyz);
+  hx_free(&(*bed)->r);
+  hx_free(&(*bed)->line);
+  hx_free(bed);
+}
+
+static int bed_alloc(hx_lid n, hx_pebble_bed **out) {
+  hx_pebble_bed *b;
+  HX_CALL(hx_malloc(sizeof *b, &b));
+  b->n = n;
+  int rc = hx_malloc((size_t)(n ? n : 1) * 3 * sizeof *b->xyz, &b->xyz);
+  if (!rc) rc = hx_malloc((size_t)(n ? n : 1) * sizeof *b->r, &b->r);
+  if (!rc) rc = hx_malloc((size_t)(n ? n : 1) * sizeof *b->line, &b->line);
+  if (rc) hx_pebble_bed_destroy(&b);
+  *out = b;
+  return rc;
+}
+
+int hx_pebble_bed_create(hx_lid n, const double *xyz, const double *r, double radius, hx_pebble_bed **out) {
+  *out = NULL;
+  HX_CHECK(n >= 0, HX_ERR_INPUT, "pebble bed: negative sphere count");
+  HX_CHECK(r || radius > 0, HX_ERR_INPUT, "pebble bed: no radii and no default radius");
+  HX_CALL(bed_alloc(n, out));
+  memcpy((*out)->xyz, xyz, (size_t)n * 3 * sizeof *xyz);
+  for (hx_lid i = 0; i < n; i++) (*out)->r[i] = r ? r[i] : radius;
+  return HX_OK;
+}
+
+int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **out) {
+  *out = NULL;
+  FILE *fp = fopen(path, "r");
+  HX_CHECK(fp, HX_ERR_IO, "cannot open centres file '%s': %s", path, strerror(errno));
+  hx_pebble_bed *b = NULL;
+  hx_lid cap = 1024, n = 0;
+  int rc = bed_alloc(cap, &b);
+  char line[4096];
+  int line_no = 0;
+  while (!rc && fgets(line, sizeof line, fp)) {
+    line_no++;
+    size_t len = strlen(line);
+    if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(fp)) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: line longer than %d characters", path, line_no, (int)sizeof line - 2);
+      break;
+    }
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    double v[5];
+    int cnt = 0;
+    char *s = line, *end;
+    while (1) {
+      while (isspace((unsigned char)*s) || *s == ',') s++;
+      if (!*s) break;
+      if (cnt == 5) break;
+      errno = 0;
+      double d = strtod(s, &end);
+      if (end == s) {
+        char tok[32];
+        int k = 0;
+        while (s[k] && !isspace((unsigned char)s[k]) && k < 31) tok[k] = s[k], k++;
+        tok[k] = 0;
+        rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: expected a number, found '%s' (a line is 'x y z' or 'x y z r')", path,
+                      line_no, tok);
+        break;
+      }
+      if (!isfinite(d)) {
+        rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: value %d is not a finite number (NaN or infinity)", path, line_no, cnt + 1);
+        break;
+      }
+      v[cnt++] = d;
+      s = end;
+    }
+    if (rc) break;
+    if (cnt == 0) continue;
+    if (cnt != 3 && cnt != 4) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: a sphere line needs 'x y z' or 'x y z r', found %s%d value(s)", path, line_no,
+                    cnt == 5 ? "at least " : "", cnt);
+      break;
+    }
+    if (cnt == 3 && !(default_radius > 0)) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: the line has no radius and no --radius was given", path, line_no);
+      break;
+    }
+    if (cnt == 4 && !(v[3] > 0)) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: the radius must be positive, found %g", path, line_no, v[3]);
+      break;
+    }
+    if (n == cap) {
+      cap *= 2;
+      rc = hx_realloc((size_t)cap * 3 * sizeof *b->xyz, &b->xyz);
+      if (!rc) rc = hx_realloc((size_t)cap * sizeof *b->r, &b->r);
+      if (!rc) rc = hx_realloc((size_t)cap * sizeof *b->line, &b->line);
+      if (rc) break;
+    }
+    memcpy(b->xyz + 3 * n, v, 3 * sizeof(double));
+    b->r[n] = cnt == 4 ? v[3] : default_radius;
+    b->line[n] = line_no;
+    n++;
+  }
+  if (!rc && ferror(fp)) rc = HX_ERROR(HX_ERR_IO, "error reading '%s'", path);
+  fclose(fp);
+  if (rc) {
+    hx_pebble_bed_destroy(&b);
+    return rc;
+  }
+  b->n = n;
+  snprintf(b->path, sizeof b->path, "%s", path);
+  *out = b;
+  return HX_OK;
+}
+
+/* "file:line" or "sphere k" naming sphere i in messages */
+static const char *where(const hx_pebble_bed *b, hx_lid i, char *buf, size_t len) {
+  if (b->path[0] && b->line[i] > 0)
+    snprintf(buf, len, "%s:%d", b->path, b->line[i]);
+  else
+    snprintf(buf, len, "sphere %d", (int)i);
+  return buf;
+}
+
+static double mean_diameter(const hx_pebble_bed *b) {
+  double s = 0;
+  for (hx_lid i = 0; i < b->n; i++) s += 2 * b->r[i];
+  return b->n ? s / b->n : 1;
+}
+
+int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *b) {
+  HX_CHECK(b->n >= 2, HX_ERR_INPUT, "%s: a bed needs at least two spheres, found %d", b->path[0] ? b->path : "bed",
+           (int)b->n);
+  double d = mean_diameter(b);
+  double zmin = INFINITY, zmax = -INFINITY;
+  for (hx_lid i = 0; i < b->n; i++) {
+    zmin = fmin(zmin, b->xyz[3 * i + 2] - b->r[i]);
+    zmax = fmax(zmax, b->xyz[3 * i + 2] + b->r[i]);
+  }
+  if (isnan(o->zlo)) o->zlo = zmin - o->plane_gap * d;
+  if (isnan(o->zhi)) o->zhi = zmax + o->plane_gap * d;
+  HX_CHECK(o->zhi > o->zlo, HX_ERR_INPUT, "flags --bottom/--top: the top plane (%g) must lie above the bottom (%g)",
+           o->zhi, o->zlo);
+  if (o->wall_gap < 0) o->wall_gap = o->bridge_gap;
+  if (o->container == HX_PEBBLE_CYLINDER && !(o->cyl_radius > 0)) {
+    double rmax = 0;
+    for (hx_lid i = 0; i < b->n; i++) {
+      double dx = b->xyz[3 * i] - o->cx, dy = b->xyz[3 * i + 1] - o->cy;
+      rmax = fmax(rmax, sqrt(dx * dx + dy * dy) + b->r[i]);
+    }
+    o->cyl_radius = rmax + o->plane_gap * d;
+  }
+  if (o->container == HX_PEBBLE_BOX && !(o->box_hi[0] > o->box_lo[0])) {
+    for (int c = 0; c < 2; c++) {
+      o->box_lo[c] = INFINITY;
+      o->box_hi[c] = -INFINITY;
+      for (hx_lid i = 0; i < b->n; i++) {
+        o->box_lo[c] = fmin(o->box_lo[c], b->xyz[3 * i + c] - b->r[i] - o->plane_gap * d);
+        o->box_hi[c] = fmax(o->box_hi[c], b->xyz[3 * i + c] + b->r[i] + o->plane_gap * d);
+      }
+    }
+  }
+  return HX_OK;
+}
+
+typedef struct cellkey {
+  int64_t key;
+  hx_lid i;
+} cellkey;
+static int cmp_cellkey(const void *a, const void *b) {
+  const cellkey *x = a, *y = b;
+  return x->key < y->key ? -1 : x->key > y->key ? 1 : (x->i - y->i);
+}
+
+int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
+  char w1[1100], w2[1100];
+  const char *src = b->path[0] ? b->path : "bed";
+  HX_CHECK(b->n >= 2, HX_ERR_INPUT, "%s: a bed needs at least two spheres, found %d", src, (int)b->n);
+  double d = mean_diameter(b), rmax = 0;
+  for (hx_lid i = 0; i < b->n; i++) {
+    for (int c = 0; c < 3; c++)
+      HX_CHECK(isfinite(b->xyz[3 * i + c]), HX_ERR_INPUT, "%s: centre is not finite", where(b, i, w1, sizeof w1));
+    HX_CHECK(b->r[i] > 0 && isfinite(b->r[i]), HX_ERR_INPUT, "%s: radius must be positive", where(b, i, w1, sizeof w1));
+    rmax = fmax(rmax, b->r[i]);
+  }
+  /* container: touching (within 1e-9 d) is allowed */
+  double tol = 1e-9 * d;
+  for (hx_lid i = 0; i < b->n; i++) {
+    const double *x = b->xyz + 3 * i;
+    double r = b->r[i];
+    if (o->container == HX_PEBBLE_CYLINDER) {
+      double rho = hypot(x[0] - o->cx, x[1] - o->cy);
+      HX_CHECK(rho + r <= o->cyl_radius + tol, HX_ERR_INPUT,
+               "%s: sphere at (%g, %g, %g) radius %g reaches radius %.6g, outside the container cylinder (radius %g)",
+               where(b, i, w1, sizeof w1), x[0], x[1], x[2], r, rho + r, o->cyl_radius);
+    } else {
+      for (int c = 0; c < 2; c++)
+        HX_CHECK(x[c] - r >= o->box_lo[c] - tol && x[c] + r <= o->box_hi[c] + tol, HX_ERR_INPUT,
+                 "%s: sphere at (%g, %g, %g) radius %g leaves the container box in %c", where(b, i, w1, sizeof w1), x[0],
+                 x[1], x[2], r, "xy"[c]);
+    }
+    HX_CHECK(x[2] - r >= o->zlo - tol && x[2] + r <= o->zhi + tol, HX_ERR_INPUT,
+             "%s: sphere at (%g, %g, %g) radius %g crosses the bottom/top plane z = %g / %g",
+             where(b, i, w1, sizeof w1), x[0], x[1], x[2], r, o->zlo, o->zhi);
+  }
+  /* pairs: a uniform grid of cell size 2 rmax, keys sorted */
+  double lo[3] = {INFINITY, INFINITY, INFINITY};
+  for (hx_lid i = 0; i < b->n; i++)
+    for (int c = 0; c < 3; c++) lo[c] = fmin(lo[c], b->xyz[3 * i + c]);
+  double h = 2 * rmax;
+  cellkey *keys;
+  HX_CALL(hx_malloc((size_t)b->n * sizeof *keys, &keys));
+  const int64_t M = 1 << 20;
+  for (hx_lid i = 0; i < b->n; i++) {
+    int64_t g[3];
+    for (int c = 0; c < 3; c++) g[c] = (int64_t)floor((b->xyz[3 * i + c] - lo[c]) / h);
+    keys[i].key = (g[2] * M + g[1]) * M + g[0];
+    keys[i].i = i;
+  }
+  qsort(keys, (size_t)b->n, sizeof *keys, cmp_cellkey);
+  int rc = HX_OK;
+  for (hx_lid a = 0; a < b->n && !rc; a++) {
+    hx_lid i = keys[a].i;
+    int64_t g[3];
+    for (int c = 0; c < 3; c++) g[c] = (int64_t)floor((b->xyz[3 * i + c] - lo[c]) / h);
+    for (int dz = -1; dz <= 1 && !rc; dz++)
+      for (int dy = -1; dy <= 1 && !rc; dy++)
+        for (int dx = -1; dx <= 1 && !rc; dx++) {
+          int64_t key = ((g[2] + dz) * M + (g[1] + dy)) * M + g[0] + dx;
+          /* binary search for the first entry with this key */
+          hx_lid L = 0, R = b->n;
+          while (L < R) {
+            hx_lid mid = (L + R) / 2;
+            if (keys[mid].key < key) L = mid + 1;
+            else R = mid;
+          }
+          for (hx_lid q = L; q < b->n && keys[q].key == key && !rc; q++) {
+            hx_lid j = keys[q].i;
+            if (j <= i) continue;
+            double dist = 0;
+            for (int c = 0; c < 3; c++) {
+              double t = b->xyz[3 * i + c] - b->xyz[3 * j + c];
+              dist += t * t;
+            }
+            dist = sqrt(dist);
+            double dij = b->r[i] + b->r[j]; /* the pair's contact distance (mean diameter) */
+            if (dist <= 1e-9 * dij) {
+              rc = HX_ERROR(HX_ERR_INPUT, "%s: duplicate sphere (same centre as %s)", where(b, j, w1, sizeof w1),
+                            where(b, i, w2, sizeof w2));
+            } else if (dist < dij * (1 - o->overlap_tol)) {
+              rc = HX_ERROR(HX_ERR_INPUT,
+                            "%s: sphere overlaps %s by %.3g%% of the diameter (more than the tolerance %.3g%%, "
+                            "--overlap-tol)",
+                            where(b, j, w1, sizeof w1), where(b, i, w2, sizeof w2), 100 * (1 - dist / dij),
+                            100 * o->overlap_tol);
+            }
+          }
+        }
+  }
+  hx_free(&keys);
+  return rc;
+}

@@ -1,0 +1,1338 @@
+/* The pebble-bed mesher (meshers.md section 1; docs/architecture.md "Pebble beds").
+
+   1. sites: the spheres plus ghost sites mirrored across every container wall they
+      are near (and across pairs of walls near corners), so that the power diagram
+      of all sites, restricted to the real cells, fills the container;
+   2. power diagram through Qhull (meshers/qhull/power3d.c): vertices = power centres
+      of the regular tetrahedra, facets = rings of tetrahedra around each edge that
+      has a real site;
+   3. vertices incident to a ghost are snapped onto its wall(s); coincident vertices
+      are merged, then short diagram edges collapsed (union-find, guarded so that no
+      facet pinches and no contact facet disappears); facets left with < 3 vertices
+      are dropped;
+   4. every facet is tessellated once: its boundary loop (vertices + edge midpoints,
+      midpoints keyed by the edge, so neighbouring facets agree), then either a fan
+      from a centre (n-gon -> n quads), or around a bridge (contact or near contact)
+      a ring of 2n quads whose inner loop is the bridge circle, with optional extra
+      rings of geometrically graded radius;
+   5. every facet quad is swept to each real sphere owning the facet: radial
+      projection for ordinary nodes, along the bridge axis for bridge-circle nodes,
+      split into graded layers;
+   6. plane facets are extruded into inlet/outlet sections;
+   7. boundary faces get ids (pebble, chamfer, wall, inlet, outlet) and surfaces. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hx_error.h"
+#include "hx_memory.h"
+#include "hx_pebble.h"
+#include "hx_power3d.h"
+
+#define MAXW 6 /* walls */
+
+typedef struct wall {
+  int cyl;      /* 1: container cylinder, 0: plane */
+  double p[3];  /* plane point / axis point */
+  double n[3];  /* plane outward normal / axis */
+  double R;     /* cylinder radius */
+  int kind;     /* 0 wall, 1 inlet (bottom), 2 outlet (top) */
+  int surf;     /* surface index */
+} wall;
+
+typedef struct bridge {
+  double p[3], u[3]; /* a point on the axis (facet centre) and the unit axis a -> b */
+  double rb;
+  int32_t a, b;      /* real sphere a; b real sphere or -1 (wall) */
+  int surf;
+} bridge;
+
+typedef struct facet {
+  int32_t a, b;     /* sites: a real; b real (> a) or ghost */
+  int32_t v0, nv;   /* polygon vertices in fv[v0 .. v0+nv) (node ids), CCW about a -> b */
+  int32_t q0, nq;   /* quads */
+  int wall;         /* wall index or -1 */
+  int bridge;       /* bridge index or -1 */
+} facet;
+
+typedef struct quad {
+  int32_t x[4];
+  uint8_t chamfer;  /* bit e: edge (x[e], x[e+1]) lies on the bridge circle */
+  uint8_t emask[4]; /* wall mask of edge e when it lies on the facet boundary */
+} quad;
+
+typedef struct builder {
+  /* sites */
+  hx_lid ns, nreal;
+  double *sx, *sr;
+  int32_t *sparent; /* real sphere of the site */
+  uint8_t *smask;   /* walls mirrored (0 for real sites) */
+  wall w[MAXW];
+  int nw;
+  /* nodes */
+  hx_lid nn, capn;
+  double *X;
+  int32_t *nbridge; /* bridge of a bridge-circle node, else -1 */
+  uint8_t *nmask;
+  /* diagram */
+  hx_power3d *pd;
+  facet *F;
+  hx_lid nf, capf;
+  int32_t *fv;
+  hx_lid nfv, capfv;
+  quad *Q;
+  hx_lid nq, capq;
+  bridge *B;
+  hx_lid nb, capb;
+} builder;
+
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static double norm3(const double *a) { return sqrt(dot3(a, a)); }
+static void cross3(const double *a, const double *b, double *c) {
+  c[0] = a[1] * b[2] - a[2] * b[1];
+  c[1] = a[2] * b[0] - a[0] * b[2];
+  c[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double dist3(const double *a, const double *b) {
+  double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+  return norm3(d);
+}
+
+static int grow(void *pp, hx_lid *cap, hx_lid need, size_t elsize) {
+  if (need <= *cap) return HX_OK;
+  hx_lid nc = *cap ? *cap : 64;
+  while (nc < need) nc *= 2;
+  HX_CALL(hx_realloc((size_t)nc * elsize, pp));
+  *cap = nc;
+  return HX_OK;
+}
+
+static int add_node(builder *bd, const double x[3], uint8_t mask, int32_t br, int32_t *id) {
+  hx_lid old = bd->capn;
+  HX_CALL(grow(&bd->X, &bd->capn, bd->nn + 1, 3 * sizeof(double)));
+  if (bd->capn != old) { /* the side arrays follow X's capacity */
+    HX_CALL(hx_realloc((size_t)bd->capn * sizeof *bd->nbridge, &bd->nbridge));
+    HX_CALL(hx_realloc((size_t)bd->capn * sizeof *bd->nmask, &bd->nmask));
+  }
+  memcpy(bd->X + 3 * bd->nn, x, 3 * sizeof(double));
+  bd->nbridge[bd->nn] = br;
+  bd->nmask[bd->nn] = mask;
+  *id = bd->nn++;
+  return HX_OK;
+}
+
+/* ---- walls ---------------------------------------------------------------- */
+
+static double wall_dist(const wall *w, const double x[3]) {
+  if (w->cyl) {
+    double rho = hypot(x[0] - w->p[0], x[1] - w->p[1]);
+    return w->R - rho;
+  }
+  double d[3] = {x[0] - w->p[0], x[1] - w->p[1], x[2] - w->p[2]};
+  return -dot3(d, w->n);
+}
+
+static void wall_reflect(const wall *w, const double x[3], double y[3]) {
+  if (w->cyl) {
+    double dx = x[0] - w->p[0], dy = x[1] - w->p[1], rho = hypot(dx, dy);
+    double ex = 1, ey = 0;
+    if (rho > 0) ex = dx / rho, ey = dy / rho;
+    double r2 = 2 * w->R - rho;
+    y[0] = w->p[0] + r2 * ex;
+    y[1] = w->p[1] + r2 * ey;
+    y[2] = x[2];
+    return;
+  }
+  double d[3] = {x[0] - w->p[0], x[1] - w->p[1], x[2] - w->p[2]};
+  double s = 2 * dot3(d, w->n);
+  for (int c = 0; c < 3; c++) y[c] = x[c] - s * w->n[c];
+}
+
+/* closest point of the wall (radial projection for the cylinder) */
+static void wall_project(const wall *w, double x[3]) {
+  if (w->cyl) {
+    double dx = x[0] - w->p[0], dy = x[1] - w->p[1], rho = hypot(dx, dy);
+    if (rho > 0) {
+      x[0] = w->p[0] + w->R * dx / rho;
+      x[1] = w->p[1] + w->R * dy / rho;
+    }
+    return;
+  }
+  double d[3] = {x[0] - w->p[0], x[1] - w->p[1], x[2] - w->p[2]};
+  double s = dot3(d, w->n);
+  for (int c = 0; c < 3; c++) x[c] -= s * w->n[c];
+}
+
+/* move x along the unit direction u onto the wall (the root nearest x) */
+static void wall_project_along(const wall *w, double x[3], const double u[3]) {
+  if (!w->cyl) {
+    double d[3] = {x[0] - w->p[0], x[1] - w->p[1], x[2] - w->p[2]};
+    double un = dot3(u, w->n);
+    if (fabs(un) < 1e-12) {
+      wall_project(w, x);
+      return;
+    }
+    double t = -dot3(d, w->n) / un;
+    for (int c = 0; c < 3; c++) x[c] += t * u[c];
+    return;
+  }
+  /* |(x + t u - p)_xy| = R */
+  double dx = x[0] - w->p[0], dy = x[1] - w->p[1];
+  double A = u[0] * u[0] + u[1] * u[1], Bq = 2 * (dx * u[0] + dy * u[1]), C = dx * dx + dy * dy - w->R * w->R;
+  if (A < 1e-14) {
+    wall_project(w, x);
+    return;
+  }
+  double disc = Bq * Bq - 4 * A * C;
+  if (disc < 0) disc = 0;
+  double s = sqrt(disc), t1 = (-Bq + s) / (2 * A), t2 = (-Bq - s) / (2 * A);
+  double t = fabs(t1) < fabs(t2) ? t1 : t2;
+  for (int c = 0; c < 3; c++) x[c] += t * u[c];
+}
+
+/* snap x onto every wall of mask (planes first, then the cylinder; they commute
+   for the walls we build: the cylinder's axis is parallel to the planes' normals
+   or the planes are the box sides) */
+static void snap(const builder *bd, uint8_t mask, double x[3]) {
+  for (int k = 0; k < bd->nw; k++)
+    if ((mask >> k & 1) && !bd->w[k].cyl) wall_project(&bd->w[k], x);
+  for (int k = 0; k < bd->nw; k++)
+    if ((mask >> k & 1) && bd->w[k].cyl) wall_project(&bd->w[k], x);
+}
+
+/* ---- sites ---------------------------------------------------------------- */
+
+static int build_sites(builder *bd, const hx_pebble_bed *bed, const hx_pebble_opts *o) {
+  double dmax = 0;
+  for (hx_lid i = 0; i < bed->n; i++) dmax = fmax(dmax, 2 * bed->r[i]);
+  double near = 3 * dmax;
+  hx_lid cap = bed->n * 4 + 16;
+  bd->nreal = bed->n;
+  HX_CALL(hx_malloc((size_t)cap * 3 * sizeof *bd->sx, &bd->sx));
+  HX_CALL(hx_malloc((size_t)cap * sizeof *bd->sr, &bd->sr));
+  HX_CALL(hx_malloc((size_t)cap * sizeof *bd->sparent, &bd->sparent));
+  HX_CALL(hx_malloc((size_t)cap * sizeof *bd->smask, &bd->smask));
+  hx_lid ns = 0;
+  for (hx_lid i = 0; i < bed->n; i++) {
+    memcpy(bd->sx + 3 * ns, bed->xyz + 3 * i, 3 * sizeof(double));
+    bd->sr[ns] = bed->r[i];
+    bd->sparent[ns] = i;
+    bd->smask[ns] = 0;
+    ns++;
+  }
+  for (hx_lid i = 0; i < bed->n; i++) {
+    uint8_t nearmask = 0;
+    for (int k = 0; k < bd->nw; k++)
+      if (wall_dist(&bd->w[k], bed->xyz + 3 * i) < near) nearmask |= (uint8_t)(1u << k);
+    /* every non-empty subset of the near walls */
+    for (unsigned sub = nearmask; sub; sub = (sub - 1) & nearmask) {
+      if (ns + 1 > cap) {
+        cap *= 2;
+        HX_CALL(hx_realloc((size_t)cap * 3 * sizeof *bd->sx, &bd->sx));
+        HX_CALL(hx_realloc((size_t)cap * sizeof *bd->sr, &bd->sr));
+        HX_CALL(hx_realloc((size_t)cap * sizeof *bd->sparent, &bd->sparent));
+        HX_CALL(hx_realloc((size_t)cap * sizeof *bd->smask, &bd->smask));
+      }
+      double y[3];
+      memcpy(y, bed->xyz + 3 * i, sizeof y);
+      for (int k = 0; k < bd->nw; k++)
+        if (sub >> k & 1) wall_reflect(&bd->w[k], y, y);
+      memcpy(bd->sx + 3 * ns, y, sizeof y);
+      bd->sr[ns] = bed->r[i];
+      bd->sparent[ns] = i;
+      bd->smask[ns] = (uint8_t)sub;
+      ns++;
+    }
+  }
+  (void)o;
+  bd->ns = ns;
+  return HX_OK;
+}
+
+/* ---- diagram -------------------------------------------------------------- */
+
+typedef struct edgekey {
+  int64_t key;
+  int32_t tet;
+} edgekey;
+static int cmp_edgekey(const void *a, const void *b) {
+  const edgekey *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->tet - y->tet;
+}
+
+static int find(int32_t *par, int32_t v) {
+  while (par[v] != v) {
+    par[v] = par[par[v]];
+    v = par[v];
+  }
+  return v;
+}
+
+typedef struct pedge {
+  double len;
+  int32_t u, v;
+} pedge;
+static int cmp_pedge(const void *a, const void *b) {
+  const pedge *x = a, *y = b;
+  return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
+}
+
+/* distinct cyclic vertex list of facet f under the union-find (roots), into out;
+   returns its length */
+static int facet_roots(const builder *bd, int32_t *par, const facet *f, int32_t *out, int max) {
+  int m = 0;
+  for (int k = 0; k < f->nv; k++) {
+    int32_t r = find(par, bd->fv[f->v0 + k]);
+    if (m && out[m - 1] == r) continue;
+    if (m == max) return max + 1;
+    out[m++] = r;
+  }
+  while (m > 1 && out[m - 1] == out[0]) m--;
+  return m;
+}
+
+#define MAXPOLY 64
+
+static double pair_gap(const builder *bd, int32_t a, int32_t b) {
+  return dist3(bd->sx + 3 * a, bd->sx + 3 * b) - bd->sr[a] - bd->sr[b];
+}
+
+/* A facet (a, b) needs a bridge: real pair or own mirror with a gap below the threshold */
+static int facet_contact(const builder *bd, const hx_pebble_opts *o, const facet *f, double *gap) {
+  int32_t a = f->a, b = f->b;
+  double dmin = 2 * fmin(bd->sr[a], bd->sr[b]);
+  if (bd->smask[b] == 0) {
+    *gap = pair_gap(bd, a, b);
+    return *gap < o->bridge_gap * dmin;
+  }
+  if (bd->sparent[b] != a) return 0;
+  int nb = 0, k = -1;
+  for (int q = 0; q < bd->nw; q++)
+    if (bd->smask[b] >> q & 1) nb++, k = q;
+  if (nb != 1) return 0;
+  *gap = wall_dist(&bd->w[k], bd->sx + 3 * a) - bd->sr[a];
+  return *gap < o->wall_gap * dmin;
+}
+
+static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
+  hx_power3d *pd = bd->pd;
+  hx_lid T = pd->num_tets;
+  double dmean = 0;
+  for (hx_lid i = 0; i < bd->nreal; i++) dmean += 2 * bd->sr[i];
+  dmean /= bd->nreal;
+  /* 1. edges with a real site */
+  edgekey *ek;
+  hx_lid nek = 0;
+  HX_CALL(hx_malloc((size_t)T * 6 * sizeof *ek, &ek));
+  static const int pairs[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  for (hx_lid t = 0; t < T; t++) {
+    const int32_t *s = pd->tet + 4 * t;
+    for (int p = 0; p < 6; p++) {
+      int32_t a = s[pairs[p][0]], b = s[pairs[p][1]];
+      if (a > b) {
+        int32_t tmp = a;
+        a = b, b = tmp;
+      }
+      if (bd->smask[a] && bd->smask[b]) continue; /* both ghosts */
+      if (bd->smask[a]) continue;                 /* a < b and reals come first: not reached */
+      ek[nek].key = (int64_t)a * bd->ns + b;
+      ek[nek].tet = (int32_t)t;
+      nek++;
+    }
+  }
+  qsort(ek, (size_t)nek, sizeof *ek, cmp_edgekey);
+  /* 2. facets: ring walks */
+  int rc = HX_OK;
+  for (hx_lid g = 0; g < nek && !rc;) {
+    hx_lid h = g;
+    while (h < nek && ek[h].key == ek[g].key) h++;
+    int32_t a = (int32_t)(ek[g].key / bd->ns), b = (int32_t)(ek[g].key % bd->ns);
+    hx_lid cnt = h - g;
+    if ((rc = grow(&bd->fv, &bd->capfv, bd->nfv + cnt, sizeof *bd->fv))) break;
+    if ((rc = grow(&bd->F, &bd->capf, bd->nf + 1, sizeof *bd->F))) break;
+    int32_t t0 = ek[g].tet, t = t0;
+    /* the two other sites of t0 */
+    int32_t other[2], no = 0;
+    for (int k = 0; k < 4; k++)
+      if (pd->tet[4 * t + k] != a && pd->tet[4 * t + k] != b) other[no++] = pd->tet[4 * t + k];
+    int32_t shared = other[1]; /* we leave t0 through the face (a, b, other[1]) */
+    hx_lid steps = 0;
+    facet *f = &bd->F[bd->nf];
+    f->a = a;
+    f->b = b;
+    f->v0 = bd->nfv;
+    f->wall = -1;
+    f->bridge = -1;
+    int32_t leave_opp = other[0];
+    while (1) {
+      bd->fv[bd->nfv++] = t;
+      steps++;
+      int lo = -1;
+      for (int k = 0; k < 4; k++)
+        if (pd->tet[4 * t + k] == leave_opp) lo = k;
+      int32_t nt = lo >= 0 ? pd->nbr[4 * t + lo] : -1;
+      if (nt < 0) {
+        rc = HX_ERROR(HX_ERR_INTERNAL,
+                      "pebble: the cell of sphere %d is unbounded (a gap in the ghost sites near the container)",
+                      (int)bd->sparent[a]);
+        break;
+      }
+      if (nt == t0) break;
+      if (steps > cnt) {
+        rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: inconsistent ring of tetrahedra around sites %d-%d", (int)a, (int)b);
+        break;
+      }
+      /* in nt: sites a, b, shared, and a new one */
+      int32_t nw = -1;
+      for (int k = 0; k < 4; k++) {
+        int32_t s = pd->tet[4 * nt + k];
+        if (s != a && s != b && s != shared) nw = s;
+      }
+      leave_opp = shared;
+      shared = nw;
+      t = nt;
+    }
+    if (rc) break;
+    if (steps != cnt) {
+      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: ring around sites %d-%d has %d of %d tetrahedra", (int)a, (int)b,
+                    (int)steps, (int)cnt);
+      break;
+    }
+    f->nv = (int32_t)steps;
+    if (bd->smask[b]) {
+      int k = 0;
+      while (!(bd->smask[b] >> k & 1)) k++;
+      f->wall = k;
+    }
+    bd->nf++;
+    g = h;
+  }
+  hx_free(&ek);
+  if (rc) return rc;
+  st->num_tets = T;
+  /* 3. vertex positions: power centres snapped onto the walls of their ghost sites */
+  double *V;
+  uint8_t *vmask;
+  int32_t *par;
+  HX_CALL(hx_malloc((size_t)T * 3 * sizeof *V, &V));
+  HX_CALL(hx_malloc((size_t)T * sizeof *vmask, &vmask));
+  HX_CALL(hx_malloc((size_t)T * sizeof *par, &par));
+  for (hx_lid t = 0; t < T; t++) {
+    uint8_t m = 0;
+    for (int k = 0; k < 4; k++) m |= bd->smask[pd->tet[4 * t + k]];
+    vmask[t] = m;
+    par[t] = (int32_t)t;
+    memcpy(V + 3 * t, pd->centre + 3 * t, 3 * sizeof(double));
+    double y[3];
+    memcpy(y, V + 3 * t, sizeof y);
+    snap(bd, m, y);
+    memcpy(V + 3 * t, y, sizeof y);
+  }
+  /* snapping distance check: only for vertices that are used */
+  for (hx_lid f = 0; f < bd->nf; f++)
+    for (int k = 0; k < bd->F[f].nv; k++) {
+      int32_t t = bd->fv[bd->F[f].v0 + k];
+      double dsn = dist3(V + 3 * t, pd->centre + 3 * t);
+      if (dsn > 0.5 * dmean) {
+        double *c = bd->sx + 3 * bd->F[f].a;
+        hx_free(&V), hx_free(&vmask), hx_free(&par);
+        return HX_ERROR(HX_ERR_INPUT,
+                        "pebble: the power cell of the sphere at (%g, %g, %g) reaches %.3g beyond the container "
+                        "(a large empty region next to the wall); the mesher needs spheres near every part of "
+                        "the wall",
+                        c[0], c[1], c[2], dsn);
+      }
+    }
+  /* 4. merge coincident vertices, then collapse short edges (increasing length) */
+  pedge *pe;
+  hx_lid npe = 0;
+  HX_CALL(hx_malloc((size_t)bd->nfv * sizeof *pe, &pe));
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    for (int k = 0; k < F->nv; k++) {
+      int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % F->nv];
+      pe[npe].u = u, pe[npe].v = v, pe[npe].len = dist3(V + 3 * u, V + 3 * v);
+      npe++;
+    }
+  }
+  qsort(pe, (size_t)npe, sizeof *pe, cmp_pedge);
+  /* vertex -> facets incidence, for the guards */
+  int32_t *vf_start, *vf;
+  HX_CALL(hx_malloc((size_t)(T + 1) * sizeof *vf_start, &vf_start));
+  HX_CALL(hx_malloc((size_t)bd->nfv * sizeof *vf, &vf));
+  for (hx_lid f = 0; f < bd->nf; f++)
+    for (int k = 0; k < bd->F[f].nv; k++) vf_start[bd->fv[bd->F[f].v0 + k] + 1]++;
+  for (hx_lid t = 0; t < T; t++) vf_start[t + 1] += vf_start[t];
+  {
+    int32_t *fill;
+    HX_CALL(hx_malloc((size_t)T * sizeof *fill, &fill));
+    for (hx_lid f = 0; f < bd->nf; f++)
+      for (int k = 0; k < bd->F[f].nv; k++) {
+        int32_t t = bd->fv[bd->F[f].v0 + k];
+        vf[vf_start[t] + fill[t]++] = (int32_t)f;
+      }
+    hx_free(&fill);
+  }
+  /* cluster member lists (linked) to enumerate the facets of a cluster */
+  int32_t *next, *csize;
+  HX_CALL(hx_malloc((size_t)T * sizeof *next, &next));
+  HX_CALL(hx_malloc((size_t)T * sizeof *csize, &csize));
+  for (hx_lid t = 0; t < T; t++) next[t] = -1, csize[t] = 1;
+  int32_t *tail;
+  HX_CALL(hx_malloc((size_t)T * sizeof *tail, &tail));
+  for (hx_lid t = 0; t < T; t++) tail[t] = (int32_t)t;
+  double eps0 = 1e-9 * dmean, tol = o->collapse * dmean;
+  hx_lid collapsed = 0;
+  for (hx_lid q = 0; q < npe; q++) {
+    if (pe[q].len > tol) break;
+    int32_t ru = find(par, pe[q].u), rv = find(par, pe[q].v);
+    if (ru == rv) continue;
+    double *Pu = V + 3 * ru, *Pv = V + 3 * rv;
+    double len = dist3(Pu, Pv);
+    uint8_t m = vmask[ru] | vmask[rv];
+    double P[3];
+    for (int c = 0; c < 3; c++) P[c] = (csize[ru] * Pu[c] + csize[rv] * Pv[c]) / (csize[ru] + csize[rv]);
+    snap(bd, m, P);
+    if (len > eps0) {
+      if (len > tol) continue;
+      if (dist3(P, Pu) > 0.6 * tol || dist3(P, Pv) > 0.6 * tol) continue;
+      /* guards on the facets of ru that also contain rv */
+      int ok = 1;
+      for (int32_t t = ru; t >= 0 && ok; t = next[t])
+        for (int32_t k = vf_start[t]; k < vf_start[t + 1] && ok; k++) {
+          const facet *F = &bd->F[vf[k]];
+          int32_t poly[MAXPOLY + 1];
+          int m2 = facet_roots(bd, par, F, poly, MAXPOLY);
+          int iu = -1, iv = -1;
+          for (int z = 0; z < m2 && z <= MAXPOLY; z++) {
+            if (poly[z] == ru) iu = z;
+            if (poly[z] == rv) iv = z;
+          }
+          if (iu < 0 || iv < 0) continue;
+          int adj = (iu + 1) % m2 == iv || (iv + 1) % m2 == iu;
+          if (!adj) ok = 0; /* would pinch the facet */
+          else if (m2 <= 3) {
+            /* the facet would vanish: never a contact facet */
+            double gap;
+            if (facet_contact(bd, o, F, &gap)) ok = 0;
+            if (bd->smask[F->b] == 0 && pair_gap(bd, F->a, F->b) < o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b]))
+              ok = 0;
+          }
+        }
+      if (!ok) continue;
+      collapsed++;
+    }
+    /* union: rv into ru */
+    par[rv] = ru;
+    memcpy(V + 3 * ru, P, sizeof P);
+    vmask[ru] = m;
+    csize[ru] += csize[rv];
+    next[tail[ru]] = rv;
+    tail[ru] = tail[rv];
+  }
+  st->num_collapsed = collapsed;
+  hx_free(&pe), hx_free(&vf_start), hx_free(&vf), hx_free(&next), hx_free(&csize), hx_free(&tail);
+  /* 5. compact: nodes for the surviving roots, facets rebuilt */
+  int32_t *node_of;
+  HX_CALL(hx_malloc((size_t)T * sizeof *node_of, &node_of));
+  for (hx_lid t = 0; t < T; t++) node_of[t] = -1;
+  hx_lid nf2 = 0, dropped = 0;
+  int32_t *fv2;
+  hx_lid nfv2 = 0;
+  HX_CALL(hx_malloc((size_t)bd->nfv * sizeof *fv2, &fv2));
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    facet F = bd->F[f];
+    int32_t poly[MAXPOLY + 1];
+    int m = facet_roots(bd, par, &F, poly, MAXPOLY);
+    if (m > MAXPOLY) {
+      hx_free(&fv2), hx_free(&node_of), hx_free(&V), hx_free(&vmask), hx_free(&par);
+      return HX_ERROR(HX_ERR_INTERNAL, "pebble: a facet has more than %d vertices", MAXPOLY);
+    }
+    /* pinched polygons: a root twice */
+    int pinched = 0;
+    for (int i = 0; i < m; i++)
+      for (int j = i + 1; j < m; j++)
+        if (poly[i] == poly[j]) pinched = 1;
+    if (m < 3 || pinched) {
+      if (pinched) hx_warn("pebble: dropped a pinched facet between sites %d and %d", (int)F.a, (int)F.b);
+      dropped++;
+      continue;
+    }
+    F.v0 = (int32_t)nfv2;
+    F.nv = m;
+    for (int i = 0; i < m; i++) {
+      int32_t r = poly[i];
+      if (node_of[r] < 0) {
+        int32_t id;
+        int rc2 = add_node(bd, V + 3 * r, vmask[r], -1, &id);
+        if (rc2) return rc2;
+        node_of[r] = id;
+      }
+      fv2[nfv2++] = node_of[r];
+    }
+    bd->F[nf2++] = F;
+  }
+  st->num_dropped_facets = dropped;
+  hx_free(&bd->fv);
+  bd->fv = fv2;
+  bd->nfv = nfv2;
+  bd->capfv = nfv2;
+  bd->nf = nf2;
+  hx_free(&node_of), hx_free(&V), hx_free(&vmask), hx_free(&par);
+  /* 6. orient every polygon CCW about a -> b (Newell normal) */
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    facet *F = &bd->F[f];
+    double nrm[3] = {0, 0, 0};
+    for (int k = 0; k < F->nv; k++) {
+      const double *p = bd->X + 3 * bd->fv[F->v0 + k], *q = bd->X + 3 * bd->fv[F->v0 + (k + 1) % F->nv];
+      nrm[0] += (p[1] - q[1]) * (p[2] + q[2]);
+      nrm[1] += (p[2] - q[2]) * (p[0] + q[0]);
+      nrm[2] += (p[0] - q[0]) * (p[1] + q[1]);
+    }
+    double d[3];
+    for (int c = 0; c < 3; c++) d[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
+    if (dot3(nrm, d) < 0)
+      for (int i = 0, j = F->nv - 1; i < j; i++, j--) {
+        int32_t tmp = bd->fv[F->v0 + i];
+        bd->fv[F->v0 + i] = bd->fv[F->v0 + j];
+        bd->fv[F->v0 + j] = tmp;
+      }
+    if (F->wall >= 0) st->num_wall_facets++;
+  }
+  st->num_facets = (hx_lid)bd->nf;
+  (void)bed;
+  return HX_OK;
+}
+
+/* ---- edges: midpoints keyed by the edge ------------------------------------ */
+
+typedef struct emap {
+  hx_lid cap;
+  int64_t *key;
+  int32_t *mid;
+  uint8_t *mask;
+} emap;
+
+static int emap_init(emap *e, hx_lid n) {
+  e->cap = 64;
+  while (e->cap < 2 * n) e->cap *= 2;
+  HX_CALL(hx_malloc((size_t)e->cap * sizeof *e->key, &e->key));
+  HX_CALL(hx_malloc((size_t)e->cap * sizeof *e->mid, &e->mid));
+  HX_CALL(hx_malloc((size_t)e->cap * sizeof *e->mask, &e->mask));
+  for (hx_lid i = 0; i < e->cap; i++) e->key[i] = -1, e->mid[i] = -1;
+  return HX_OK;
+}
+static hx_lid emap_slot(const emap *e, int32_t u, int32_t v) {
+  if (u > v) {
+    int32_t t = u;
+    u = v, v = t;
+  }
+  int64_t key = ((int64_t)u << 32) | (uint32_t)v;
+  uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+  hx_lid s = (hx_lid)(h >> 20) & (e->cap - 1);
+  while (e->key[s] != -1 && e->key[s] != key) s = (s + 1) & (e->cap - 1);
+  e->key[s] = key;
+  return s;
+}
+static void emap_free(emap *e) {
+  hx_free(&e->key);
+  hx_free(&e->mid);
+  hx_free(&e->mask);
+}
+
+/* ---- facet tessellation ------------------------------------------------------ */
+
+/* 2D polygon helpers in the facet frame */
+static double seg_dist(double px, double py, double ax, double ay, double bx, double by) {
+  double ex = bx - ax, ey = by - ay, l2 = ex * ex + ey * ey;
+  double t = l2 > 0 ? ((px - ax) * ex + (py - ay) * ey) / l2 : 0;
+  t = t < 0 ? 0 : t > 1 ? 1 : t;
+  return hypot(px - ax - t * ex, py - ay - t * ey);
+}
+/* signed: positive inside a CCW polygon */
+static double poly_inner_dist(const double *P, int n, double px, double py) {
+  double dmin = INFINITY;
+  int inside = 1;
+  for (int k = 0; k < n; k++) {
+    const double *a = P + 2 * k, *b = P + 2 * ((k + 1) % n);
+    double cr = (b[0] - a[0]) * (py - a[1]) - (b[1] - a[1]) * (px - a[0]);
+    if (cr <= 0) inside = 0;
+    dmin = fmin(dmin, seg_dist(px, py, a[0], a[1], b[0], b[1]));
+  }
+  return inside ? dmin : -dmin;
+}
+
+/* distance from (ox, oy) along angle t to the polygon boundary (star-shaped) */
+static double ray_dist(const double *P, int n, double ox, double oy, double t) {
+  double dx = cos(t), dy = sin(t), best = INFINITY;
+  for (int k = 0; k < n; k++) {
+    const double *A = P + 2 * k, *B = P + 2 * ((k + 1) % n);
+    double ex = B[0] - A[0], ey = B[1] - A[1];
+    double den = dx * ey - dy * ex;
+    if (fabs(den) < 1e-300) continue;
+    double ax = A[0] - ox, ay = A[1] - oy;
+    double s = (ax * ey - ay * ex) / den, u = (ax * dy - ay * dx) / den;
+    if (s > 0 && u >= -1e-12 && u <= 1 + 1e-12 && s < best) best = s;
+  }
+  return isfinite(best) ? best : 0;
+}
+
+/* the fan (centre, B[2k-1], B[2k], B[2k+1]) has convex quads with every angle
+   below ~145 degrees */
+static int fan_ok(const double *P2, int M, double ox, double oy) {
+  for (int k = 0; k < M / 2; k++) {
+    double q[4][2] = {{ox, oy}, {P2[2 * ((2 * k + M - 1) % M)], P2[2 * ((2 * k + M - 1) % M) + 1]},
+                      {P2[4 * k], P2[4 * k + 1]}, {P2[2 * (2 * k + 1)], P2[2 * (2 * k + 1) + 1]}};
+    for (int v = 0; v < 4; v++) {
+      const double *A = q[(v + 3) % 4], *V = q[v], *C = q[(v + 1) % 4];
+      double ux = A[0] - V[0], uy = A[1] - V[1], wx = C[0] - V[0], wy = C[1] - V[1];
+      double cr = wx * uy - wy * ux; /* CCW: turning left at V */
+      double cosang = (ux * wx + uy * wy) / (hypot(ux, uy) * hypot(wx, wy) + 1e-300);
+      if (cr <= 0 || cosang < -0.82) return 0;
+    }
+  }
+  return 1;
+}
+
+static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
+  emap em;
+  HX_CALL(emap_init(&em, bd->nfv));
+  /* edge masks: walls of the wall facets containing the edge */
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    for (int k = 0; k < F->nv; k++) {
+      hx_lid s = emap_slot(&em, bd->fv[F->v0 + k], bd->fv[F->v0 + (k + 1) % F->nv]);
+      if (F->wall >= 0) em.mask[s] |= (uint8_t)(1u << F->wall);
+    }
+  }
+  int rc = HX_OK;
+  int32_t Bn[2 * MAXPOLY], In[2 * MAXPOLY], Rn[2 * MAXPOLY];
+  double P2[4 * MAXPOLY];
+  for (hx_lid f = 0; f < bd->nf && !rc; f++) {
+    facet *F = &bd->F[f];
+    int n = F->nv, M = 2 * n;
+    /* boundary loop: v0 m0 v1 m1 ... */
+    for (int k = 0; k < n && !rc; k++) {
+      int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % n];
+      hx_lid s = emap_slot(&em, u, v);
+      if (em.mid[s] < 0) {
+        double x[3];
+        for (int c = 0; c < 3; c++) x[c] = 0.5 * (bd->X[3 * u + c] + bd->X[3 * v + c]);
+        snap(bd, em.mask[s], x);
+        if ((rc = add_node(bd, x, em.mask[s], -1, &em.mid[s]))) break;
+      }
+      Bn[2 * k] = u;
+      Bn[2 * k + 1] = em.mid[s];
+    }
+    if (rc) break;
+    uint8_t bmask[2 * MAXPOLY]; /* mask of the boundary segment (Bn[k], Bn[k+1]) */
+    for (int k = 0; k < n; k++) {
+      hx_lid s = emap_slot(&em, bd->fv[F->v0 + k], bd->fv[F->v0 + (k + 1) % n]);
+      bmask[2 * k] = bmask[2 * k + 1] = em.mask[s];
+    }
+    /* frame: axis a -> b, pierce point p of the power plane */
+    int32_t a = F->a, b = F->b;
+    double d[3], u[3], L2 = 0;
+    for (int c = 0; c < 3; c++) d[c] = bd->sx[3 * b + c] - bd->sx[3 * a + c], L2 += d[c] * d[c];
+    double L = sqrt(L2);
+    for (int c = 0; c < 3; c++) u[c] = d[c] / L;
+    double tpar = (L2 + bd->sr[a] * bd->sr[a] - bd->sr[b] * bd->sr[b]) / (2 * L2);
+    double p[3];
+    for (int c = 0; c < 3; c++) p[c] = bd->sx[3 * a + c] + tpar * d[c];
+    const wall *Wf = F->wall >= 0 ? &bd->w[F->wall] : NULL;
+    if (Wf && !(bd->sparent[b] == a && bd->smask[b] == (1u << F->wall))) {
+      /* a wall facet of another sphere's mirror: frame from the wall at the
+         polygon's centroid (the bisector plane is oblique to the wall) */
+      double cen[3] = {0, 0, 0};
+      for (int k = 0; k < M; k++)
+        for (int c = 0; c < 3; c++) cen[c] += bd->X[3 * Bn[k] + c] / M;
+      wall_project(Wf, cen);
+      memcpy(p, cen, sizeof p);
+      if (Wf->cyl) {
+        double rx = cen[0] - Wf->p[0], ry = cen[1] - Wf->p[1], rr = hypot(rx, ry);
+        u[0] = rx / rr, u[1] = ry / rr, u[2] = 0;
+      } else {
+        memcpy(u, Wf->n, sizeof u);
+      }
+    }
+    double e1[3], e2[3], tmp[3] = {1, 0, 0};
+    if (fabs(u[0]) > 0.6) tmp[0] = 0, tmp[1] = 1;
+    cross3(u, tmp, e1);
+    double l1 = norm3(e1);
+    for (int c = 0; c < 3; c++) e1[c] /= l1;
+    cross3(u, e1, e2);
+    for (int k = 0; k < M; k++) {
+      double r[3];
+      for (int c = 0; c < 3; c++) r[c] = bd->X[3 * Bn[k] + c] - p[c];
+      P2[2 * k] = dot3(r, e1);
+      P2[2 * k + 1] = dot3(r, e2);
+    }
+    const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
+    double gap = 0;
+    int contact = facet_contact(bd, o, F, &gap);
+    double dmin = 2 * fmin(bd->sr[a], bd->sr[b]);
+    F->q0 = (int32_t)bd->nq;
+    int32_t *outer = Bn;
+    uint8_t outer_is_boundary = 1;
+    if (contact) {
+      if (W && W->kind != 0 &&
+          ((W->kind == 1 && o->inlet_len > 0) || (W->kind == 2 && o->outlet_len > 0))) {
+        rc = HX_ERROR(HX_ERR_INPUT,
+                      "pebble: sphere %d touches the %s plane (gap %.3g) and that plane is extruded; move the plane "
+                      "(--bottom/--top) or drop the extrusion",
+                      (int)a, W->kind == 1 ? "bottom" : "top", gap);
+        break;
+      }
+      /* bridge radius: requested fraction of d, or above the overlap circle so that
+         the bridge is at least as long as a touching contact's */
+      double rb0 = o->bridge_frac * dmin, rb = rb0;
+      for (int side = 0; side < 2; side++) {
+        int32_t s = side ? b : a;
+        if (side && bd->smask[b]) break;
+        double rs = bd->sr[s], hs = side ? (1 - tpar) * L : tpar * L;
+        double lmin = rs - sqrt(fmax(0, rs * rs - rb0 * rb0));
+        double need = rs * rs - (hs - lmin) * (hs - lmin);
+        if (need > rb * rb) rb = sqrt(need);
+      }
+      double inner = poly_inner_dist(P2, M, 0, 0);
+      if (inner < 1.2 * rb) {
+        rc = HX_ERROR(HX_ERR_INPUT,
+                      "pebble: the bridge (radius %.3g) between sphere %d and %s %d does not fit its facet (room "
+                      "%.3g); the contact is too close to other spheres or the wall",
+                      rb, (int)bd->sparent[a], bd->smask[b] ? "the wall of sphere" : "sphere", (int)bd->sparent[b], inner);
+        break;
+      }
+      if ((rc = grow(&bd->B, &bd->capb, bd->nb + 1, sizeof *bd->B))) break;
+      bridge *BR = &bd->B[bd->nb];
+      memcpy(BR->p, p, sizeof p);
+      memcpy(BR->u, u, sizeof u);
+      BR->rb = rb;
+      BR->a = a;
+      BR->b = bd->smask[b] ? -1 : b;
+      BR->surf = -1;
+      F->bridge = (int)bd->nb;
+      bd->nb++;
+      if (bd->smask[b]) st->num_wall_bridges++;
+      else st->num_bridges++;
+      if (!bd->smask[b] && gap < 0) st->num_overlaps++;
+      /* rings: geometric radii between rb and each boundary node */
+      int K = o->rings;
+      for (int ring = K; ring >= 0 && !rc; ring--) {
+        double fr = (double)ring / (K + 1);
+        for (int k = 0; k < M && !rc; k++) {
+          double rho = hypot(P2[2 * k], P2[2 * k + 1]), ang = atan2(P2[2 * k + 1], P2[2 * k]);
+          double rr = rb * pow(rho / rb, fr);
+          double x[3];
+          for (int c = 0; c < 3; c++) x[c] = p[c] + rr * (cos(ang) * e1[c] + sin(ang) * e2[c]);
+          if (W) wall_project_along(W, x, u);
+          rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, ring == 0 ? F->bridge : -1, &In[k]);
+        }
+        if (rc) break;
+        /* quads between outer and In */
+        if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M, sizeof *bd->Q))) break;
+        for (int k = 0; k < M; k++) {
+          quad *q = &bd->Q[bd->nq++];
+          q->x[0] = outer[k];
+          q->x[1] = outer[(k + 1) % M];
+          q->x[2] = In[(k + 1) % M];
+          q->x[3] = In[k];
+          q->chamfer = ring == 0 ? 4 : 0; /* edge 2 = (x2, x3) on the circle */
+          memset(q->emask, 0, 4);
+          if (outer_is_boundary) q->emask[0] = bmask[k];
+        }
+        memcpy(Rn, In, (size_t)M * sizeof *In);
+        outer = Rn;
+        outer_is_boundary = 0;
+      }
+      if (rc) break;
+    } else {
+      /* centre: the pierce point if well inside, else the centroid */
+      double cx = 0, cy = 0, area = 0;
+      for (int k = 0; k < M; k++) {
+        const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
+        double cr = A[0] * Bp[1] - Bp[0] * A[1];
+        area += cr;
+        cx += (A[0] + Bp[0]) * cr;
+        cy += (A[1] + Bp[1]) * cr;
+      }
+      if (fabs(area) > 0) cx /= 3 * area, cy /= 3 * area;
+      double dp = poly_inner_dist(P2, M, 0, 0), dc = poly_inner_dist(P2, M, cx, cy);
+      double ox = 0, oy = 0;
+      if (dp < 0.5 * dc) ox = cx, oy = cy;
+      /* star-shaped around the centre? */
+      for (int k = 0; k < M; k++) {
+        const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
+        double cr = (A[0] - ox) * (Bp[1] - oy) - (A[1] - oy) * (Bp[0] - ox);
+        if (cr <= 0) {
+          rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between sites %d and %d is not star-shaped", (int)a,
+                        (int)b);
+          break;
+        }
+      }
+      if (rc) break;
+      double cpt[3];
+      for (int c = 0; c < 3; c++) cpt[c] = p[c] + ox * e1[c] + oy * e2[c];
+      if (W) wall_project_along(W, cpt, u);
+      int32_t cid;
+      if ((rc = add_node(bd, cpt, W ? (uint8_t)(1u << F->wall) : 0, -1, &cid))) break;
+      /* rings for near contacts: the gap grows like rho^2, so one ring halfway;
+         a fan that would have flat or reflex corners gets a ring too, whose inner
+         loop is a rounded polygon (angles halfway to uniform, midpoint-aligned
+         nodes slightly inside) so the fan on it has proper corners */
+      int K = 0;
+      if (!bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin) K = o->rings;
+      int round_inner = !fan_ok(P2, M, ox, oy);
+      if (round_inner && K < 1) K = 1;
+      double th[2 * MAXPOLY], inner_d = poly_inner_dist(P2, M, ox, oy);
+      {
+        double acc = 0, mean = 0;
+        for (int k = 0; k < M; k++) {
+          double t = atan2(P2[2 * k + 1] - oy, P2[2 * k] - ox);
+          if (k == 0) acc = t;
+          else {
+            double dt = t - fmod(acc, 2 * HX_PI);
+            while (dt <= 0) dt += 2 * HX_PI;
+            while (dt > 2 * HX_PI) dt -= 2 * HX_PI;
+            acc += dt;
+          }
+          th[k] = acc;
+          mean += acc - th[0] - 2 * HX_PI * k / M;
+        }
+        mean /= M;
+        if (round_inner)
+          for (int k = 0; k < M; k++) th[k] = 0.5 * (th[k] + th[0] + mean + 2 * HX_PI * k / M);
+      }
+      for (int ring = K; ring >= 1 && !rc; ring--) {
+        double fr = (double)ring / (K + 1);
+        for (int k = 0; k < M && !rc; k++) {
+          double x2, y2;
+          if (round_inner && ring == 1) {
+            double rr = fr * inner_d * ((k & 1) ? 0.85 : 1.0);
+            x2 = ox + rr * cos(th[k]), y2 = oy + rr * sin(th[k]);
+          } else {
+            x2 = ox + fr * (P2[2 * k] - ox), y2 = oy + fr * (P2[2 * k + 1] - oy);
+          }
+          double x[3];
+          for (int c = 0; c < 3; c++) x[c] = p[c] + x2 * e1[c] + y2 * e2[c];
+          if (W) wall_project_along(W, x, u);
+          rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, -1, &In[k]);
+        }
+        if (rc) break;
+        if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M, sizeof *bd->Q))) break;
+        for (int k = 0; k < M; k++) {
+          quad *q = &bd->Q[bd->nq++];
+          q->x[0] = outer[k];
+          q->x[1] = outer[(k + 1) % M];
+          q->x[2] = In[(k + 1) % M];
+          q->x[3] = In[k];
+          q->chamfer = 0;
+          memset(q->emask, 0, 4);
+          if (outer_is_boundary) q->emask[0] = bmask[k];
+        }
+        memcpy(Rn, In, (size_t)M * sizeof *In);
+        outer = Rn;
+        outer_is_boundary = 0;
+      }
+      if (rc) break;
+      /* fan: (centre, B[2k-1], B[2k], B[2k+1]) */
+      if ((rc = grow(&bd->Q, &bd->capq, bd->nq + n, sizeof *bd->Q))) break;
+      for (int k = 0; k < n; k++) {
+        quad *q = &bd->Q[bd->nq++];
+        q->x[0] = cid;
+        q->x[1] = outer[(2 * k + M - 1) % M];
+        q->x[2] = outer[2 * k];
+        q->x[3] = outer[2 * k + 1];
+        q->chamfer = 0;
+        memset(q->emask, 0, 4);
+        if (outer_is_boundary) {
+          q->emask[1] = bmask[(2 * k + M - 1) % M];
+          q->emask[2] = bmask[2 * k];
+        }
+      }
+    }
+    F->nq = (int32_t)(bd->nq - F->q0);
+  }
+  emap_free(&em);
+  return rc;
+}
+
+/* smallest corner Jacobian determinant of the trilinear hex with corners cn */
+static double min_corner_det(const double *X, const int32_t *cn) {
+  double mn = INFINITY;
+  for (int c = 0; c < 8; c++) {
+    int i = c & 1, j = c >> 1 & 1, k = c >> 2 & 1;
+    int ci = c ^ 1, cj = c ^ 2, ck = c ^ 4;
+    double J[3][3];
+    for (int d = 0; d < 3; d++) {
+      J[d][0] = (X[3 * cn[ci] + d] - X[3 * cn[c] + d]) * (i ? -1 : 1);
+      J[d][1] = (X[3 * cn[cj] + d] - X[3 * cn[c] + d]) * (j ? -1 : 1);
+      J[d][2] = (X[3 * cn[ck] + d] - X[3 * cn[c] + d]) * (k ? -1 : 1);
+    }
+    double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                 J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    mn = fmin(mn, det);
+  }
+  return mn;
+}
+
+/* ---- sweep, extrusion, mesh ------------------------------------------------- */
+
+/* hex corner c (lexicographic) of quad corner: c0=x0, c1=x1, c2=x3, c3=x2 */
+static const int quad_to_lex[4] = {0, 1, 3, 2};
+/* local hex face of quad edge e (x[e], x[e+1]) */
+static const int edge_face[4] = {2, 1, 3, 0};
+
+static void grading(int n, double ratio, double first, double *s) {
+  /* s[0] = 0 .. s[n] = 1; thickness t_k = t0 g^k */
+  double g = ratio;
+  if (first > 0 && first < 1) {
+    /* solve first = (g - 1)/(g^n - 1) (or 1/n at g = 1) for g by bisection */
+    double lo = 1e-3, hi = 1e3;
+    for (int it = 0; it < 200; it++) {
+      double mid = sqrt(lo * hi);
+      double f = fabs(mid - 1) < 1e-12 ? 1.0 / n : (mid - 1) / (pow(mid, n) - 1);
+      if (f > first) lo = mid;
+      else hi = mid;
+    }
+    g = sqrt(lo * hi);
+  }
+  double tot = 0, t = 1;
+  for (int k = 0; k < n; k++) tot += t, t *= g;
+  s[0] = 0;
+  t = 1;
+  for (int k = 0; k < n; k++) s[k + 1] = s[k] + t / tot, t *= g;
+  s[n] = 1;
+}
+
+int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
+                     hx_pebble_stats *stats) {
+  *out = NULL;
+  hx_pebble_stats st;
+  memset(&st, 0, sizeof st);
+  struct timespec t0, t1, t2;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  HX_CHECK(o->layers >= 1 && o->layers <= 64, HX_ERR_INPUT, "pebble: --layers must be in 1..64");
+  HX_CHECK(bed->n >= 2, HX_ERR_INPUT, "pebble: a bed needs at least two spheres");
+  builder B;
+  memset(&B, 0, sizeof B);
+  builder *bd = &B;
+  /* walls */
+  if (o->container == HX_PEBBLE_CYLINDER) {
+    wall *w = &bd->w[bd->nw++];
+    w->cyl = 1;
+    w->p[0] = o->cx, w->p[1] = o->cy, w->p[2] = 0;
+    w->n[2] = 1;
+    w->R = o->cyl_radius;
+  } else {
+    for (int c = 0; c < 2; c++)
+      for (int side = 0; side < 2; side++) {
+        wall *w = &bd->w[bd->nw++];
+        w->p[c] = side ? o->box_hi[c] : o->box_lo[c];
+        w->n[c] = side ? 1 : -1;
+      }
+  }
+  {
+    wall *w = &bd->w[bd->nw++];
+    w->p[2] = o->zlo, w->n[2] = -1, w->kind = 1;
+    w = &bd->w[bd->nw++];
+    w->p[2] = o->zhi, w->n[2] = 1, w->kind = 2;
+  }
+  int rc = build_sites(bd, bed, o);
+  if (!rc) rc = hx_power3d_compute(bd->sx, bd->sr, bd->ns, &bd->pd);
+  st.num_spheres = bed->n;
+  st.num_ghosts = bd->ns - bd->nreal;
+  if (!rc) rc = build_diagram(bd, o, bed, &st);
+  hx_power3d_destroy(&bd->pd);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (!rc) rc = tessellate(bd, o, &st);
+  hx_mesh *m = NULL;
+  int32_t *cf_start = NULL, *cf = NULL, *stamp = NULL, *colbase = NULL, *ext[2] = {NULL, NULL};
+  int32_t *corners = NULL;
+  int32_t *eattr = NULL;
+  typedef struct pface {
+    int32_t e, f, kind, surf;
+  } pface;
+  pface *pf = NULL;
+  hx_lid npf = 0, cappf = 0, ne = 0, cape = 0;
+  int L = o->layers;
+  int debug = getenv("HX_PEBBLE_DEBUG") != NULL;
+  double s[65];
+  grading(L, o->ratio, o->first_layer, s);
+  int NE[2] = {o->inlet_len > 0 ? o->inlet_layers : 0, o->outlet_len > 0 ? o->outlet_layers : 0};
+  double se[2][65];
+  for (int k = 0; k < 2; k++)
+    if (NE[k]) grading(NE[k], o->extrude_ratio, 0, se[k]);
+  /* surfaces: spheres, walls, extrusion end planes, bridges */
+  int nsurf = 0;
+  hx_surface *surf = NULL;
+  int end_surf[2] = {-1, -1};
+  if (!rc) rc = hx_malloc(((size_t)bed->n + (size_t)bd->nw + 2 + (size_t)bd->nb) * sizeof *surf, &surf);
+  if (!rc) {
+    for (hx_lid i = 0; i < bed->n; i++) {
+      hx_surface *S = &surf[nsurf++];
+      S->type = HX_SURF_SPHERE;
+      memcpy(S->p, bed->xyz + 3 * i, 3 * sizeof(double));
+      S->r = bed->r[i];
+    }
+    for (int k = 0; k < bd->nw; k++) {
+      hx_surface *S = &surf[nsurf];
+      bd->w[k].surf = nsurf++;
+      S->type = bd->w[k].cyl ? HX_SURF_CYLINDER : HX_SURF_PLANE;
+      memcpy(S->p, bd->w[k].p, sizeof S->p);
+      memcpy(S->n, bd->w[k].n, sizeof S->n);
+      S->r = bd->w[k].R;
+    }
+    for (int k = 0; k < 2; k++)
+      if (NE[k]) {
+        hx_surface *S = &surf[nsurf];
+        end_surf[k] = nsurf++;
+        S->type = HX_SURF_PLANE;
+        S->n[2] = k ? 1 : -1;
+        S->p[2] = k ? o->zhi + o->outlet_len : o->zlo - o->inlet_len;
+      }
+    for (hx_lid k = 0; k < bd->nb; k++) {
+      hx_surface *S = &surf[nsurf];
+      bd->B[k].surf = nsurf++;
+      S->type = HX_SURF_CYLINDER;
+      memcpy(S->p, bd->B[k].p, sizeof S->p);
+      memcpy(S->n, bd->B[k].u, sizeof S->n);
+      S->r = bd->B[k].rb;
+    }
+  }
+  /* cell -> facets */
+  if (!rc) rc = hx_malloc((size_t)(bed->n + 1) * sizeof *cf_start, &cf_start);
+  if (!rc) rc = hx_malloc((size_t)(2 * bd->nf + 1) * sizeof *cf, &cf);
+  if (!rc) {
+    for (hx_lid f = 0; f < bd->nf; f++) {
+      cf_start[bd->sparent[bd->F[f].a] + 1]++;
+      if (!bd->smask[bd->F[f].b]) cf_start[bd->sparent[bd->F[f].b] + 1]++;
+    }
+    for (hx_lid i = 0; i < bed->n; i++) cf_start[i + 1] += cf_start[i];
+    int32_t *fill = NULL;
+    rc = hx_malloc((size_t)(bed->n + 1) * sizeof *fill, &fill);
+    if (!rc) {
+      for (hx_lid f = 0; f < bd->nf; f++) {
+        int32_t a = bd->F[f].a;
+        cf[cf_start[a] + fill[a]++] = (int32_t)(2 * f);
+        if (!bd->smask[bd->F[f].b]) {
+          int32_t b = bd->F[f].b;
+          cf[cf_start[b] + fill[b]++] = (int32_t)(2 * f + 1); /* reversed */
+        }
+      }
+      hx_free(&fill);
+    }
+  }
+  hx_lid nfacetnodes = bd->nn;
+  if (!rc) rc = hx_malloc((size_t)nfacetnodes * sizeof *stamp, &stamp);
+  if (!rc) rc = hx_malloc((size_t)nfacetnodes * sizeof *colbase, &colbase);
+  for (int k = 0; k < 2 && !rc; k++)
+    if (NE[k]) {
+      rc = hx_malloc((size_t)nfacetnodes * sizeof *ext[k], &ext[k]);
+      if (!rc)
+        for (hx_lid i = 0; i < nfacetnodes; i++) ext[k][i] = -1;
+    }
+  if (!rc)
+    for (hx_lid i = 0; i < nfacetnodes; i++) stamp[i] = -1;
+#define ADD_ELEM(cn, attr)                                                          \
+  do {                                                                              \
+    if ((rc = grow(&corners, &cape, ne + 1, 8 * sizeof *corners))) break;           \
+    if ((rc = hx_realloc((size_t)cape * sizeof *eattr, &eattr))) break;             \
+    memcpy(corners + 8 * ne, (cn), 8 * sizeof(int32_t));                            \
+    eattr[ne] = (attr);                                                             \
+    ne++;                                                                           \
+  } while (0)
+#define ADD_FACE(E_, F_, K_, S_)                                                    \
+  do {                                                                              \
+    if ((rc = grow(&pf, &cappf, npf + 1, sizeof *pf))) break;                       \
+    pf[npf].e = (int32_t)(E_), pf[npf].f = (F_), pf[npf].kind = (K_), pf[npf].surf = (S_); \
+    npf++;                                                                          \
+  } while (0)
+  /* sweep */
+  for (hx_lid a = 0; a < bed->n && !rc; a++) {
+    const double *ca = bed->xyz + 3 * a;
+    double ra = bed->r[a];
+    for (int32_t z = cf_start[a]; z < cf_start[a + 1] && !rc; z++) {
+      const facet *F = &bd->F[cf[z] / 2];
+      for (int32_t qi = F->q0; qi < F->q0 + F->nq && !rc; qi++)
+        for (int v = 0; v < 4 && !rc; v++) {
+          int32_t x = bd->Q[qi].x[v];
+          if (stamp[x] == (int32_t)a) continue;
+          stamp[x] = (int32_t)a;
+          colbase[x] = (int32_t)bd->nn;
+          double X[3], y[3], r[3];
+          memcpy(X, bd->X + 3 * x, sizeof X);
+          for (int c = 0; c < 3; c++) r[c] = X[c] - ca[c];
+          int32_t br = bd->nbridge[x];
+          if (br >= 0) {
+            const bridge *BR = &bd->B[br];
+            double ua[3], xp[3], t = 0;
+            for (int c = 0; c < 3; c++) ua[c] = BR->a == a ? BR->u[c] : -BR->u[c];
+            for (int c = 0; c < 3; c++) xp[c] = X[c] - BR->p[c];
+            t = dot3(xp, BR->u);
+            double h = sqrt(fmax(0, ra * ra - BR->rb * BR->rb));
+            for (int c = 0; c < 3; c++) y[c] = ca[c] + h * ua[c] + (xp[c] - t * BR->u[c]);
+          } else {
+            double rl = norm3(r);
+            if (!(rl > ra * (1 + 1e-9))) {
+              rc = HX_ERROR(HX_ERR_INTERNAL,
+                            "pebble: a facet node at (%g, %g, %g) lies inside sphere %d (distance %g, radius %g)", X[0],
+                            X[1], X[2], (int)a, rl, ra);
+              break;
+            }
+            for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * r[c] / rl;
+          }
+          for (int k = 0; k < L && !rc; k++) {
+            double q[3];
+            for (int c = 0; c < 3; c++) q[c] = y[c] + s[k] * (X[c] - y[c]);
+            if (k == 0 && br < 0) /* exactly on the sphere */
+              for (int c = 0; c < 3; c++) q[c] = y[c];
+            int32_t id;
+            rc = add_node(bd, q, 0, -1, &id);
+          }
+        }
+      if (rc) break;
+      int rev = cf[z] & 1;
+      for (int32_t qi = F->q0; qi < F->q0 + F->nq && !rc; qi++) {
+        const quad *Qd = &bd->Q[qi];
+        int32_t qx[4];
+        uint8_t cham = 0;
+        for (int v = 0; v < 4; v++) qx[v] = rev ? Qd->x[3 - v] : Qd->x[v];
+        for (int e = 0; e < 4; e++)
+          if (Qd->chamfer >> e & 1) cham |= (uint8_t)(1u << (rev ? (6 - e) % 4 : e));
+        for (int k = 0; k < L && !rc; k++) {
+          int32_t cn[8];
+          for (int v = 0; v < 4; v++) {
+            int32_t x = qx[v];
+            cn[quad_to_lex[v]] = colbase[x] + k;
+            cn[4 + quad_to_lex[v]] = k + 1 == L ? x : colbase[x] + k + 1;
+          }
+          ADD_ELEM(cn, 1);
+          if (rc) break;
+          hx_lid e = ne - 1;
+          if (debug && min_corner_det(bd->X, cn) <= 0) {
+            const double *cc = bd->X + 3 * qx[0];
+            fprintf(stderr, "bad elem %d: cell %d facet %d (b=%d ghost=%d wall=%d bridge=%d nv=%d nq=%d) quad %d layer %d at (%.3f %.3f %.3f) det %.3e\n",
+                    (int)e, (int)a, cf[z] / 2, (int)F->b, bd->smask[F->b], F->wall, F->bridge, F->nv, F->nq, qi - F->q0, k, cc[0], cc[1], cc[2], min_corner_det(bd->X, cn));
+            if (debug > 1 || getenv("HX_PEBBLE_DUMP")) for (int c = 0; c < 8; c++) fprintf(stderr, "   c%d node %d: %.6f %.6f %.6f  |x-ca|=%.6f\n", c, cn[c], bd->X[3*cn[c]], bd->X[3*cn[c]+1], bd->X[3*cn[c]+2], dist3(bd->X+3*cn[c], ca));
+          }
+          if (k == 0) ADD_FACE(e, 4, 1, (int32_t)a);
+          for (int ed = 0; ed < 4 && !rc; ed++)
+            if (cham >> ed & 1) ADD_FACE(e, edge_face[ed], 2, bd->B[F->bridge].surf);
+          if (!rc && k == L - 1 && F->wall >= 0) {
+            const wall *W = &bd->w[F->wall];
+            int extruded = (W->kind == 1 && NE[0]) || (W->kind == 2 && NE[1]);
+            if (!extruded) ADD_FACE(e, 5, 3 + W->kind, W->surf);
+          }
+        }
+      }
+    }
+  }
+  st.elems_bulk = ne;
+  /* extrusion of the plane facets */
+  for (hx_lid f = 0; f < bd->nf && !rc; f++) {
+    const facet *F = &bd->F[f];
+    if (F->wall < 0) continue;
+    const wall *W = &bd->w[F->wall];
+    if (W->kind == 0) continue;
+    int k = W->kind - 1;
+    if (!NE[k]) continue;
+    double len = k ? o->outlet_len : o->inlet_len, dir = k ? 1 : -1;
+    for (int32_t qi = F->q0; qi < F->q0 + F->nq && !rc; qi++) {
+      const quad *Qd = &bd->Q[qi];
+      for (int v = 0; v < 4 && !rc; v++) {
+        int32_t x = Qd->x[v];
+        if (ext[k][x] >= 0) continue;
+        ext[k][x] = (int32_t)bd->nn;
+        for (int l = 1; l <= NE[k] && !rc; l++) {
+          double q[3];
+          memcpy(q, bd->X + 3 * x, sizeof q);
+          q[2] = (k ? o->zhi : o->zlo) + dir * len * se[k][l];
+          int32_t id;
+          rc = add_node(bd, q, 0, -1, &id);
+        }
+      }
+      if (rc) break;
+      int32_t qx[4];
+      uint8_t em[4];
+      for (int v = 0; v < 4; v++) qx[v] = Qd->x[3 - v];
+      for (int e = 0; e < 4; e++) em[e] = Qd->emask[(6 - e) % 4];
+      for (int l = 0; l < NE[k] && !rc; l++) {
+        int32_t cn[8];
+        for (int v = 0; v < 4; v++) {
+          int32_t x = qx[v];
+          cn[quad_to_lex[v]] = ext[k][x] + l;                        /* deeper: level l+1 */
+          cn[4 + quad_to_lex[v]] = l == 0 ? x : ext[k][x] + l - 1;   /* level l */
+        }
+        ADD_ELEM(cn, 2 + k);
+        if (rc) break;
+        hx_lid e = ne - 1;
+        if (l == NE[k] - 1) ADD_FACE(e, 4, 4 + k, end_surf[k]);
+        for (int ed = 0; ed < 4 && !rc; ed++) {
+          uint8_t side = em[ed] & (uint8_t)~((1u << (bd->nw - 1)) | (1u << (bd->nw - 2)));
+          if (!side) continue;
+          int wk = 0;
+          while (!(side >> wk & 1)) wk++;
+          ADD_FACE(e, edge_face[ed], 3, bd->w[wk].surf);
+        }
+      }
+      if (k == 0) st.elems_inlet += NE[k];
+      else st.elems_outlet += NE[k];
+    }
+  }
+#undef ADD_ELEM
+#undef ADD_FACE
+  clock_gettime(CLOCK_MONOTONIC, &t2);
+  /* the hx_mesh */
+  if (!rc) rc = hx_mesh_create(comm, 1, (hx_lid)ne, &m);
+  if (!rc) {
+    for (hx_lid e = 0; e < ne; e++) {
+      for (int c = 0; c < 8; c++) {
+        int32_t v = corners[8 * e + c];
+        m->vert_id[8 * e + c] = v;
+        m->node_id[8 * e + c] = v;
+        for (int d = 0; d < 3; d++) hx_mesh_elem_x(m, e, d)[c] = bd->X[3 * v + d];
+      }
+      m->elem_attr[e] = eattr[e];
+    }
+    /* boundary ids contiguous from 1 in the order pebble, chamfer, wall, inlet, outlet */
+    static const char *names[5] = {"pebble", "chamfer", "wall", "inlet", "outlet"};
+    int present[6] = {0}, bid[6] = {0}, next = 1;
+    for (hx_lid i = 0; i < npf; i++) present[pf[i].kind] = 1;
+    for (int k = 1; k <= 5 && !rc; k++)
+      if (present[k]) {
+        bid[k] = next;
+        rc = hx_mesh_set_bname(m, next++, names[k - 1]);
+      }
+    for (hx_lid i = 0; i < npf && !rc; i++) rc = hx_mesh_add_face(m, pf[i].e, pf[i].f, bid[pf[i].kind], pf[i].surf);
+    for (int k = 0; k < nsurf && !rc; k++) rc = hx_mesh_add_surface(m, &surf[k], NULL);
+  }
+  st.t_diagram = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  st.t_mesh = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
+  /* bridge volume (solid added): cylinder segments between the caps, approximate */
+  for (hx_lid k = 0; k < bd->nb; k++) {
+    const bridge *BR = &bd->B[k];
+    double rb = BR->rb, len = 0;
+    double ha = dist3(BR->p, bd->sx + 3 * BR->a);
+    len += ha - sqrt(fmax(0, bd->sr[BR->a] * bd->sr[BR->a] - rb * rb));
+    if (BR->b >= 0) {
+      double hb = dist3(BR->p, bd->sx + 3 * BR->b);
+      len += hb - sqrt(fmax(0, bd->sr[BR->b] * bd->sr[BR->b] - rb * rb));
+    }
+    st.bridge_volume += HX_PI * rb * rb * len;
+  }
+  hx_free(&cf_start), hx_free(&cf), hx_free(&stamp), hx_free(&colbase), hx_free(&ext[0]), hx_free(&ext[1]);
+  hx_free(&corners), hx_free(&eattr), hx_free(&pf), hx_free(&surf);
+  hx_free(&bd->sx), hx_free(&bd->sr), hx_free(&bd->sparent), hx_free(&bd->smask);
+  hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);
+  hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
+  if (stats) *stats = st;
+  *out = m;
+  return HX_OK;
+}

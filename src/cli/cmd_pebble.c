@@ -1,0 +1,195 @@
+/* hexpack pebble: curved all-hex mesh of the fluid between packed spheres. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hx_cli.h"
+#include "hx_error.h"
+#include "hx_pebble.h"
+
+static void pebble_help(void) {
+  printf("usage: hexpack pebble CENTRES [options] -o OUT...\n\n"
+         "CENTRES: one sphere a line, 'x y z' or 'x y z r'; '#' comments.\n\n"
+         "  --radius R            radius of spheres given without one\n"
+         "  --container cyl:R[,CX,CY] | box:X0,X1,Y0,Y1\n"
+         "                        container (default: a cylinder about z just around the bed)\n"
+         "  --bottom Z, --top Z   bottom/top planes (default: plane-gap beyond the spheres)\n"
+         "  --plane-gap F         default planes/container at F x d beyond the spheres (0.1)\n"
+         "  --inlet L[,N]         extrude the bottom by length L in N layers (default N = 4)\n"
+         "  --outlet L[,N]        extrude the top likewise\n"
+         "  --extrude-ratio G     growth of extruded layers away from the bed (1)\n"
+         "  --layers N            radial layers between facets and spheres (3)\n"
+         "  --ratio G             growth ratio of radial layers away from the sphere (1.5)\n"
+         "  --first-layer F       first radial layer as a fraction of the column (overrides --ratio)\n"
+         "  --bridge F            bridge radius as a fraction of d (0.1); larger at DEM overlaps\n"
+         "  --bridge-gap F        bridge sphere pairs whose gap is below F x d (0.02)\n"
+         "  --wall-gap F          bridge sphere-wall gaps below F x d (default: --bridge-gap)\n"
+         "  --collapse F          collapse Voronoi edges shorter than F x d (0.2)\n"
+         "  --overlap-tol F       largest accepted overlap, fraction of d (0.1)\n"
+         "  --rings K             extra quad rings around bridges and near contacts (1)\n"
+         "  --ring-gap F          near contacts (gap < F x d) get the rings too (0.25)\n"
+         "  --order N             geometry order of the outputs (default 7)\n"
+         "  -o FILE               write the mesh (format from the extension); several allowed\n"
+         "  --json                print the summary as JSON\n\n"
+         "Boundary ids, contiguous from 1 in this order where present: pebble, chamfer, wall,\n"
+         "inlet, outlet.\n");
+}
+
+static int parse_pair(const char *flag, const char *v, double *len, int *layers) {
+  double p[2];
+  int cnt;
+  HX_CALL(hx_cli_double_list(flag, v, 2, &cnt, p));
+  HX_CHECK(p[0] >= 0, HX_ERR_INPUT, "flag %s: the length must be >= 0, got '%s'", flag, v);
+  *len = p[0];
+  if (cnt == 2) {
+    HX_CHECK(p[1] >= 1 && p[1] <= 64 && p[1] == floor(p[1]), HX_ERR_INPUT,
+             "flag %s: the layer count must be an integer in 1..64, got '%s'", flag, v);
+    *layers = (int)p[1];
+  }
+  return HX_OK;
+}
+
+int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
+  hx_pebble_opts o;
+  hx_pebble_opts_default(&o);
+  hx_cli_common c = {0};
+  const char *centres = NULL;
+  double radius = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = NULL;
+    int r = hx_cli_common_flag(argc, argv, &i, &c);
+    if (r < 0) return -r;
+    if (r > 0) continue;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      pebble_help();
+      return HX_OK;
+    } else if (a[0] != '-' || !a[1]) {
+      HX_CHECK(!centres, HX_ERR_INPUT, "pebble: one centres file expected, got '%s' and '%s'", centres, a);
+      centres = a;
+      continue;
+    }
+    if (!strcmp(a, "--radius")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double("--radius", v, 1e-300, 1e300, &radius));
+    } else if (!strcmp(a, "--container")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      double p[4];
+      int cnt;
+      if (!strncmp(v, "cyl:", 4)) {
+        HX_CALL(hx_cli_double_list("--container", v + 4, 3, &cnt, p));
+        HX_CHECK(cnt == 1 || cnt == 3, HX_ERR_INPUT, "flag --container: expected cyl:R or cyl:R,CX,CY, got '%s'", v);
+        HX_CHECK(p[0] > 0, HX_ERR_INPUT, "flag --container: the cylinder radius must be positive, got '%s'", v);
+        o.container = HX_PEBBLE_CYLINDER;
+        o.cyl_radius = p[0];
+        if (cnt == 3) o.cx = p[1], o.cy = p[2];
+      } else if (!strncmp(v, "box:", 4)) {
+        HX_CALL(hx_cli_double_list("--container", v + 4, 4, &cnt, p));
+        HX_CHECK(cnt == 4 && p[1] > p[0] && p[3] > p[2], HX_ERR_INPUT,
+                 "flag --container: expected box:X0,X1,Y0,Y1 with X0 < X1, Y0 < Y1, got '%s'", v);
+        o.container = HX_PEBBLE_BOX;
+        o.box_lo[0] = p[0], o.box_hi[0] = p[1], o.box_lo[1] = p[2], o.box_hi[1] = p[3];
+      } else {
+        return HX_ERROR(HX_ERR_INPUT, "flag --container: expected cyl:R[,CX,CY] or box:X0,X1,Y0,Y1, got '%s'", v);
+      }
+    } else if (!strcmp(a, "--bottom") || !strcmp(a, "--top")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, -1e300, 1e300, !strcmp(a, "--bottom") ? &o.zlo : &o.zhi));
+    } else if (!strcmp(a, "--plane-gap")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 100, &o.plane_gap));
+    } else if (!strcmp(a, "--inlet")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(parse_pair(a, v, &o.inlet_len, &o.inlet_layers));
+    } else if (!strcmp(a, "--outlet")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(parse_pair(a, v, &o.outlet_len, &o.outlet_layers));
+    } else if (!strcmp(a, "--extrude-ratio")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0.1, 10, &o.extrude_ratio));
+    } else if (!strcmp(a, "--layers")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int(a, v, 1, 64, &o.layers));
+    } else if (!strcmp(a, "--ratio")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0.1, 10, &o.ratio));
+    } else if (!strcmp(a, "--first-layer")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 1e-6, 0.999, &o.first_layer));
+    } else if (!strcmp(a, "--bridge")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0.01, 0.4, &o.bridge_frac));
+    } else if (!strcmp(a, "--bridge-gap")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 1, &o.bridge_gap));
+    } else if (!strcmp(a, "--wall-gap")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 1, &o.wall_gap));
+    } else if (!strcmp(a, "--collapse")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 0.5, &o.collapse));
+    } else if (!strcmp(a, "--overlap-tol")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 0.3, &o.overlap_tol));
+    } else if (!strcmp(a, "--rings")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int(a, v, 0, 8, &o.rings));
+    } else if (!strcmp(a, "--ring-gap")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 10, &o.ring_gap));
+    } else {
+      return hx_cli_unknown_flag("pebble", a);
+    }
+  }
+  HX_CHECK(centres, HX_ERR_INPUT, "pebble: no centres file given (hexpack pebble CENTRES [options] -o OUT)");
+  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: the optimizer is not built yet");
+  int order = c.order ? c.order : 7;
+  /* check the output formats before any work, so a bad -o leaves nothing */
+  hx_pebble_bed *bed = NULL;
+  HX_CALL(hx_pebble_bed_read(centres, radius, &bed));
+  int rc = hx_pebble_opts_finish(&o, bed);
+  if (!rc) rc = hx_pebble_bed_check(bed, &o);
+  hx_mesh *m = NULL;
+  hx_pebble_stats st;
+  if (!rc) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
+  hx_mesh_check_report rep;
+  memset(&rep, 0, sizeof rep);
+  if (!rc) {
+    rc = hx_mesh_check(m, 1e-12, &rep);
+    if (rc && c.force) {
+      hx_error_clear();
+      rc = HX_OK;
+    }
+  }
+  if (!rc) {
+    c.order = order;
+    rc = hx_cli_write_outputs(m, &c);
+  }
+  if (!rc && hx_comm_rank(comm) == 0) {
+    double per = (double)st.elems_bulk / bed->n;
+    if (c.json)
+      printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
+             "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
+             "\"facets\": %d, \"collapsed_edges\": %d, \"dropped_facets\": %d, \"order\": %d, "
+             "\"min_detj_linear\": %.6e, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, \"time_mesh\": %.3f}\n",
+             (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
+             per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
+             (int)st.num_collapsed, (int)st.num_dropped_facets, order, rep.min_detj, st.bridge_volume, st.t_diagram,
+             st.t_mesh);
+    else {
+      printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
+             (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
+      printf("  diagram: %d facets (%d on walls), %d short edges collapsed, %d facets dropped; bridges: %d "
+             "sphere-sphere (%d overlapping), %d sphere-wall\n",
+             (int)st.num_facets, (int)st.num_wall_facets, (int)st.num_collapsed, (int)st.num_dropped_facets,
+             (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
+      printf("  boundaries:");
+      for (int b = 1; b < m->num_bnames; b++) printf(" %d %s%s", b, m->bnames[b], b + 1 < m->num_bnames ? "," : "\n");
+      printf("  min det J (linear mesh) %.4e; time %.3f s diagram + %.3f s mesh\n", rep.min_detj, st.t_diagram,
+             st.t_mesh);
+      for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
+    }
+  }
+  hx_mesh_destroy(&m);
+  hx_pebble_bed_destroy(&bed);
+  return rc;
+}
