@@ -48,6 +48,8 @@ typedef struct hx_pebble_opts {
   double overlap_tol;   /* largest allowed overlap as a fraction of d (default 0.1) */
   int rings;            /* extra rings of quads around bridges / near contacts (default 1) */
   double ring_gap;      /* non-bridged facets with gap below this fraction of d get rings */
+  int order;            /* > 1: return the mesh at this order, nodes placed by the mesher's own
+                           sweep map (exact spheres, bridges, walls, curved layers) */
 } hx_pebble_opts;
 
 typedef struct hx_pebble_stats {

@@ -26,6 +26,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "hx_basis.h"
+#include "hx_curve.h"
 #include "hx_error.h"
 #include "hx_memory.h"
 #include "hx_pebble.h"
@@ -1007,6 +1009,240 @@ static void grading(int n, double ratio, double first, double *s) {
   s[n] = 1;
 }
 
+/* ---- order N: the sweep map ------------------------------------------------
+   Gordon-Hall blending of the linear mesh (hx_curve) only knows each element's
+   boundary faces; a thin layer on a sphere then inverts where the sphere's
+   sagitta exceeds the layer. So the mesher evaluates its own map at every GLL node:
+   facet point Q(xi1, xi2) (Gordon-Hall of the facet quad's edges, each edge on its
+   walls or on the bridge circle; wall facets projected onto the wall), foot
+   Y(xi1, xi2) on the sphere (radial projection of the blended feet of the edges),
+   and x = Y + s(xi3) (Q - Y) with s between the layer fractions. Extruded
+   elements are Q shifted along z. Shared edges and faces are functions of the
+   shared entity alone, so neighbours agree; node ids come from hx_curve. */
+
+typedef struct elinfo {
+  int32_t quad, cell; /* cell < 0: extrusion of plane -1-cell */
+  int16_t layer;
+  int16_t rev;
+} elinfo;
+
+typedef struct sweep_ctx {
+  const builder *bd;
+  const hx_pebble_bed *bed;
+  const hx_pebble_opts *o;
+  const double *s;
+  const double *se[2];
+  const int *NE;
+  const elinfo *ei;
+} sweep_ctx;
+
+static void bridge_frame(const double u[3], double e1[3], double e2[3]) {
+  double tmp[3] = {1, 0, 0};
+  if (fabs(u[0]) > 0.6) tmp[0] = 0, tmp[1] = 1;
+  cross3(u, tmp, e1);
+  double l = norm3(e1);
+  for (int c = 0; c < 3; c++) e1[c] /= l;
+  cross3(u, e1, e2);
+}
+
+/* point at t of the facet edge A -> B: on the bridge circle (br >= 0), on the walls
+   of emask, or straight */
+static void edge_point(const builder *bd, int32_t A, int32_t B, double t, uint8_t emask, int br, int wallk,
+                       double x[3]) {
+  const double *XA = bd->X + 3 * A, *XB = bd->X + 3 * B;
+  if (br >= 0) {
+    const bridge *BR = &bd->B[br];
+    double e1[3], e2[3], ra[3], rbv[3];
+    bridge_frame(BR->u, e1, e2);
+    for (int c = 0; c < 3; c++) ra[c] = XA[c] - BR->p[c], rbv[c] = XB[c] - BR->p[c];
+    double fa = atan2(dot3(ra, e2), dot3(ra, e1)), fb = atan2(dot3(rbv, e2), dot3(rbv, e1));
+    double df = fb - fa;
+    while (df > HX_PI) df -= 2 * HX_PI;
+    while (df < -HX_PI) df += 2 * HX_PI;
+    double f = fa + t * df, ta = dot3(ra, BR->u), tb = dot3(rbv, BR->u), tau = (1 - t) * ta + t * tb;
+    for (int c = 0; c < 3; c++) x[c] = BR->p[c] + BR->rb * (cos(f) * e1[c] + sin(f) * e2[c]) + tau * BR->u[c];
+    if (wallk >= 0) wall_project_along(&bd->w[wallk], x, BR->u);
+    return;
+  }
+  for (int c = 0; c < 3; c++) x[c] = (1 - t) * XA[c] + t * XB[c];
+  if (emask) snap(bd, emask, x);
+}
+
+/* foot on sphere a of facet point x: along the bridge axis for bridge-circle
+   points, else radial */
+static void foot_point(const builder *bd, const double *ca, double ra, int32_t a, int br, const double x[3],
+                       double y[3]) {
+  if (br >= 0) {
+    const bridge *BR = &bd->B[br];
+    double xp[3], ua[3];
+    for (int c = 0; c < 3; c++) xp[c] = x[c] - BR->p[c], ua[c] = BR->a == a ? BR->u[c] : -BR->u[c];
+    double t = dot3(xp, BR->u), h = sqrt(fmax(0, ra * ra - BR->rb * BR->rb));
+    for (int c = 0; c < 3; c++) y[c] = ca[c] + h * ua[c] + (xp[c] - t * BR->u[c]);
+    return;
+  }
+  double r[3];
+  for (int c = 0; c < 3; c++) r[c] = x[c] - ca[c];
+  double l = norm3(r);
+  for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * r[c] / l;
+}
+
+static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mesh **out) {
+  const builder *bd = sc->bd;
+  int nd = order + 1, nd3 = nd * nd * nd;
+  double g[HX_MAX_ND], w[HX_MAX_ND];
+  HX_CALL(hx_gll(nd, g, w));
+  hx_curve_ctx *cc = NULL;
+  HX_CALL(hx_curve_create(m1, order, &cc));
+  hx_mesh *m = NULL;
+  int rc = hx_mesh_create(m1->comm, order, m1->num_elem, &m);
+  double *xtmp = NULL;
+  const hx_lid blk = 256;
+  if (!rc) rc = hx_malloc((size_t)blk * 3 * nd3 * sizeof *xtmp, &xtmp);
+  for (hx_lid e0 = 0; !rc && e0 < m1->num_elem; e0 += blk) {
+    hx_lid cnt = m1->num_elem - e0 < blk ? m1->num_elem - e0 : blk;
+    rc = hx_curve_block(cc, e0, cnt, xtmp, m->node_id + (size_t)e0 * nd3);
+  }
+  hx_free(&xtmp);
+  hx_curve_destroy(&cc);
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
+  memcpy(m->vert_id, m1->vert_id, (size_t)m1->num_elem * 8 * sizeof *m->vert_id);
+  memcpy(m->elem_attr, m1->elem_attr, (size_t)m1->num_elem * sizeof *m->elem_attr);
+  for (hx_lid e = 0; e < m1->num_elem; e++) {
+    const elinfo *E = &sc->ei[e];
+    const quad *Qd = &bd->Q[E->quad];
+    /* the facet of this quad */
+    int32_t lo = 0, hi2 = (int32_t)bd->nf - 1;
+    while (lo < hi2) {
+      int32_t mid = (lo + hi2 + 1) / 2;
+      if (bd->F[mid].q0 <= E->quad) lo = mid;
+      else hi2 = mid - 1;
+    }
+    const facet *F = &bd->F[lo];
+    int32_t qx[4];
+    uint8_t em[4];
+    int cham[4];
+    for (int v = 0; v < 4; v++) {
+      qx[v] = E->rev ? Qd->x[3 - v] : Qd->x[v];
+      int e_orig = E->rev ? (6 - v) % 4 : v;
+      em[v] = Qd->emask[e_orig];
+      cham[v] = (Qd->chamfer >> e_orig & 1) ? F->bridge : -1;
+    }
+    int wallk = F->wall;
+    /* edges sampled at the GLL points: E0(xi1) x0->x1, E1(xi2) x1->x2, E2 x2->x3 reversed, E3 x3->x0 reversed */
+    double Ed[4][HX_MAX_ND][3], Fd[4][HX_MAX_ND][3];
+    int32_t ea[4] = {qx[0], qx[1], qx[2], qx[3]}, eb[4] = {qx[1], qx[2], qx[3], qx[0]};
+    int cell = E->cell;
+    const double *ca = cell >= 0 ? sc->bed->xyz + 3 * cell : NULL;
+    double ra = cell >= 0 ? sc->bed->r[cell] : 0;
+    for (int ed = 0; ed < 4; ed++)
+      for (int i = 0; i < nd; i++) {
+        double t = g[i];
+        edge_point(bd, ea[ed], eb[ed], t, em[ed], cham[ed], wallk, Ed[ed][i]);
+        if (cell < 0) continue;
+        if (cham[ed] >= 0) {
+          foot_point(bd, ca, ra, cell, cham[ed], Ed[ed][i], Fd[ed][i]);
+        } else {
+          /* the feet of the end nodes (along the axis for bridge-circle nodes), blended
+             and put back on the sphere: a function of the edge alone */
+          double fa[3], fb[3], r[3];
+          foot_point(bd, ca, ra, cell, bd->nbridge[ea[ed]], bd->X + 3 * ea[ed], fa);
+          foot_point(bd, ca, ra, cell, bd->nbridge[eb[ed]], bd->X + 3 * eb[ed], fb);
+          for (int c = 0; c < 3; c++) r[c] = (1 - t) * fa[c] + t * fb[c] - ca[c];
+          double l = norm3(r);
+          for (int c = 0; c < 3; c++) Fd[ed][i][c] = ca[c] + ra * r[c] / l;
+        }
+      }
+    const double *C[4] = {bd->X + 3 * qx[0], bd->X + 3 * qx[1], bd->X + 3 * qx[3], bd->X + 3 * qx[2]};
+    double FC[4][3];
+    if (cell >= 0)
+      for (int v = 0; v < 4; v++) memcpy(FC[v], (v == 0 ? Fd[0][0] : v == 1 ? Fd[1][0] : v == 2 ? Fd[3][0] : Fd[2][0]), 3 * sizeof(double));
+    double s0 = 0, s1 = 1, z0 = 0, z1 = 0;
+    if (cell >= 0) s0 = sc->s[E->layer], s1 = sc->s[E->layer + 1];
+    else {
+      int k = -1 - cell;
+      double zp = k ? sc->o->zhi : sc->o->zlo, len = k ? sc->o->outlet_len : sc->o->inlet_len, dir = k ? 1 : -1;
+      z0 = zp + dir * len * sc->se[k][E->layer + 1] - zp; /* deeper level at xi3 = 0 */
+      z1 = E->layer == 0 ? 0 : zp + dir * len * sc->se[k][E->layer] - zp;
+    }
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++) {
+        double a1 = g[i], a2 = g[j];
+        double Q[3], Y[3];
+        for (int c = 0; c < 3; c++) {
+          double bil = (1 - a1) * (1 - a2) * C[0][c] + a1 * (1 - a2) * C[1][c] + (1 - a1) * a2 * C[2][c] + a1 * a2 * C[3][c];
+          Q[c] = (1 - a2) * Ed[0][i][c] + a2 * Ed[2][nd - 1 - i][c] + (1 - a1) * Ed[3][nd - 1 - j][c] + a1 * Ed[1][j][c] - bil;
+        }
+        if (wallk >= 0) wall_project(&bd->w[wallk], Q);
+        if (cell >= 0) {
+          double GH[3];
+          for (int c = 0; c < 3; c++) {
+            double bil = (1 - a1) * (1 - a2) * FC[0][c] + a1 * (1 - a2) * FC[1][c] + (1 - a1) * a2 * FC[2][c] + a1 * a2 * FC[3][c];
+            GH[c] = (1 - a2) * Fd[0][i][c] + a2 * Fd[2][nd - 1 - i][c] + (1 - a1) * Fd[3][nd - 1 - j][c] + a1 * Fd[1][j][c] - bil;
+          }
+          double r[3];
+          for (int c = 0; c < 3; c++) r[c] = GH[c] - ca[c];
+          double l = norm3(r);
+          for (int c = 0; c < 3; c++) Y[c] = ca[c] + ra * r[c] / l;
+        }
+        for (int k = 0; k < nd; k++) {
+          int lex = i + nd * (j + nd * k);
+          for (int c = 0; c < 3; c++) {
+            double v;
+            if (cell >= 0) {
+              double sv = s0 + g[k] * (s1 - s0);
+              v = Y[c] + sv * (Q[c] - Y[c]);
+              if (k == 0 && E->layer == 0) v = Y[c];
+              if (k == nd - 1 && E->layer + 1 == sc->o->layers) v = Q[c];
+            } else {
+              v = Q[c] + (c == 2 ? z0 + g[k] * (z1 - z0) : 0);
+            }
+            hx_mesh_elem_x(m, e, c)[lex] = v;
+          }
+        }
+      }
+  }
+  if (getenv("HX_PEBBLE_DEBUG")) {
+    /* first mismatching node copy */
+    hx_gid maxid = 0;
+    size_t tot = (size_t)m->num_elem * nd3;
+    for (size_t q = 0; q < tot; q++) if (m->node_id[q] > maxid) maxid = m->node_id[q];
+    int64_t *first = NULL;
+    if (!hx_malloc((size_t)(maxid + 1) * sizeof *first, &first)) {
+      for (hx_gid q = 0; q <= maxid; q++) first[q] = -1;
+      int shown = 0;
+      for (size_t q = 0; q < tot && shown < 8; q++) {
+        hx_gid id = m->node_id[q];
+        if (first[id] < 0) { first[id] = (int64_t)q; continue; }
+        size_t q0 = (size_t)first[id];
+        hx_lid e1 = (hx_lid)(q0 / nd3), e2 = (hx_lid)(q / nd3);
+        int l1 = (int)(q0 % nd3), l2 = (int)(q % nd3);
+        double dd = 0;
+        for (int c = 0; c < 3; c++) { double t = hx_mesh_elem_x(m, e1, c)[l1] - hx_mesh_elem_x(m, e2, c)[l2]; dd += t * t; }
+        if (sqrt(dd) > 1e-9) {
+          shown++;
+          fprintf(stderr, "mismatch id %lld dist %.3e: e%d (cell %d quad %d layer %d rev %d) lex %d (%d %d %d) vs e%d (cell %d quad %d layer %d rev %d) lex %d (%d %d %d)\n",
+            (long long)id, sqrt(dd), (int)e1, sc->ei[e1].cell, sc->ei[e1].quad, sc->ei[e1].layer, sc->ei[e1].rev, l1, l1 % nd, l1 / nd % nd, l1 / nd / nd,
+            (int)e2, sc->ei[e2].cell, sc->ei[e2].quad, sc->ei[e2].layer, sc->ei[e2].rev, l2, l2 % nd, l2 / nd % nd, l2 / nd / nd);
+        }
+      }
+      hx_free(&first);
+    }
+  }
+  for (hx_lid f = 0; !rc && f < m1->num_faces; f++)
+    rc = hx_mesh_add_face(m, m1->faces[f].elem, m1->faces[f].face, m1->faces[f].bid, m1->faces[f].surf);
+  for (int b = 1; !rc && b < m1->num_bnames; b++) rc = hx_mesh_set_bname(m, b, m1->bnames[b]);
+  for (int k = 0; !rc && k < m1->num_surfaces; k++) rc = hx_mesh_add_surface(m, &m1->surfaces[k], NULL);
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
+  *out = m;
+  return HX_OK;
+}
+
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
                      hx_pebble_stats *stats) {
   *out = NULL;
@@ -1052,6 +1288,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   int32_t *cf_start = NULL, *cf = NULL, *stamp = NULL, *colbase = NULL, *ext[2] = {NULL, NULL};
   int32_t *corners = NULL;
   int32_t *eattr = NULL;
+  elinfo *einfo = NULL;
   typedef struct pface {
     int32_t e, f, kind, surf;
   } pface;
@@ -1138,8 +1375,10 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     for (hx_lid i = 0; i < nfacetnodes; i++) stamp[i] = -1;
 #define ADD_ELEM(cn, attr)                                                          \
   do {                                                                              \
+    hx_lid oldcap_ = cape;                                                          \
     if ((rc = grow(&corners, &cape, ne + 1, 8 * sizeof *corners))) break;           \
-    if ((rc = hx_realloc((size_t)cape * sizeof *eattr, &eattr))) break;             \
+    if (cape != oldcap_ && (rc = hx_realloc((size_t)cape * sizeof *eattr, &eattr))) break; \
+    if (cape != oldcap_ && (rc = hx_realloc((size_t)cape * sizeof *einfo, &einfo))) break; \
     memcpy(corners + 8 * ne, (cn), 8 * sizeof(int32_t));                            \
     eattr[ne] = (attr);                                                             \
     ne++;                                                                           \
@@ -1212,6 +1451,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
           ADD_ELEM(cn, 1);
           if (rc) break;
           hx_lid e = ne - 1;
+          einfo[e].quad = qi, einfo[e].cell = (int32_t)a, einfo[e].layer = k, einfo[e].rev = rev;
           if (debug && min_corner_det(bd->X, cn) <= 0) {
             const double *cc = bd->X + 3 * qx[0];
             fprintf(stderr, "bad elem %d: cell %d facet %d (b=%d ghost=%d wall=%d bridge=%d nv=%d nq=%d) quad %d layer %d at (%.3f %.3f %.3f) det %.3e\n",
@@ -1269,6 +1509,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
         ADD_ELEM(cn, 2 + k);
         if (rc) break;
         hx_lid e = ne - 1;
+        einfo[e].quad = qi, einfo[e].cell = -1 - k, einfo[e].layer = l, einfo[e].rev = 1;
         if (l == NE[k] - 1) ADD_FACE(e, 4, 4 + k, end_surf[k]);
         for (int ed = 0; ed < 4 && !rc; ed++) {
           uint8_t side = em[ed] & (uint8_t)~((1u << (bd->nw - 1)) | (1u << (bd->nw - 2)));
@@ -1309,6 +1550,15 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     for (hx_lid i = 0; i < npf && !rc; i++) rc = hx_mesh_add_face(m, pf[i].e, pf[i].f, bid[pf[i].kind], pf[i].surf);
     for (int k = 0; k < nsurf && !rc; k++) rc = hx_mesh_add_surface(m, &surf[k], NULL);
   }
+  if (!rc && o->order > 1) {
+    hx_mesh *hi = NULL;
+    sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo};
+    rc = sweep_curve(&sc, m, o->order, &hi);
+    if (!rc) {
+      hx_mesh_destroy(&m);
+      m = hi;
+    }
+  }
   st.t_diagram = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   st.t_mesh = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
   /* bridge volume (solid added): cylinder segments between the caps, approximate */
@@ -1324,7 +1574,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     st.bridge_volume += HX_PI * rb * rb * len;
   }
   hx_free(&cf_start), hx_free(&cf), hx_free(&stamp), hx_free(&colbase), hx_free(&ext[0]), hx_free(&ext[1]);
-  hx_free(&corners), hx_free(&eattr), hx_free(&pf), hx_free(&surf);
+  hx_free(&corners), hx_free(&eattr), hx_free(&einfo), hx_free(&pf), hx_free(&surf);
   hx_free(&bd->sx), hx_free(&bd->sr), hx_free(&bd->sparent), hx_free(&bd->smask);
   hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);
   hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);

@@ -2,10 +2,14 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "hx_cli.h"
 #include "hx_error.h"
+#include "hx_curve.h"
+#include "hx_memory.h"
 #include "hx_pebble.h"
+#include "hx_quality.h"
 
 static void pebble_help(void) {
   printf("usage: hexpack pebble CENTRES [options] -o OUT...\n\n"
@@ -29,6 +33,8 @@ static void pebble_help(void) {
          "  --rings K             extra quad rings around bridges and near contacts (1)\n"
          "  --ring-gap F          near contacts (gap < F x d) get the rings too (0.25)\n"
          "  --order N             geometry order of the outputs (default 7)\n"
+         "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
+         "  --stream              never hold the whole order-N mesh (check and write block by block)\n"
          "  -o FILE               write the mesh (format from the extension); several allowed\n"
          "  --json                print the summary as JSON\n\n"
          "Boundary ids, contiguous from 1 in this order where present: pebble, chamfer, wall,\n"
@@ -53,7 +59,11 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_pebble_opts o;
   hx_pebble_opts_default(&o);
   hx_cli_common c = {0};
-  const char *centres = NULL;
+  const char *centres = NULL, *plot = NULL;
+  int quality = 0, no_raise = 0;
+  hx_quality_opts qo;
+  hx_quality_opts_default(&qo);
+  qo.num_worst = 5;
   double radius = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
@@ -136,12 +146,23 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--ring-gap")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 10, &o.ring_gap));
+    } else if (!strcmp(a, "--quality")) {
+      quality = 1;
+    } else if (!strcmp(a, "--stream")) {
+      no_raise = 1;
     } else {
+      r = hx_cli_quality_flag(argc, argv, &i, &qo, &plot);
+      if (r < 0) return HX_ERR_INPUT;
+      if (r > 0) {
+        quality = 1;
+        continue;
+      }
       return hx_cli_unknown_flag("pebble", a);
     }
   }
   HX_CHECK(centres, HX_ERR_INPUT, "pebble: no centres file given (hexpack pebble CENTRES [options] -o OUT)");
   HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: the optimizer is not built yet");
+  HX_CALL(hx_cli_plot_check(plot));
   int order = c.order ? c.order : 7;
   /* check the output formats before any work, so a bad -o leaves nothing */
   hx_pebble_bed *bed = NULL;
@@ -150,31 +171,72 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   if (!rc) rc = hx_pebble_bed_check(bed, &o);
   hx_mesh *m = NULL;
   hx_pebble_stats st;
-  if (!rc) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
-  hx_mesh_check_report rep;
-  memset(&rep, 0, sizeof rep);
+  double nodes_n = 0;
   if (!rc) {
-    rc = hx_mesh_check(m, 1e-12, &rep);
+    /* the mesher places order-N nodes itself (curved layers) when the whole mesh fits */
+    o.order = order;
+    if (no_raise) o.order = 1;
+    rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
+    if (!rc) nodes_n = (double)m->num_elem * m->nd * m->nd * m->nd;
+  }
+  (void)nodes_n;
+  /* curve to order N: the whole mesh when it fits comfortably in memory (then the
+     quality report and the writers use it), else streamed in blocks for the check
+     while the writers curve as they go */
+  hx_mesh *hi = NULL;
+  hx_gid num_bad = 0;
+  double t_curve = 0;
+  if (!rc) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    if (order == 1 || m->order == order) {
+      hx_mesh_check_report rep;
+      rc = hx_mesh_check(m, 1e-12, &rep);
+      num_bad = rep.bad_elems;
+    } else {
+      hx_curve_ctx *cc = NULL;
+      rc = hx_curve_create(m, order, &cc);
+      double *xb = NULL;
+      hx_lid blk = 4096, nd3 = (order + 1) * (order + 1) * (order + 1);
+      if (!rc) rc = hx_malloc((size_t)blk * 3 * nd3 * sizeof *xb, &xb);
+      for (hx_lid e0 = 0; !rc && e0 < m->num_elem; e0 += blk) {
+        hx_lid cnt = m->num_elem - e0 < blk ? m->num_elem - e0 : blk;
+        hx_gid nb = 0;
+        rc = hx_curve_block(cc, e0, cnt, xb, NULL);
+        if (!rc) {
+          int r2 = hx_curve_check_block(cc, e0, cnt, xb, &nb);
+          num_bad += nb;
+          if (r2 && !c.force && !rc) rc = r2;
+        }
+      }
+      hx_free(&xb);
+      hx_curve_destroy(&cc);
+    }
     if (rc && c.force) {
       hx_error_clear();
       rc = HX_OK;
     }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    t_curve = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
   }
   if (!rc) {
     c.order = order;
-    rc = hx_cli_write_outputs(m, &c);
+    rc = hx_cli_write_outputs(hi ? hi : m, &c);
   }
   if (!rc && hx_comm_rank(comm) == 0) {
+    hx_mesh_check_report rep;
+    rep.min_detj = NAN;
     double per = (double)st.elems_bulk / bed->n;
     if (c.json)
       printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
              "\"facets\": %d, \"collapsed_edges\": %d, \"dropped_facets\": %d, \"order\": %d, "
-             "\"min_detj_linear\": %.6e, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, \"time_mesh\": %.3f}\n",
+             "\"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, \"time_mesh\": %.3f, "
+             "\"time_curve\": %.3f}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
-             (int)st.num_collapsed, (int)st.num_dropped_facets, order, rep.min_detj, st.bridge_volume, st.t_diagram,
-             st.t_mesh);
+             (int)st.num_collapsed, (int)st.num_dropped_facets, order, (long long)num_bad, st.bridge_volume, st.t_diagram,
+             st.t_mesh, t_curve);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
              (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
@@ -184,11 +246,13 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
       printf("  boundaries:");
       for (int b = 1; b < m->num_bnames; b++) printf(" %d %s%s", b, m->bnames[b], b + 1 < m->num_bnames ? "," : "\n");
-      printf("  min det J (linear mesh) %.4e; time %.3f s diagram + %.3f s mesh\n", rep.min_detj, st.t_diagram,
-             st.t_mesh);
+      printf("  order %d: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s curving\n", order,
+             (long long)num_bad, st.t_diagram, st.t_mesh, t_curve);
       for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
     }
   }
+  if (!rc && quality) rc = hx_cli_quality_report(hi ? hi : m, &qo, plot, c.json);
+  hx_mesh_destroy(&hi);
   hx_mesh_destroy(&m);
   hx_pebble_bed_destroy(&bed);
   return rc;
