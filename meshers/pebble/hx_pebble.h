@@ -48,6 +48,7 @@ typedef struct hx_pebble_opts {
   double overlap_tol;   /* largest allowed overlap as a fraction of d (default 0.1) */
   int rings;            /* extra rings of quads around bridges / near contacts (default 1) */
   double ring_gap;      /* non-bridged facets with gap below this fraction of d get rings */
+  double max_snap;      /* refuse cells reaching beyond the wall by more than this x d (1.0) */
   int order;            /* > 1: return the mesh at this order, nodes placed by the mesher's own
                            sweep map (exact spheres, bridges, walls, curved layers) */
 } hx_pebble_opts;
@@ -78,3 +79,10 @@ int hx_pebble_bed_check(const hx_pebble_bed *bed, const hx_pebble_opts *o);
 /** Mesh the fluid around the bed (order 1, with boundary faces and analytic surfaces). */
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
                      hx_pebble_stats *stats);
+
+/** Packing generator (tests, demos; separate from the mesher): n spheres of radius
+    r (uniform in r (1 +- poly)) dropped one by one into the cylinder of radius
+    cyl_radius about z, resting on z = 0 or on earlier spheres; each takes the
+    lowest of `trials` random positions. Reproducible from seed. */
+int hx_pebble_pack(hx_lid n, double radius, double poly, double cyl_radius, uint64_t seed, int trials,
+                   hx_pebble_bed **out);

@@ -28,6 +28,7 @@ void hx_pebble_opts_default(hx_pebble_opts *o) {
   o->rings = 1;
   o->ring_gap = 0.25;
   o->order = 1;
+  o->max_snap = 1.0;
 }
 
 void hx_pebble_bed_destroy(hx_pebble_bed **bed) {

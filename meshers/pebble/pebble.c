@@ -438,7 +438,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     for (int k = 0; k < bd->F[f].nv; k++) {
       int32_t t = bd->fv[bd->F[f].v0 + k];
       double dsn = dist3(V + 3 * t, pd->centre + 3 * t);
-      if (dsn > 0.5 * dmean) {
+      if (dsn > o->max_snap * dmean) {
         double *c = bd->sx + 3 * bd->F[f].a;
         hx_free(&V), hx_free(&vmask), hx_free(&par);
         return HX_ERROR(HX_ERR_INPUT,
@@ -667,24 +667,38 @@ static double poly_inner_dist(const double *P, int n, double px, double py) {
   return inside ? dmin : -dmin;
 }
 
-/* distance from (ox, oy) along angle t to the polygon boundary (star-shaped) */
-static double ray_dist(const double *P, int n, double ox, double oy, double t) {
-  double dx = cos(t), dy = sin(t), best = INFINITY;
-  for (int k = 0; k < n; k++) {
-    const double *A = P + 2 * k, *B = P + 2 * ((k + 1) % n);
-    double ex = B[0] - A[0], ey = B[1] - A[1];
-    double den = dx * ey - dy * ex;
-    if (fabs(den) < 1e-300) continue;
-    double ax = A[0] - ox, ay = A[1] - oy;
-    double s = (ax * ey - ay * ex) / den, u = (ax * dy - ay * dx) / den;
-    if (s > 0 && u >= -1e-12 && u <= 1 + 1e-12 && s < best) best = s;
-  }
-  return isfinite(best) ? best : 0;
-}
-
 /* the fan (centre, B[2k-1], B[2k], B[2k+1]) has convex quads with every angle
    below ~145 degrees */
-static int fan_ok(const double *P2, int M, double ox, double oy) {
+static int fan_ok_angle(const double *P2, int M, double ox, double oy, double mincos);
+/* worst sine of the corner angles of the fan (centre, B[2k-1], B[2k], B[2k+1]);
+   negative when a corner is reflex */
+static double fan_quality(const double *P2, int M, double ox, double oy) {
+  double worst = INFINITY;
+  for (int k = 0; k < M / 2; k++) {
+    double q[4][2] = {{ox, oy}, {P2[2 * ((2 * k + M - 1) % M)], P2[2 * ((2 * k + M - 1) % M) + 1]},
+                      {P2[4 * k], P2[4 * k + 1]}, {P2[2 * (2 * k + 1)], P2[2 * (2 * k + 1) + 1]}};
+    for (int v = 0; v < 4; v++) {
+      const double *A = q[(v + 3) % 4], *V = q[v], *C = q[(v + 1) % 4];
+      double ux = A[0] - V[0], uy = A[1] - V[1], wx = C[0] - V[0], wy = C[1] - V[1];
+      double sn = (wx * uy - wy * ux) / (hypot(ux, uy) * hypot(wx, wy) + 1e-300);
+      if (sn < worst) worst = sn;
+    }
+  }
+  return worst;
+}
+static int fan_ok(const double *P2, int M, double ox, double oy) { return fan_ok_angle(P2, M, ox, oy, -0.82); }
+
+/* a 2D quad (CCW) is strictly convex */
+static int convex2d(const double *q[4]) {
+  for (int v = 0; v < 4; v++) {
+    const double *A = q[(v + 3) % 4], *V = q[v], *C = q[(v + 1) % 4];
+    double cr = (V[0] - A[0]) * (C[1] - V[1]) - (V[1] - A[1]) * (C[0] - V[0]);
+    if (cr <= 0) return 0;
+  }
+  return 1;
+}
+
+static int fan_ok_angle(const double *P2, int M, double ox, double oy, double mincos) {
   for (int k = 0; k < M / 2; k++) {
     double q[4][2] = {{ox, oy}, {P2[2 * ((2 * k + M - 1) % M)], P2[2 * ((2 * k + M - 1) % M) + 1]},
                       {P2[4 * k], P2[4 * k + 1]}, {P2[2 * (2 * k + 1)], P2[2 * (2 * k + 1) + 1]}};
@@ -693,7 +707,7 @@ static int fan_ok(const double *P2, int M, double ox, double oy) {
       double ux = A[0] - V[0], uy = A[1] - V[1], wx = C[0] - V[0], wy = C[1] - V[1];
       double cr = wx * uy - wy * ux; /* CCW: turning left at V */
       double cosang = (ux * wx + uy * wy) / (hypot(ux, uy) * hypot(wx, wy) + 1e-300);
-      if (cr <= 0 || cosang < -0.82) return 0;
+      if (cr <= 0 || cosang < mincos) return 0;
     }
   }
   return 1;
@@ -863,18 +877,34 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       if (fabs(area) > 0) cx /= 3 * area, cy /= 3 * area;
       double dp = poly_inner_dist(P2, M, 0, 0), dc = poly_inner_dist(P2, M, cx, cy);
       double ox = 0, oy = 0;
-      if (dp < 0.5 * dc) ox = cx, oy = cy;
-      /* star-shaped around the centre? */
-      for (int k = 0; k < M; k++) {
-        const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
-        double cr = (A[0] - ox) * (Bp[1] - oy) - (A[1] - oy) * (Bp[0] - ox);
-        if (cr <= 0) {
-          rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between sites %d and %d is not star-shaped", (int)a,
-                        (int)b);
-          break;
-        }
+      (void)dp, (void)dc;
+      /* the fan centre: the pierce point, unless the centroid, the vertex mean or a
+         blend gives clearly better fan corners (sin of the corner angles) */
+      double vx = 0, vy = 0;
+      for (int k = 0; k < M; k++) vx += P2[2 * k] / M, vy += P2[2 * k + 1] / M;
+      double cand[5][2] = {{0, 0}, {cx, cy}, {vx, vy}, {0.5 * cx, 0.5 * cy}, {0.5 * (cx + vx), 0.5 * (cy + vy)}};
+      double qbest = -INFINITY, q0 = fan_quality(P2, M, 0, 0);
+      int found = 0;
+      for (int ci = 0; ci < 5; ci++) {
+        double q = fan_quality(P2, M, cand[ci][0], cand[ci][1]);
+        if (q > qbest) qbest = q, ox = cand[ci][0], oy = cand[ci][1];
       }
-      if (rc) break;
+      if (q0 > 0 && q0 >= 0.8 * qbest) ox = 0, oy = 0;
+      /* star-shaped around the centre (needed by the rings) */
+      {
+        int star = 1;
+        for (int k = 0; k < M && star; k++) {
+          const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
+          double cr = (A[0] - ox) * (Bp[1] - oy) - (A[1] - oy) * (Bp[0] - ox);
+          if (cr <= 0) star = 0;
+        }
+        found = star;
+      }
+      if (!found) {
+        rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between spheres %d and %s%d is not star-shaped", (int)bd->sparent[a],
+                      bd->smask[b] ? "the wall near sphere " : "", (int)bd->sparent[b]);
+        break;
+      }
       double cpt[3];
       for (int c = 0; c < 3; c++) cpt[c] = p[c] + ox * e1[c] + oy * e2[c];
       if (W) wall_project_along(W, cpt, u);
@@ -906,6 +936,29 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         mean /= M;
         if (round_inner)
           for (int k = 0; k < M; k++) th[k] = 0.5 * (th[k] + th[0] + mean + 2 * HX_PI * k / M);
+      }
+      if (round_inner && K == 1) {
+        /* keep the rounded ring only if its quads are convex in the plane; else the
+           plain fan if that is convex, else a scaled ring */
+        double I2[4 * MAXPOLY];
+        for (int k = 0; k < M; k++) {
+          double rr = 0.5 * inner_d * ((k & 1) ? 0.85 : 1.0);
+          I2[2 * k] = ox + rr * cos(th[k]), I2[2 * k + 1] = oy + rr * sin(th[k]);
+        }
+        int ok = fan_ok_angle(I2, M, ox, oy, -0.95);
+        if (getenv("HX_PEBBLE_DEBUG") && a == 0 && b == 1) {
+          for (int k = 0; k < M; k++) fprintf(stderr, "P2 %d: %.4f %.4f  th %.4f  I2 %.4f %.4f\n", k, P2[2*k], P2[2*k+1], th[k], I2[2*k], I2[2*k+1]);
+          fprintf(stderr, "centre %.4f %.4f inner_d %.4f ok %d\n", ox, oy, inner_d, ok);
+        }
+        for (int k = 0; k < M && ok; k++) {
+          const double *q[4] = {P2 + 2 * k, P2 + 2 * ((k + 1) % M), I2 + 2 * ((k + 1) % M), I2 + 2 * k};
+          if (!convex2d(q)) ok = 0;
+        }
+        if (!ok) {
+          round_inner = 0;
+          int near = !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin && o->rings > 0;
+          if (!near && fan_ok_angle(P2, M, ox, oy, -1.0)) K = 0;
+        }
       }
       for (int ring = K; ring >= 1 && !rc; ring--) {
         double fr = (double)ring / (K + 1);
@@ -1170,7 +1223,7 @@ static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mes
     for (int j = 0; j < nd; j++)
       for (int i = 0; i < nd; i++) {
         double a1 = g[i], a2 = g[j];
-        double Q[3], Y[3];
+        double Q[3], Y[3] = {0, 0, 0};
         for (int c = 0; c < 3; c++) {
           double bil = (1 - a1) * (1 - a2) * C[0][c] + a1 * (1 - a2) * C[1][c] + (1 - a1) * a2 * C[2][c] + a1 * a2 * C[3][c];
           Q[c] = (1 - a2) * Ed[0][i][c] + a2 * Ed[2][nd - 1 - i][c] + (1 - a1) * Ed[3][nd - 1 - j][c] + a1 * Ed[1][j][c] - bil;

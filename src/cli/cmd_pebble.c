@@ -15,7 +15,7 @@ static void pebble_help(void) {
   printf("usage: hexpack pebble CENTRES [options] -o OUT...\n\n"
          "CENTRES: one sphere a line, 'x y z' or 'x y z r'; '#' comments.\n\n"
          "  --radius R            radius of spheres given without one\n"
-         "  --container cyl:R[,CX,CY] | box:X0,X1,Y0,Y1\n"
+         "  --container cyl:R[,CX,CY] | box:X0,X1,Y0,Y1 | box (just around the bed)\n"
          "                        container (default: a cylinder about z just around the bed)\n"
          "  --bottom Z, --top Z   bottom/top planes (default: plane-gap beyond the spheres)\n"
          "  --plane-gap F         default planes/container at F x d beyond the spheres (0.1)\n"
@@ -92,6 +92,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
         o.container = HX_PEBBLE_CYLINDER;
         o.cyl_radius = p[0];
         if (cnt == 3) o.cx = p[1], o.cy = p[2];
+      } else if (!strcmp(v, "box")) {
+        o.container = HX_PEBBLE_BOX; /* just around the bed */
       } else if (!strncmp(v, "box:", 4)) {
         HX_CALL(hx_cli_double_list("--container", v + 4, 4, &cnt, p));
         HX_CHECK(cnt == 4 && p[1] > p[0] && p[3] > p[2], HX_ERR_INPUT,
@@ -224,8 +226,6 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     rc = hx_cli_write_outputs(hi ? hi : m, &c);
   }
   if (!rc && hx_comm_rank(comm) == 0) {
-    hx_mesh_check_report rep;
-    rep.min_detj = NAN;
     double per = (double)st.elems_bulk / bed->n;
     if (c.json)
       printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
