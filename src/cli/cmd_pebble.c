@@ -6,6 +6,7 @@
 
 #include "hx_cli.h"
 #include "hx_error.h"
+#include "hx_io.h"
 #include "hx_curve.h"
 #include "hx_memory.h"
 #include "hx_pebble.h"
@@ -167,6 +168,11 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CALL(hx_cli_plot_check(plot));
   int order = c.order ? c.order : 7;
   /* check the output formats before any work, so a bad -o leaves nothing */
+  for (int k = 0; k < c.num_out; k++) {
+    const hx_format *f;
+    HX_CALL(hx_format_for_path(c.out[k], &f));
+    HX_CHECK(f->write, HX_ERR_INPUT, "format '%s' has no writer (output '%s')", f->name, c.out[k]);
+  }
   hx_pebble_bed *bed = NULL;
   HX_CALL(hx_pebble_bed_read(centres, radius, &bed));
   int rc = hx_pebble_opts_finish(&o, bed);

@@ -1,0 +1,260 @@
+/* t250: pebble-bed meshes, checked against independent computations.
+   Usage: t250-pebble-mesh CASE, CASE one of
+     box    12 monodisperse spheres dropped into a cylinder (hexpack pack, seed 1),
+            meshed in the box around them, order 4;
+     poly   30 spheres with radii 1 +- 20% (power diagram), box, order 4;
+     pb67   the 67-pebble DEM bed (inputs/pb67.txt, R = 1.5, cylinder 6.6), order 2.
+   Checks:
+   - det J > 0 at every GLL node, equal node ids have equal coordinates, and every
+     boundary-face node lies on its analytic surface (sphere, bridge cylinder,
+     container) to 1e-12 relative (hx_mesh_check);
+   - watertight: every element face is either shared by exactly two elements with
+     the same order-N node ids (as sets) or is a recorded boundary face, and every
+     recorded boundary face is unshared;
+   - the fluid volume (GLL quadrature of det J) equals a Monte-Carlo estimate of the
+     container minus the spheres minus the bridges (cylinders of radius r about the
+     line of centres, between the centres; sphere-wall bridges from the centre to the
+     wall), computed from the input alone, within 4 standard errors;
+   - the boundary ids are contiguous from 1 and named. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_error.h"
+#include "hx_memory.h"
+#include "hx_pebble.h"
+#include "hx_test_meshes.h"
+
+static int fail = 0;
+#define EXPECT(cond, ...)          \
+  do {                             \
+    if (!(cond)) {                 \
+      printf("FAIL: " __VA_ARGS__); \
+      printf("\n");                \
+      fail = 1;                    \
+    }                              \
+  } while (0)
+
+typedef struct fkey {
+  hx_gid v[4];
+  hx_lid elem;
+  int face;
+} fkey;
+static int cmp_fkey(const void *a, const void *b) {
+  const fkey *x = a, *y = b;
+  for (int k = 0; k < 4; k++)
+    if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
+  return 0;
+}
+static int cmp_gid(const void *a, const void *b) {
+  hx_gid x = *(const hx_gid *)a, y = *(const hx_gid *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* the order-N node ids of face f of element e, sorted */
+static int face_ids(const hx_mesh *m, hx_lid e, int f, hx_gid *out) {
+  int nd = m->nd, n = 0;
+  for (int k = 0; k < nd; k++)
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++)
+        if (hx_node_on_face(nd, f, i, j, k)) out[n++] = m->node_id[(size_t)e * nd * nd * nd + hx_lex(nd, i, j, k)];
+  qsort(out, (size_t)n, sizeof *out, cmp_gid);
+  return n;
+}
+
+static uint64_t rs = 0x9E3779B97F4A7C15ull;
+static double urand(void) {
+  rs ^= rs << 13;
+  rs ^= rs >> 7;
+  rs ^= rs << 17;
+  return (double)(rs >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int run(int argc, char **argv);
+int main(int argc, char **argv) {
+  tm_init(&argc, &argv);
+  return tm_finalize(run(argc, argv));
+}
+
+static int run(int argc, char **argv) {
+  const char *which = argc > 1 ? argv[1] : "box";
+  hx_pebble_bed *bed = NULL;
+  hx_pebble_opts o;
+  hx_pebble_opts_default(&o);
+  int rc;
+  if (!strcmp(which, "pb67")) {
+    char path[2048];
+    snprintf(path, sizeof path, "%s/inputs/pb67.txt", getenv("HX_SOURCE_DIR") ? getenv("HX_SOURCE_DIR") : ".");
+    rc = hx_pebble_bed_read(path, 1.5, &bed);
+    o.container = HX_PEBBLE_CYLINDER;
+    o.cyl_radius = 6.6;
+    o.order = 2;
+  } else {
+    int poly = !strcmp(which, "poly");
+    rc = hx_pebble_pack(poly ? 30 : 12, 1.0, poly ? 0.2 : 0, poly ? 4.0 : 3.0, poly ? 3 : 1, 8, &bed);
+    o.container = HX_PEBBLE_BOX;
+    o.order = 4;
+  }
+  if (!rc) rc = hx_pebble_opts_finish(&o, bed);
+  if (!rc) rc = hx_pebble_bed_check(bed, &o);
+  hx_mesh *m = NULL;
+  hx_pebble_stats st;
+  if (!rc) rc = hx_mesher_pebble(HX_COMM_SELF, bed, &o, &m, &st);
+  if (rc) {
+    printf("FAIL: meshing: %s\n", hx_error_message());
+    return 1;
+  }
+  double rmin = INFINITY, rmax = 0;
+  for (hx_lid i = 0; i < bed->n; i++) rmin = fmin(rmin, bed->r[i]), rmax = fmax(rmax, bed->r[i]);
+  printf("case %s: %d spheres (radii %.3f..%.3f), %d elements at order %d, %d bridges + %d at walls\n", which,
+         (int)bed->n, rmin, rmax, (int)m->num_elem, m->order, (int)st.num_bridges, (int)st.num_wall_bridges);
+  if (!strcmp(which, "poly")) EXPECT(rmax > 1.1 * rmin, "the polydisperse bed has equal radii");
+  /* 1. invariants */
+  hx_mesh_check_report rep;
+  rc = hx_mesh_check(m, 1e-12, &rep);
+  printf("check: bad elements %lld (min det J %.3e), id mismatches %lld (max %.2e), off-surface nodes %lld (max rel "
+         "%.2e), bad faces %lld\n",
+         (long long)rep.bad_elems, rep.min_detj, (long long)rep.id_mismatch, rep.id_max_dist, (long long)rep.off_surface,
+         rep.surf_max_rel, (long long)rep.bad_faces);
+  EXPECT(rc == HX_OK, "hx_mesh_check: %s", hx_error_message());
+  hx_error_clear();
+  /* 2. watertight */
+  hx_lid E = m->num_elem;
+  fkey *fk = NULL;
+  if (hx_malloc((size_t)E * 6 * sizeof *fk, &fk)) return 1;
+  for (hx_lid e = 0; e < E; e++)
+    for (int f = 0; f < 6; f++) {
+      int c[4];
+      hx_face_corners(f, c);
+      fkey *k = &fk[6 * e + f];
+      for (int q = 0; q < 4; q++) k->v[q] = m->vert_id[8 * e + c[q]];
+      qsort(k->v, 4, sizeof(hx_gid), cmp_gid);
+      k->elem = e;
+      k->face = f;
+    }
+  qsort(fk, (size_t)E * 6, sizeof *fk, cmp_fkey);
+  char *isb = NULL;
+  if (hx_malloc((size_t)E * 6, &isb)) return 1;
+  for (hx_lid k = 0; k < m->num_faces; k++) isb[6 * m->faces[k].elem + m->faces[k].face]++;
+  long shared = 0, boundary = 0, bad_share = 0, bad_bound = 0, bad_nodes = 0;
+  int nfn = m->nd * m->nd;
+  hx_gid *ia = malloc(sizeof(hx_gid) * nfn), *ib = malloc(sizeof(hx_gid) * nfn);
+  for (hx_lid k = 0; k < E * 6;) {
+    hx_lid h = k;
+    while (h < E * 6 && !cmp_fkey(&fk[k], &fk[h])) h++;
+    int cnt = (int)(h - k);
+    if (cnt == 2) {
+      shared++;
+      if (isb[6 * fk[k].elem + fk[k].face] || isb[6 * fk[k + 1].elem + fk[k + 1].face]) bad_bound++;
+      face_ids(m, fk[k].elem, fk[k].face, ia);
+      face_ids(m, fk[k + 1].elem, fk[k + 1].face, ib);
+      if (memcmp(ia, ib, sizeof(hx_gid) * nfn)) bad_nodes++;
+    } else if (cnt == 1) {
+      boundary++;
+      if (isb[6 * fk[k].elem + fk[k].face] != 1) bad_bound++;
+    } else {
+      bad_share++;
+    }
+    k = h;
+  }
+  printf("faces: %ld interior (shared by 2), %ld boundary (%d recorded); %ld faces in 3+ elements, %ld boundary "
+         "mismatches, %ld shared faces with different nodes\n",
+         shared, boundary, (int)m->num_faces, bad_share, bad_bound, bad_nodes);
+  EXPECT(bad_share == 0 && bad_bound == 0 && bad_nodes == 0 && boundary == m->num_faces, "mesh is not watertight");
+  free(ia), free(ib);
+  hx_free(&fk), hx_free(&isb);
+  /* 3. boundary ids contiguous from 1 */
+  for (int b = 1; b < m->num_bnames; b++) {
+    long n = 0;
+    for (hx_lid k = 0; k < m->num_faces; k++) n += m->faces[k].bid == b;
+    printf("boundary %d %-8s %ld faces\n", b, m->bnames[b] ? m->bnames[b] : "(null)", n);
+    EXPECT(n > 0 && m->bnames[b], "boundary id %d is empty or unnamed", b);
+  }
+  /* 4. volume: quadrature vs Monte Carlo */
+  int nd = m->nd;
+  double xg[HX_MAX_ND], wg[HX_MAX_ND], *D = malloc(sizeof(double) * nd * nd);
+  hx_gll(nd, xg, wg);
+  hx_mesh_gll_derivative(nd, D);
+  double vol = 0;
+  for (hx_lid e = 0; e < E; e++)
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          double J[3][3];
+          vol += wg[i] * wg[j] * wg[k] * hx_mesh_jacobian_at_node(m, D, e, i, j, k, J);
+        }
+  free(D);
+  /* container bounds and the bridges from the mesh's surfaces (cylinders other than
+     the container): the solid between the centres on their axis */
+  double lo[3], hi[3];
+  int cyl = o.container == HX_PEBBLE_CYLINDER;
+  if (cyl) lo[0] = lo[1] = -o.cyl_radius, hi[0] = hi[1] = o.cyl_radius;
+  else lo[0] = o.box_lo[0], lo[1] = o.box_lo[1], hi[0] = o.box_hi[0], hi[1] = o.box_hi[1];
+  lo[2] = o.zlo, hi[2] = o.zhi;
+  int nbr = 0;
+  typedef struct {
+    double a[3], u[3], len, r;
+  } seg;
+  seg *br = malloc(sizeof(seg) * (size_t)(m->num_surfaces + 1));
+  for (int s = 0; s < m->num_surfaces; s++) {
+    const hx_surface *S = &m->surfaces[s];
+    if (S->type != HX_SURF_CYLINDER || (cyl && fabs(S->r - o.cyl_radius) < 1e-12 && fabs(S->n[2]) == 1)) continue;
+    int on[2], non = 0;
+    for (hx_lid i = 0; i < bed->n && non < 2; i++) {
+      double d[3], t = 0, q = 0;
+      for (int c = 0; c < 3; c++) d[c] = bed->xyz[3 * i + c] - S->p[c], t += d[c] * S->n[c];
+      for (int c = 0; c < 3; c++) q += (d[c] - t * S->n[c]) * (d[c] - t * S->n[c]);
+      if (sqrt(q) < 1e-9 * bed->r[i]) on[non++] = (int)i;
+    }
+    seg *g = &br[nbr++];
+    g->r = S->r;
+    if (non == 2) {
+      double L = 0;
+      for (int c = 0; c < 3; c++) g->a[c] = bed->xyz[3 * on[0] + c], g->u[c] = bed->xyz[3 * on[1] + c] - g->a[c], L += g->u[c] * g->u[c];
+      L = sqrt(L);
+      for (int c = 0; c < 3; c++) g->u[c] /= L;
+      g->len = L;
+    } else if (non == 1) { /* to the wall: from the centre through the facet point */
+      double t = 0;
+      for (int c = 0; c < 3; c++) g->a[c] = bed->xyz[3 * on[0] + c], t += (S->p[c] - g->a[c]) * S->n[c];
+      for (int c = 0; c < 3; c++) g->u[c] = t > 0 ? S->n[c] : -S->n[c];
+      g->len = 1e30;
+    } else {
+      printf("FAIL: bridge surface %d has %d sphere centres on its axis\n", s, non);
+      fail = 1;
+      nbr--;
+    }
+  }
+  long nmc = 2000000, hits = 0;
+  for (long q = 0; q < nmc; q++) {
+    double x[3];
+    for (int c = 0; c < 3; c++) x[c] = lo[c] + (hi[c] - lo[c]) * urand();
+    if (cyl && x[0] * x[0] + x[1] * x[1] > o.cyl_radius * o.cyl_radius) continue;
+    int solid = 0;
+    for (hx_lid i = 0; i < bed->n && !solid; i++) {
+      double d2 = 0;
+      for (int c = 0; c < 3; c++) d2 += (x[c] - bed->xyz[3 * i + c]) * (x[c] - bed->xyz[3 * i + c]);
+      if (d2 < bed->r[i] * bed->r[i]) solid = 1;
+    }
+    for (int b = 0; b < nbr && !solid; b++) {
+      double d[3], t = 0, q2 = 0;
+      for (int c = 0; c < 3; c++) d[c] = x[c] - br[b].a[c], t += d[c] * br[b].u[c];
+      if (t < 0 || t > br[b].len) continue;
+      for (int c = 0; c < 3; c++) q2 += (d[c] - t * br[b].u[c]) * (d[c] - t * br[b].u[c]);
+      if (q2 < br[b].r * br[b].r) solid = 1;
+    }
+    hits += !solid;
+  }
+  free(br);
+  double vbox = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]), p = (double)hits / nmc;
+  double vmc = vbox * p, sigma = vbox * sqrt(p * (1 - p) / nmc);
+  printf("fluid volume: mesh %.6f, Monte Carlo %.6f +- %.6f (1 sigma, %ld samples); difference %.2f sigma\n", vol, vmc,
+         sigma, nmc, (vol - vmc) / sigma);
+  EXPECT(fabs(vol - vmc) < 4 * sigma, "fluid volume differs from the Monte-Carlo estimate by more than 4 sigma");
+  hx_mesh_destroy(&m);
+  hx_pebble_bed_destroy(&bed);
+  printf("%s\n", fail ? "FAILED" : "all ok");
+  return fail;
+}

@@ -1,0 +1,8 @@
+# pebble-bed mesher (t250-t279) and its command line (t680-t699)
+if(HX_HAVE_QHULL)
+  hx_add_test(t250-pebble-mesh ARGS box)
+  add_test(NAME t251-pebble-poly COMMAND t250-pebble-mesh poly)
+  add_test(NAME t252-pebble-pb67 COMMAND t250-pebble-mesh pb67)
+  set_tests_properties(t251-pebble-poly t252-pebble-pb67 PROPERTIES ENVIRONMENT "HX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+  hx_add_script_test(t680-pebble-cli COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t680-pebble-cli.sh)
+endif()

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# t680: hexpack pebble / pack on the command line. Bad input (issue 5): a malformed
+# line (file:line in the message), NaN, a duplicate, an overlap beyond the
+# tolerance, a sphere outside the container, fewer than two spheres, bad flags:
+# one line on stderr, non-zero exit, no output file (input errors are raised before
+# any output is opened; output formats are checked before any work). Then good runs: pack writes a
+# bed that pebble meshes (JSON summary, no inverted element), and pb67 meshes.
+set -u
+HEXPACK=${HEXPACK:-./build/hexpack}
+SRC=${HX_SOURCE_DIR:-.}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+fail=0
+expect_fail() {
+  local want=$1; shift
+  rm -f out.* err.txt
+  "$HEXPACK" "$@" > /dev/null 2> err.txt
+  local rc=$?
+  local lines; lines=$(wc -l < err.txt)
+  if [ "$rc" -eq 0 ]; then echo "FAIL (exit 0): hexpack $*"; fail=1; return; fi
+  if [ "$lines" -ne 1 ]; then echo "FAIL ($lines lines on stderr): hexpack $*"; cat err.txt; fail=1; return; fi
+  if ! grep -qF -- "$want" err.txt; then echo "FAIL (message): hexpack $*"; echo "  got:  $(cat err.txt)"; echo "  want: $want"; fail=1; return; fi
+  if ls out.* > /dev/null 2>&1; then echo "FAIL (output left): hexpack $*"; fail=1; return; fi
+  echo "ok   exit $rc  hexpack $*  ->  $(cat err.txt)"
+}
+printf '# two spheres\n0 0 0 1\n0 0 2.5 1\n1 2\n' > short.txt
+printf '0 0 0 1\n0 0 2.5 nan\n' > nan.txt
+printf '0 0 0 1\n3 0 0 1\n0 0 0 1\n' > dup.txt
+printf '0 0 0 1\n1.7 0 0 1\n' > overlap.txt
+printf '0 0 0 1\n2.5 0 0 1\n' > outside.txt
+printf '# only one\n0 0 0 1\n' > one.txt
+printf '0 0 0 1\n2.5 0 0 1\n0 0 x 1\n' > word.txt
+printf '0 0 0\n2.5 0 0\n' > norad.txt
+expect_fail "short.txt:4: a sphere line needs 'x y z' or 'x y z r', found 2 value(s)" pebble short.txt
+expect_fail "nan.txt:2: value 4 is not a finite number" pebble nan.txt
+expect_fail "dup.txt:3: duplicate sphere (same centre as dup.txt:1)" pebble dup.txt
+expect_fail "overlap.txt:2: sphere overlaps overlap.txt:1 by 15% of the diameter" pebble overlap.txt
+expect_fail "outside.txt:2: sphere at (2.5, 0, 0) radius 1 reaches radius 3.5, outside the container cylinder (radius 3)" pebble outside.txt --container cyl:3
+expect_fail "one.txt: a bed needs at least two spheres, found 1" pebble one.txt
+expect_fail "word.txt:3: expected a number, found 'x'" pebble word.txt
+expect_fail "norad.txt:1: the line has no radius and no --radius was given" pebble norad.txt
+expect_fail "cannot open centres file 'missing.txt'" pebble missing.txt
+expect_fail "pebble: no centres file given" pebble -o out.vtu
+expect_fail "flag --container: expected cyl:R[,CX,CY] or box:X0,X1,Y0,Y1" pebble outside.txt --container sphere:3
+expect_fail "flag --layers" pebble outside.txt --layers 0
+expect_fail "unknown flag '--bogus' for 'hexpack pebble'" pebble outside.txt --bogus
+expect_fail "unknown mesh format '.xyz'" pebble outside.txt -o out.xyz
+expect_fail "pack: flag --n N (>= 2) is required" pack -o out.txt
+expect_fail "the container radius 0.5 must exceed the largest sphere radius 1" pack --n 4 --container cyl:0.5 -o out.txt
+# good runs
+"$HEXPACK" pack --n 12 --container cyl:3 -o bed.txt > pack.log || { echo "FAIL: pack"; fail=1; }
+grep -c '^[-0-9]' bed.txt | grep -qx 12 || { echo "FAIL: pack wrote $(grep -c '^[-0-9]' bed.txt) spheres"; fail=1; }
+out=$("$HEXPACK" pebble bed.txt --container box --order 3 --json) || { echo "FAIL: pebble on the packed bed"; fail=1; }
+echo "$out"
+echo "$out" | grep -q '"bad_elements": 0' || { echo "FAIL: inverted elements"; fail=1; }
+echo "$out" | grep -q '"spheres": 12' || { echo "FAIL: sphere count"; fail=1; }
+out=$("$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 2 --json) || { echo "FAIL: pebble pb67"; fail=1; }
+echo "$out"
+echo "$out" | grep -q '"bad_elements": 0' || { echo "FAIL: pb67 inverted elements"; fail=1; }
+exit $fail
