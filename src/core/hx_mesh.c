@@ -473,14 +473,33 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   hx_lid first_bad = m->num_elem;
 #pragma omp parallel for reduction(min : min_detj, first_bad) reduction(+ : bad_elems) schedule(static)
   for (hx_lid e = 0; e < m->num_elem; e++) {
+    /* collocation derivatives of the element, one direction at a time:
+       G[c][d][node] = d x_c / d xi_d at the GLL nodes */
+    double G[3][3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+    for (int c = 0; c < 3; c++) {
+      const double *x = hx_mesh_elem_x(m, e, c);
+      for (int k = 0; k < nd; k++)
+        for (int j = 0; j < nd; j++)
+          for (int i = 0; i < nd; i++) {
+            double d0 = 0, d1 = 0, d2 = 0;
+            for (int a = 0; a < nd; a++) {
+              d0 += D[i * nd + a] * x[a + nd * (j + nd * k)];
+              d1 += D[j * nd + a] * x[i + nd * (a + nd * k)];
+              d2 += D[k * nd + a] * x[i + nd * (j + nd * a)];
+            }
+            int p = i + nd * (j + nd * k);
+            G[c][0][p] = d0;
+            G[c][1][p] = d1;
+            G[c][2][p] = d2;
+          }
+    }
     double emin = INFINITY;
-    for (int k = 0; k < nd; k++)
-      for (int j = 0; j < nd; j++)
-        for (int i = 0; i < nd; i++) {
-          double J[3][3];
-          double det = hx_mesh_jacobian_at_node(m, D, e, i, j, k, J);
-          if (det < emin) emin = det;
-        }
+    for (hx_lid p = 0; p < npe; p++) {
+      double det = G[0][0][p] * (G[1][1][p] * G[2][2][p] - G[1][2][p] * G[2][1][p]) -
+                   G[0][1][p] * (G[1][0][p] * G[2][2][p] - G[1][2][p] * G[2][0][p]) +
+                   G[0][2][p] * (G[1][0][p] * G[2][1][p] - G[1][1][p] * G[2][0][p]);
+      if (det < emin) emin = det;
+    }
     if (emin < min_detj) min_detj = emin;
     if (!(emin > 0)) {
       if (e < first_bad) first_bad = e;
