@@ -918,6 +918,16 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       if (!bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin) K = o->rings;
       int round_inner = !fan_ok(P2, M, ox, oy);
       if (round_inner && K < 1) K = 1;
+      /* a vertex whose two edges lie on the same other wall (the rim of the
+         container, a box edge) becomes straight once the edges are curved onto
+         that wall: it must not be a fan corner */
+      int straight = 0;
+      for (int k = 0; k < n; k++) {
+        uint8_t other = (uint8_t)(bmask[(2 * k + M - 1) % M] & bmask[2 * k]);
+        if (F->wall >= 0) other &= (uint8_t)~(1u << F->wall);
+        if (other) straight = 1;
+      }
+      if (straight && K < 1) K = 1;
       double th[2 * MAXPOLY], inner_d = poly_inner_dist(P2, M, ox, oy);
       {
         double acc = 0, mean = 0;
@@ -957,7 +967,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         if (!ok) {
           round_inner = 0;
           int near = !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin && o->rings > 0;
-          if (!near && fan_ok_angle(P2, M, ox, oy, -1.0)) K = 0;
+          if (!near && !straight && fan_ok_angle(P2, M, ox, oy, -1.0)) K = 0;
         }
       }
       for (int ring = K; ring >= 1 && !rc; ring--) {
@@ -1258,6 +1268,32 @@ static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mes
       }
   }
   if (getenv("HX_PEBBLE_DEBUG")) {
+    double *Dm = NULL;
+    if (!hx_malloc((size_t)nd * nd * sizeof *Dm, &Dm)) {
+      hx_mesh_gll_derivative(nd, Dm);
+      for (hx_lid e = 0; e < m->num_elem; e++)
+        for (int k = 0; k < nd; k++)
+          for (int j = 0; j < nd; j++)
+            for (int i = 0; i < nd; i++) {
+              double J[3][3];
+              double dj = hx_mesh_jacobian_at_node(m, Dm, e, i, j, k, J);
+              if (dj <= 0) {
+                const elinfo *E = &sc->ei[e];
+                int32_t lo = 0, hi2 = (int32_t)bd->nf - 1;
+                while (lo < hi2) {
+                  int32_t mid = (lo + hi2 + 1) / 2;
+                  if (bd->F[mid].q0 <= E->quad) lo = mid;
+                  else hi2 = mid - 1;
+                }
+                const facet *F = &bd->F[lo];
+                fprintf(stderr, "order-N bad e%d node (%d %d %d) det %.3e: cell %d facet %d (a %d b %d mask %d wall %d bridge %d nv %d nq %d) quad %d (cham %d emask %d %d %d %d) layer %d rev %d\n",
+                        (int)e, i, j, k, dj, E->cell, lo, F->a, F->b, bd->smask[F->b], F->wall, F->bridge, F->nv, F->nq, E->quad - F->q0,
+                        bd->Q[E->quad].chamfer, bd->Q[E->quad].emask[0], bd->Q[E->quad].emask[1], bd->Q[E->quad].emask[2], bd->Q[E->quad].emask[3], E->layer, E->rev);
+                i = j = k = nd;
+              }
+            }
+      hx_free(&Dm);
+    }
     /* first mismatching node copy */
     hx_gid maxid = 0;
     size_t tot = (size_t)m->num_elem * nd3;
