@@ -49,8 +49,17 @@ static int thread_id(void) {
 
 /* A[q][3c+d] = dx_c / dxi_d at quadrature point q = qx + nq (qy + nq qz), for
    element nodal values xe [3][nd^3]. work: 3 nd^2 nq + 3 nd nq^2 doubles. */
+/* Same with the output layout A[q * qs + m * ms], m = 3c + d: (9, 1) is the
+   point-major layout above, (1, nq^3) the entry-major one the vectorized path uses. */
+static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
+                                  int qs, int ms, double *work);
 void hx_cpu_elem_jacobian(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
                           double *work) {
+  elem_jacobian_strided(nd, nq, B, G, xe, A, 9, 1, work);
+}
+
+static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
+                                  int qs, int ms, double *work) {
   int nd2 = nd * nd, nq2 = nq * nq;
   double *bx = work, *gx = bx + nd2 * nq;          /* [k][j][qx] */
   double *bb = gx + nd2 * nq, *bg = bb + nd * nq2, *gb = bg + nd * nq2; /* [k][qy][qx] */
@@ -95,10 +104,10 @@ void hx_cpu_elem_jacobian(int nd, int nq, const double *B, const double *G, cons
           d1 += Br[k] * bg[k * nq2 + qyx];
           d2 += Gr[k] * bb[k * nq2 + qyx];
         }
-        double *Aq = A + (size_t)(qz * nq2 + qyx) * 9 + 3 * c;
+        double *Aq = A + (size_t)(qz * nq2 + qyx) * qs + (size_t)(3 * c) * ms;
         Aq[0] = d0;
-        Aq[1] = d1;
-        Aq[2] = d2;
+        Aq[ms] = d1;
+        Aq[2 * ms] = d2;
       }
     }
   }
@@ -106,8 +115,14 @@ void hx_cpu_elem_jacobian(int nd, int nq, const double *B, const double *G, cons
 
 /* Transpose of elem_jacobian: ye[c][b] = sum_q sum_d D_{b,d}(q) F[q][3c+d].
    work: 3 nd nq^2 + 3 nd^2 nq doubles. */
+static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
+                                    int qs, int ms, double *work);
 static void elem_jacobian_t(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
                             double *work) {
+  elem_jacobian_t_strided(nd, nq, B, G, F, ye, 9, 1, work);
+}
+static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
+                                    int qs, int ms, double *work) {
   int nd2 = nd * nd, nq2 = nq * nq;
   double *t0 = work, *t1 = t0 + nd * nq2, *t2 = t1 + nd * nq2;  /* [k][qy][qx] */
   double *s_b = t2 + nd * nq2, *s_g = s_b + nd2 * nq;             /* [k][j][qx] */
@@ -117,11 +132,11 @@ static void elem_jacobian_t(int nd, int nq, const double *B, const double *G, co
       for (int qyx = 0; qyx < nq2; qyx++) {
         double a0 = 0, a1 = 0, a2 = 0;
         for (int qz = 0; qz < nq; qz++) {
-          const double *Fq = F + (size_t)(qz * nq2 + qyx) * 9 + 3 * c;
+          const double *Fq = F + (size_t)(qz * nq2 + qyx) * qs + (size_t)(3 * c) * ms;
           double b = B[qz * nd + k];
           a0 += b * Fq[0];
-          a1 += b * Fq[1];
-          a2 += G[qz * nd + k] * Fq[2];
+          a1 += b * Fq[ms];
+          a2 += G[qz * nd + k] * Fq[2 * ms];
         }
         t0[k * nq2 + qyx] = a0;
         t1[k * nq2 + qyx] = a1;
@@ -154,6 +169,10 @@ static void elem_jacobian_t(int nd, int nq, const double *B, const double *G, co
 
 /* ---------------------------------------------------------------- point helpers */
 
+/* scratch layout per thread: A (9 nq^3) | F or dA (9 nq^3) | contraction work | extra */
+static size_t work_len(int nd, int nq) { return (size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq + 16; }
+
+
 static inline const double *point_winv(const hx_pa *pa, size_t gq) { return pa->w_const ? pa->Winv_c : pa->Winv + 9 * gq; }
 static inline double point_weight(const hx_pa *pa, int q, size_t gq) {
   const cpu_data *cd = (const cpu_data *)pa->data;
@@ -183,7 +202,6 @@ static inline void flux(const cpu_data *cd, const double *M, const double *Wi, d
 }
 
 /* scratch layout per thread: A (9 nq^3) | F or dA (9 nq^3) | F2 (9 nq^3) | contraction work */
-static size_t work_len(int nd, int nq) { return (size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq + 16; }
 
 #define CPU_PAR_BEGIN(pa, cd)                                            \
   int nt_ = (cd)->num_threads;                                           \
@@ -265,6 +283,65 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
   return HX_OK;
 }
 
+/* The on-the-fly Hessian action of mu_303 with W^{-1} = s I, entry-major (SoA)
+   so that the point loop vectorizes: T = s A, dT = s dA, and tmop.md 1.5
+   dP = (1/3){a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T]},
+   a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3);
+   F = wt s dP. tau^(1/3) comes from a separate scalar loop (hx_cbrt). */
+static void onthefly_303_soa(const hx_pa *pa, const cpu_data *cd, hx_lid el, int nq3, const double *restrict A,
+                             const double *restrict dA, double *restrict F, double *restrict t13) {
+  double s = pa->w_const ? pa->Winv_c[0] : 0;
+  for (int q = 0; q < nq3; q++) {
+    double sq = pa->w_const ? s : pa->Winv[9 * ((size_t)el * nq3 + q)];
+    double T0 = sq * A[q], T1 = sq * A[nq3 + q], T2 = sq * A[2 * nq3 + q];
+    double T3 = sq * A[3 * nq3 + q], T4 = sq * A[4 * nq3 + q], T5 = sq * A[5 * nq3 + q];
+    double T6 = sq * A[6 * nq3 + q], T7 = sq * A[7 * nq3 + q], T8 = sq * A[8 * nq3 + q];
+    t13[q] = T0 * (T4 * T8 - T5 * T7) - T1 * (T3 * T8 - T5 * T6) + T2 * (T3 * T7 - T4 * T6);
+  }
+  for (int q = 0; q < nq3; q++) t13[q] = hx_cbrt(t13[q]);
+  for (int q = 0; q < nq3; q++) {
+    double sq = pa->w_const ? s : pa->Winv[9 * ((size_t)el * nq3 + q)];
+    double wt = pa->scale * cd->w3[q] * (pa->w_const ? pa->detW_c : pa->detW[(size_t)el * nq3 + q]) * sq;
+    double T[9], D[9], C[9];
+    for (int m = 0; m < 9; m++) {
+      T[m] = sq * A[m * nq3 + q];
+      D[m] = sq * dA[m * nq3 + q];
+    }
+    C[0] = T[4] * T[8] - T[5] * T[7];
+    C[1] = T[5] * T[6] - T[3] * T[8];
+    C[2] = T[3] * T[7] - T[4] * T[6];
+    C[3] = T[2] * T[7] - T[1] * T[8];
+    C[4] = T[0] * T[8] - T[2] * T[6];
+    C[5] = T[1] * T[6] - T[0] * T[7];
+    C[6] = T[1] * T[5] - T[2] * T[4];
+    C[7] = T[2] * T[3] - T[0] * T[5];
+    C[8] = T[0] * T[4] - T[1] * T[3];
+    double tau = T[0] * C[0] + T[1] * C[1] + T[2] * C[2];
+    double I1 = 0, cd_ = 0, td = 0;
+    for (int m = 0; m < 9; m++) {
+      I1 += T[m] * T[m];
+      cd_ += C[m] * D[m];
+      td += T[m] * D[m];
+    }
+    double u = t13[q], u2 = u * u, itau = 1.0 / tau;
+    double b = 2.0 / u2;                          /* 2 tau^(-2/3) */
+    double g = -(2.0 / 3.0) * b * itau;           /* -(4/3) tau^(-5/3) */
+    double a = (1.0 / 3.0) * b * I1 * itau * itau; /* (2/3) I1 tau^(-8/3) */
+    /* M = C dT^T, then C dT^T C */
+    double M[9], K[9];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        M[3 * i + j] = C[3 * i] * D[3 * j] + C[3 * i + 1] * D[3 * j + 1] + C[3 * i + 2] * D[3 * j + 2];
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++)
+        K[3 * i + j] = M[3 * i] * C[j] + M[3 * i + 1] * C[3 + j] + M[3 * i + 2] * C[6 + j];
+    double f = wt / 3.0;
+    for (int m = 0; m < 9; m++)
+      F[m * nq3 + q] =
+          f * (a * ((2.0 / 3.0) * cd_ * C[m] + K[m]) + b * D[m] + g * (td * C[m] + cd_ * T[m]));
+  }
+}
+
 static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   cpu_data *cd = (cpu_data *)pa->data;
   HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "hess_apply called before hess_setup");
@@ -274,11 +351,20 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   const double *H = cd->H, *xl = cd->x_lin;
   int metric = pa->metric;
   double par = pa->metric_param;
+  int soa = !stored && cd->wscalar && metric == 303;
   CPU_PAR_BEGIN(pa, cd)
   double *dA = scr_, *A = dA + 9 * (size_t)nq3, *work = A + 9 * (size_t)nq3;
   double *F = dA; /* the flux overwrites dA point by point */
+  double *Fs = work + work_len(nd, nq) + nq3; /* SoA flux, after the contraction work (cpu_setup) */
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
+    if (soa) {
+      elem_jacobian_strided(nd, nq, pa->B, pa->G, dx + el * npe, dA, 1, nq3, work);
+      elem_jacobian_strided(nd, nq, pa->B, pa->G, xl + el * npe, A, 1, nq3, work);
+      onthefly_303_soa(pa, cd, el, nq3, A, dA, Fs, work);
+      elem_jacobian_t_strided(nd, nq, pa->B, pa->G, Fs, y + el * npe, 1, nq3, work);
+      continue;
+    }
     hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, dx + el * npe, dA, work);
     if (!stored) hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, xl + el * npe, A, work);
     for (int q = 0; q < nq3; q++) {
@@ -437,7 +523,7 @@ static int cpu_setup(hx_pa *pa) {
   cd->num_threads = nt;
   int nd = pa->nd, nq = pa->nq;
   size_t nq3 = (size_t)nq * nq * nq;
-  size_t need_kernels = 18 * nq3 + work_len(nd, nq);
+  size_t need_kernels = 18 * nq3 + work_len(nd, nq) + 10 * nq3;
   size_t need_diag = 36 * nq3 + work_len(nd, nq) + (size_t)nq * nq * nd + (size_t)nq * nd * nd;
   cd->scratch_len = need_kernels > need_diag ? need_kernels : need_diag;
   int rc = hx_malloc((size_t)nt * cd->scratch_len * sizeof(double), &cd->scratch);
