@@ -53,13 +53,16 @@ static int thread_id(void) {
    point-major layout above, (1, nq^3) the entry-major one the vectorized path uses. */
 static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
                                   int qs, int ms, double *work);
+static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
+                                    int qs, int ms, double *work);
 void hx_cpu_elem_jacobian(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
                           double *work) {
   elem_jacobian_strided(nd, nq, B, G, xe, A, 9, 1, work);
 }
 
-static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
-                                  int qs, int ms, double *work) {
+#define HX_INLINE static inline __attribute__((always_inline))
+HX_INLINE void jac_body(int nd, int nq, const double *restrict B, const double *restrict G,
+                        const double *restrict xe, double *restrict A, int qs, int ms, double *restrict work) {
   int nd2 = nd * nd, nq2 = nq * nq;
   double *bx = work, *gx = bx + nd2 * nq;          /* [k][j][qx] */
   double *bb = gx + nd2 * nq, *bg = bb + nd * nq2, *gb = bg + nd * nq2; /* [k][qy][qx] */
@@ -115,14 +118,12 @@ static void elem_jacobian_strided(int nd, int nq, const double *B, const double 
 
 /* Transpose of elem_jacobian: ye[c][b] = sum_q sum_d D_{b,d}(q) F[q][3c+d].
    work: 3 nd nq^2 + 3 nd^2 nq doubles. */
-static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
-                                    int qs, int ms, double *work);
 static void elem_jacobian_t(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
                             double *work) {
   elem_jacobian_t_strided(nd, nq, B, G, F, ye, 9, 1, work);
 }
-static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
-                                    int qs, int ms, double *work) {
+HX_INLINE void jact_body(int nd, int nq, const double *restrict B, const double *restrict G,
+                         const double *restrict F, double *restrict ye, int qs, int ms, double *restrict work) {
   int nd2 = nd * nd, nq2 = nq * nq;
   double *t0 = work, *t1 = t0 + nd * nq2, *t2 = t1 + nd * nq2;  /* [k][qy][qx] */
   double *s_b = t2 + nd * nq2, *s_g = s_b + nd2 * nq;             /* [k][j][qx] */
@@ -165,6 +166,37 @@ static void elem_jacobian_t_strided(int nd, int nq, const double *B, const doubl
         y[kj * nd + i] = a;
       }
   }
+}
+
+/* Order specialization (style.md 5): the bodies above are instantiated with
+   compile-time nd, nq (and layout) for the common cases, so the short 1D loops
+   unroll and the point loops vectorize; other sizes take the generic body. */
+#define HX_JAC_CASES(X) \
+  X(2, 2) X(2, 3) X(2, 4) X(2, 6) X(3, 3) X(3, 4) X(3, 5) X(3, 6) X(4, 4) X(4, 5) X(4, 6) X(5, 5) X(5, 6) \
+  X(5, 7) X(6, 6) X(6, 7) X(6, 8)
+static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
+                                  int qs, int ms, double *work) {
+#define X(ND, NQ)                                                                    \
+  if (nd == ND && nq == NQ) {                                                        \
+    if (qs == 1) jac_body(ND, NQ, B, G, xe, A, 1, NQ * NQ * NQ, work);               \
+    else jac_body(ND, NQ, B, G, xe, A, 9, 1, work);                                  \
+    return;                                                                          \
+  }
+  HX_JAC_CASES(X)
+#undef X
+  jac_body(nd, nq, B, G, xe, A, qs, ms, work);
+}
+static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
+                                    int qs, int ms, double *work) {
+#define X(ND, NQ)                                                                    \
+  if (nd == ND && nq == NQ) {                                                        \
+    if (qs == 1) jact_body(ND, NQ, B, G, F, ye, 1, NQ * NQ * NQ, work);              \
+    else jact_body(ND, NQ, B, G, F, ye, 9, 1, work);                                 \
+    return;                                                                          \
+  }
+  HX_JAC_CASES(X)
+#undef X
+  jact_body(nd, nq, B, G, F, ye, qs, ms, work);
 }
 
 /* ---------------------------------------------------------------- point helpers */
