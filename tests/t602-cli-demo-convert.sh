@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# t602: hexpack demo writes its .vtu (13824 order-4 cells) and a histogram PNG and
-# prints the quality table; hexpack convert rewrites that file at order 2 (curving by
-# interpolation: the Kershaw map with s = 1 is trilinear per element, so the order-2
-# file has the same min det J 6.5104e-06) and to two outputs at once; hexpack quality
-# --plot draws an SVG.
+# t602: hexpack demo (the 67-pebble bed: 36529 order-3 cells, none inverted) writes its
+# .vtu and a histogram PNG and prints the quality table; hexpack convert rewrites the
+# Kershaw box 24^3 (hexpack box, order 4) at order 2 (curving by interpolation: the
+# Kershaw map with s = 1 is trilinear per element, so the order-2 file has the same min
+# det J 6.5104e-06) and to two outputs at once; hexpack quality --plot draws an SVG.
 set -u
 HEXPACK=${HEXPACK:-./build/hexpack}
 PY=/usr/bin/python3
@@ -15,10 +15,12 @@ check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 out=$("$HEXPACK" demo -o d.vtu --plot d.png); rc=$?
 check "demo exit 0" "[ $rc -eq 0 ]"
 check "demo wrote d.vtu" "[ -s d.vtu ]"
-check "demo prints min det J 6.5104e-06" "echo \"\$out\" | grep -q 'det J min (GLL) .*6.5104e-06'"
+check "demo prints no inverted element" "echo \"\$out\" | grep -q 'elements with det J <= 0: 0'"
+check "demo meshes the 67-pebble bed" "echo \"\$out\" | grep -q 'demo: 67-pebble bed'"
 check "demo png" "[ \"\$(head -c 4 d.png | tail -c 3)\" = PNG ]"
 cells=$($PY -c 'import vtk; r=vtk.vtkXMLUnstructuredGridReader(); r.SetFileName("d.vtu"); r.Update(); g=r.GetOutput(); print(g.GetNumberOfCells(), g.GetCellType(0))' 2>/dev/null)
-check "VTK reads demo: 13824 cells of type 72 ($cells)" "[ \"$cells\" = '13824 72' ]"
+check "VTK reads demo: 36529 cells of type 72 ($cells)" "[ \"$cells\" = '36529 72' ]"
+"$HEXPACK" box --n 24 --kershaw 0.3,0.3 --order 4 -o d.vtu > /dev/null
 out=$("$HEXPACK" convert d.vtu e2.vtu --order 2); rc=$?
 check "convert --order 2 exit 0" "[ $rc -eq 0 ] && [ -s e2.vtu ]"
 q=$("$HEXPACK" quality e2.vtu --json | $PY -c 'import json,sys; d=json.load(sys.stdin); print(d["order"], "%.4e" % d["summary"]["detj_min"]["min"])')

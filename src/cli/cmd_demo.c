@@ -1,19 +1,21 @@
-/* hexpack demo: the bundled example end to end (the README's first command).
-   Today: the Kershaw box 24^3 (eps 0.3, 0.3) at order 4, written to demo.vtu, and
-   its quality report. The pebble bed will replace it once that mesher lands. */
+/* hexpack demo: the bundled example end to end (the README's first command):
+   the 67-pebble DEM bed (meshers/pebble/pb67_data.c, CC BY 4.0, INL Virtual Test
+   Bed) in its cylinder with inlet and outlet sections, meshed by the pebble mesher
+   at order 3 (--order to change), written to demo.vtu, and its quality report. */
 #include <stdio.h>
 #include <string.h>
 
-#include "hx_box.h"
 #include "hx_cli.h"
 #include "hx_error.h"
 #include "hx_io.h"
+#include "hx_pebble.h"
 #include "hx_quality.h"
 
 static void demo_help(void) {
   printf("usage: hexpack demo [-o FILE]... [--order N] [--plot FILE.png|FILE.svg] [--json]\n\n"
-         "  Meshes the Kershaw box 24^3 (eps 0.3, 0.3; tmop.md section 2) at order 4, writes\n"
-         "  it to demo.vtu (or the -o files) and prints its quality report.\n");
+         "  Meshes the bundled 67-pebble bed (INL Virtual Test Bed DEM packing, CC BY 4.0;\n"
+         "  R = 1.5 in a cylinder of radius 6.6, inlet/outlet sections of length 3) at order 3,\n"
+         "  writes it to demo.vtu (or the -o files) and prints its quality report.\n");
 }
 
 int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
@@ -39,20 +41,31 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
   HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: the optimizer is not built yet");
   HX_CALL(hx_cli_plot_check(plot));
   if (c.num_out == 0) c.out[c.num_out++] = "demo.vtu";
-  hx_box_opts o;
-  hx_box_opts_default(&o);
-  o.n[0] = o.n[1] = o.n[2] = 24;
-  o.order = c.order ? c.order : 4;
-  o.kershaw = 1;
-  o.eps_y = o.eps_z = 0.3;
+  hx_pebble_bed *bed = NULL;
+  HX_CALL(hx_pebble_bed_create(hx_pb67_count, &hx_pb67_xyz[0][0], NULL, hx_pb67_radius, &bed));
+  hx_pebble_opts o;
+  hx_pebble_opts_default(&o);
+  o.container = HX_PEBBLE_CYLINDER;
+  o.cyl_radius = hx_pb67_cylinder;
+  o.inlet_len = o.outlet_len = 2 * hx_pb67_radius;
+  o.order = c.order ? c.order : 3;
   hx_mesh *m = NULL;
-  HX_CALL(hx_mesher_box(comm, &o, &m));
-  c.order = o.order;
-  int rc = hx_cli_write_outputs(m, &c);
+  hx_pebble_stats st;
+  int rc = hx_pebble_opts_finish(&o, bed);
+  if (rc == HX_OK) rc = hx_pebble_bed_check(bed, &o);
+  if (rc == HX_OK) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
+  if (rc == HX_OK) {
+    c.order = o.order;
+    rc = hx_cli_write_outputs(m, &c);
+  }
   if (rc == HX_OK && hx_comm_rank(comm) == 0 && !c.json) {
-    printf("demo: Kershaw box 24^3 (eps 0.3, 0.3), %lld elements, order %d\n", (long long)m->num_elem_global, m->order);
+    printf("demo: 67-pebble bed (INL Virtual Test Bed), %lld elements (%d bulk = %.1f per pebble, %d inlet, %d "
+           "outlet), order %d\n",
+           (long long)m->num_elem_global, (int)st.elems_bulk, (double)st.elems_bulk / bed->n, (int)st.elems_inlet,
+           (int)st.elems_outlet, m->order);
     for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
   }
+  hx_pebble_bed_destroy(&bed);
   if (rc == HX_OK) rc = hx_cli_quality_report(m, &qo, plot, c.json);
   hx_mesh_destroy(&m);
   return rc;
