@@ -86,6 +86,9 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     lowest of `trials` random positions. Reproducible from seed. */
 int hx_pebble_pack(hx_lid n, double radius, double poly, double cyl_radius, uint64_t seed, int trials,
                    hx_pebble_bed **out);
+/** The same; square = 1 drops into the square prism |x|, |y| <= cyl_radius instead. */
+int hx_pebble_pack2(hx_lid n, double radius, double poly, double cyl_radius, int square, uint64_t seed, int trials,
+                    hx_pebble_bed **out);
 
 /** The bundled 67-pebble DEM bed (inputs/pb67.txt, CC BY 4.0, Idaho National
     Laboratory Virtual Test Bed): centres, radius 1.5, container cylinder radius 6.6. */

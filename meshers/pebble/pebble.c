@@ -713,6 +713,48 @@ static int fan_ok_angle(const double *P2, int M, double ox, double oy, double mi
   return 1;
 }
 
+static void grading(int n, double ratio, double first, double *s);
+static double min_corner_det(const double *X, const int32_t *cn);
+
+/* every column of facet F's quads [q0, bd->nq) swept to each real sphere of the
+   facet, in every layer, has positive corner Jacobians (linear) */
+static int facet_columns_ok(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0) {
+  double sl[65], P[8 * 3 * 2];
+  int L = o->layers;
+  grading(L, o->ratio, o->first_layer, sl);
+  for (int side = 0; side < 2; side++) {
+    int32_t s = side ? F->b : F->a;
+    if (bd->smask[s]) break;
+    const double *c = bd->sx + 3 * s;
+    double r = bd->sr[s];
+    for (hx_lid qi = q0; qi < bd->nq; qi++) {
+      int32_t qx[4];
+      for (int v = 0; v < 4; v++) qx[v] = side ? bd->Q[qi].x[3 - v] : bd->Q[qi].x[v];
+      double X[4][3], Y[4][3];
+      for (int v = 0; v < 4; v++) {
+        double d[3], l = 0;
+        for (int k = 0; k < 3; k++) X[v][k] = bd->X[3 * qx[v] + k], d[k] = X[v][k] - c[k], l += d[k] * d[k];
+        l = sqrt(l);
+        if (l <= r) return 0;
+        for (int k = 0; k < 3; k++) Y[v][k] = c[k] + r * d[k] / l;
+      }
+      static const int q2l[4] = {0, 1, 3, 2};
+      for (int lay = 0; lay < L; lay++) {
+        int32_t cn[8];
+        for (int v = 0; v < 4; v++)
+          for (int h = 0; h < 2; h++) {
+            double t = sl[lay + h];
+            int slot = q2l[v] + 4 * h;
+            for (int k = 0; k < 3; k++) P[3 * slot + k] = Y[v][k] + t * (X[v][k] - Y[v][k]);
+            cn[slot] = slot;
+          }
+        if (!(min_corner_det(P, cn) > 0)) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
   emap em;
   HX_CALL(emap_init(&em, bd->nfv));
@@ -865,157 +907,171 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       }
       if (rc) break;
     } else {
-      /* centre: the pierce point if well inside, else the centroid */
-      double cx = 0, cy = 0, area = 0;
-      for (int k = 0; k < M; k++) {
-        const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
-        double cr = A[0] * Bp[1] - Bp[0] * A[1];
-        area += cr;
-        cx += (A[0] + Bp[0]) * cr;
-        cy += (A[1] + Bp[1]) * cr;
-      }
-      if (fabs(area) > 0) cx /= 3 * area, cy /= 3 * area;
-      double dp = poly_inner_dist(P2, M, 0, 0), dc = poly_inner_dist(P2, M, cx, cy);
-      double ox = 0, oy = 0;
-      (void)dp, (void)dc;
-      /* the fan centre: the pierce point, unless the centroid, the vertex mean or a
-         blend gives clearly better fan corners (sin of the corner angles) */
-      double vx = 0, vy = 0;
-      for (int k = 0; k < M; k++) vx += P2[2 * k] / M, vy += P2[2 * k + 1] / M;
-      double cand[5][2] = {{0, 0}, {cx, cy}, {vx, vy}, {0.5 * cx, 0.5 * cy}, {0.5 * (cx + vx), 0.5 * (cy + vy)}};
-      double qbest = -INFINITY, q0 = fan_quality(P2, M, 0, 0);
-      int found = 0;
-      for (int ci = 0; ci < 5; ci++) {
-        double q = fan_quality(P2, M, cand[ci][0], cand[ci][1]);
-        if (q > qbest) qbest = q, ox = cand[ci][0], oy = cand[ci][1];
-      }
-      if (q0 > 0 && q0 >= 0.8 * qbest) ox = 0, oy = 0;
-      /* star-shaped around the centre (needed by the rings) */
-      {
-        int star = 1;
-        for (int k = 0; k < M && star; k++) {
+      /* variants of the tessellation, tried in turn until every column of the facet
+         (to both spheres, every layer) has positive corner Jacobians; var 6 = var 0 kept */
+      hx_lid nn0 = bd->nn, nq0 = bd->nq;
+      for (int var = 0; var <= 6 && !rc; var++) {
+        bd->nn = nn0, bd->nq = nq0;
+        int vsel = var == 6 ? 0 : var, var_outer = var;
+        {
+          int var = vsel;
+        /* centre: the pierce point if well inside, else the centroid */
+        double cx = 0, cy = 0, area = 0;
+        for (int k = 0; k < M; k++) {
           const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
-          double cr = (A[0] - ox) * (Bp[1] - oy) - (A[1] - oy) * (Bp[0] - ox);
-          if (cr <= 0) star = 0;
+          double cr = A[0] * Bp[1] - Bp[0] * A[1];
+          area += cr;
+          cx += (A[0] + Bp[0]) * cr;
+          cy += (A[1] + Bp[1]) * cr;
         }
-        found = star;
-      }
-      if (!found) {
-        rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between spheres %d and %s%d is not star-shaped", (int)bd->sparent[a],
-                      bd->smask[b] ? "the wall near sphere " : "", (int)bd->sparent[b]);
-        break;
-      }
-      double cpt[3];
-      for (int c = 0; c < 3; c++) cpt[c] = p[c] + ox * e1[c] + oy * e2[c];
-      if (W) wall_project_along(W, cpt, u);
-      int32_t cid;
-      if ((rc = add_node(bd, cpt, W ? (uint8_t)(1u << F->wall) : 0, -1, &cid))) break;
-      /* rings for near contacts: the gap grows like rho^2, so one ring halfway;
-         a fan that would have flat or reflex corners gets a ring too, whose inner
-         loop is a rounded polygon (angles halfway to uniform, midpoint-aligned
-         nodes slightly inside) so the fan on it has proper corners */
-      int K = 0;
-      if (!bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin) K = o->rings;
-      int round_inner = !fan_ok(P2, M, ox, oy);
-      if (round_inner && K < 1) K = 1;
-      /* a vertex whose two edges lie on the same other wall (the rim of the
-         container, a box edge) becomes straight once the edges are curved onto
-         that wall: it must not be a fan corner */
-      int straight = 0;
-      for (int k = 0; k < n; k++) {
-        uint8_t other = (uint8_t)(bmask[(2 * k + M - 1) % M] & bmask[2 * k]);
-        if (F->wall >= 0) other &= (uint8_t)~(1u << F->wall);
-        if (other) straight = 1;
-      }
-      if (straight && K < 1) K = 1;
-      double th[2 * MAXPOLY], inner_d = poly_inner_dist(P2, M, ox, oy);
-      {
-        double acc = 0, mean = 0;
-        for (int k = 0; k < M; k++) {
-          double t = atan2(P2[2 * k + 1] - oy, P2[2 * k] - ox);
-          if (k == 0) acc = t;
-          else {
-            double dt = t - fmod(acc, 2 * HX_PI);
-            while (dt <= 0) dt += 2 * HX_PI;
-            while (dt > 2 * HX_PI) dt -= 2 * HX_PI;
-            acc += dt;
+        if (fabs(area) > 0) cx /= 3 * area, cy /= 3 * area;
+        double dp = poly_inner_dist(P2, M, 0, 0), dc = poly_inner_dist(P2, M, cx, cy);
+        double ox = 0, oy = 0;
+        (void)dp, (void)dc;
+        /* the fan centre: the pierce point, unless the centroid, the vertex mean or a
+           blend gives clearly better fan corners (sin of the corner angles) */
+        double vx = 0, vy = 0;
+        for (int k = 0; k < M; k++) vx += P2[2 * k] / M, vy += P2[2 * k + 1] / M;
+        double cand[5][2] = {{0, 0}, {cx, cy}, {vx, vy}, {0.5 * cx, 0.5 * cy}, {0.5 * (cx + vx), 0.5 * (cy + vy)}};
+        double qbest = -INFINITY, q0 = fan_quality(P2, M, 0, 0);
+        int found = 0;
+        for (int ci = 0; ci < 5; ci++) {
+          double q = fan_quality(P2, M, cand[ci][0], cand[ci][1]);
+          if (q > qbest) qbest = q, ox = cand[ci][0], oy = cand[ci][1];
+        }
+        if (q0 > 0 && q0 >= 0.8 * qbest && var != 1 && var != 4) ox = 0, oy = 0;
+        if (var == 5) ox = cx, oy = cy;
+        /* star-shaped around the centre (needed by the rings) */
+        {
+          int star = 1;
+          for (int k = 0; k < M && star; k++) {
+            const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
+            double cr = (A[0] - ox) * (Bp[1] - oy) - (A[1] - oy) * (Bp[0] - ox);
+            if (cr <= 0) star = 0;
           }
-          th[k] = acc;
-          mean += acc - th[0] - 2 * HX_PI * k / M;
+          found = star;
         }
-        mean /= M;
-        if (round_inner)
-          for (int k = 0; k < M; k++) th[k] = 0.5 * (th[k] + th[0] + mean + 2 * HX_PI * k / M);
-      }
-      if (round_inner && K == 1) {
-        /* keep the rounded ring only if its quads are convex in the plane; else the
-           plain fan if that is convex, else a scaled ring */
-        double I2[4 * MAXPOLY];
-        for (int k = 0; k < M; k++) {
-          double rr = 0.5 * inner_d * ((k & 1) ? 0.85 : 1.0);
-          I2[2 * k] = ox + rr * cos(th[k]), I2[2 * k + 1] = oy + rr * sin(th[k]);
+        if (!found && var_outer < 6) continue;
+        if (!found) {
+          rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between spheres %d and %s%d is not star-shaped", (int)bd->sparent[a],
+                        bd->smask[b] ? "the wall near sphere " : "", (int)bd->sparent[b]);
+          break;
         }
-        int ok = fan_ok_angle(I2, M, ox, oy, -0.95);
-        if (getenv("HX_PEBBLE_DEBUG") && a == 0 && b == 1) {
-          for (int k = 0; k < M; k++) fprintf(stderr, "P2 %d: %.4f %.4f  th %.4f  I2 %.4f %.4f\n", k, P2[2*k], P2[2*k+1], th[k], I2[2*k], I2[2*k+1]);
-          fprintf(stderr, "centre %.4f %.4f inner_d %.4f ok %d\n", ox, oy, inner_d, ok);
+        double cpt[3];
+        for (int c = 0; c < 3; c++) cpt[c] = p[c] + ox * e1[c] + oy * e2[c];
+        if (W) wall_project_along(W, cpt, u);
+        int32_t cid;
+        if ((rc = add_node(bd, cpt, W ? (uint8_t)(1u << F->wall) : 0, -1, &cid))) break;
+        /* rings for near contacts: the gap grows like rho^2, so one ring halfway;
+           a fan that would have flat or reflex corners gets a ring too, whose inner
+           loop is a rounded polygon (angles halfway to uniform, midpoint-aligned
+           nodes slightly inside) so the fan on it has proper corners */
+        int K = 0;
+        if (!bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin) K = o->rings;
+        int round_inner = !fan_ok(P2, M, ox, oy);
+        if (round_inner && K < 1) K = 1;
+        /* a vertex whose two edges lie on the same other wall (the rim of the
+           container, a box edge) becomes straight once the edges are curved onto
+           that wall: it must not be a fan corner */
+        int straight = 0;
+        for (int k = 0; k < n; k++) {
+          uint8_t other = (uint8_t)(bmask[(2 * k + M - 1) % M] & bmask[2 * k]);
+          if (F->wall >= 0) other &= (uint8_t)~(1u << F->wall);
+          if (other) straight = 1;
         }
-        for (int k = 0; k < M && ok; k++) {
-          const double *q[4] = {P2 + 2 * k, P2 + 2 * ((k + 1) % M), I2 + 2 * ((k + 1) % M), I2 + 2 * k};
-          if (!convex2d(q)) ok = 0;
-        }
-        if (!ok) {
-          round_inner = 0;
-          int near = !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin && o->rings > 0;
-          if (!near && !straight && fan_ok_angle(P2, M, ox, oy, -1.0)) K = 0;
-        }
-      }
-      for (int ring = K; ring >= 1 && !rc; ring--) {
-        double fr = (double)ring / (K + 1);
-        for (int k = 0; k < M && !rc; k++) {
-          double x2, y2;
-          if (round_inner && ring == 1) {
-            double rr = fr * inner_d * ((k & 1) ? 0.85 : 1.0);
-            x2 = ox + rr * cos(th[k]), y2 = oy + rr * sin(th[k]);
-          } else {
-            x2 = ox + fr * (P2[2 * k] - ox), y2 = oy + fr * (P2[2 * k + 1] - oy);
+        if (straight && K < 1) K = 1;
+        if (var == 2 || var == 5) round_inner = 0, K = K < 1 ? 1 : K;
+        if (var == 3) round_inner = 1, K = K < 1 ? 1 : K;
+        if (var == 4) round_inner = 0, K = 0;
+        double th[2 * MAXPOLY], inner_d = poly_inner_dist(P2, M, ox, oy);
+        {
+          double acc = 0, mean = 0;
+          for (int k = 0; k < M; k++) {
+            double t = atan2(P2[2 * k + 1] - oy, P2[2 * k] - ox);
+            if (k == 0) acc = t;
+            else {
+              double dt = t - fmod(acc, 2 * HX_PI);
+              while (dt <= 0) dt += 2 * HX_PI;
+              while (dt > 2 * HX_PI) dt -= 2 * HX_PI;
+              acc += dt;
+            }
+            th[k] = acc;
+            mean += acc - th[0] - 2 * HX_PI * k / M;
           }
-          double x[3];
-          for (int c = 0; c < 3; c++) x[c] = p[c] + x2 * e1[c] + y2 * e2[c];
-          if (W) wall_project_along(W, x, u);
-          rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, -1, &In[k]);
+          mean /= M;
+          if (round_inner)
+            for (int k = 0; k < M; k++) th[k] = 0.5 * (th[k] + th[0] + mean + 2 * HX_PI * k / M);
+        }
+        if (round_inner && K == 1 && var != 3) {
+          /* keep the rounded ring only if its quads are convex in the plane; else the
+             plain fan if that is convex, else a scaled ring */
+          double I2[4 * MAXPOLY];
+          for (int k = 0; k < M; k++) {
+            double rr = 0.5 * inner_d * ((k & 1) ? 0.85 : 1.0);
+            I2[2 * k] = ox + rr * cos(th[k]), I2[2 * k + 1] = oy + rr * sin(th[k]);
+          }
+          int ok = fan_ok_angle(I2, M, ox, oy, -0.95);
+          for (int k = 0; k < M && ok; k++) {
+            const double *q[4] = {P2 + 2 * k, P2 + 2 * ((k + 1) % M), I2 + 2 * ((k + 1) % M), I2 + 2 * k};
+            if (!convex2d(q)) ok = 0;
+          }
+          if (!ok) {
+            round_inner = 0;
+            int near = !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin && o->rings > 0;
+            if (!near && !straight && fan_ok_angle(P2, M, ox, oy, -1.0)) K = 0;
+          }
+        }
+        for (int ring = K; ring >= 1 && !rc; ring--) {
+          double fr = (double)ring / (K + 1);
+          for (int k = 0; k < M && !rc; k++) {
+            double x2, y2;
+            if (round_inner && ring == 1) {
+              double rr = fr * inner_d * ((k & 1) ? 0.85 : 1.0);
+              x2 = ox + rr * cos(th[k]), y2 = oy + rr * sin(th[k]);
+            } else {
+              x2 = ox + fr * (P2[2 * k] - ox), y2 = oy + fr * (P2[2 * k + 1] - oy);
+            }
+            double x[3];
+            for (int c = 0; c < 3; c++) x[c] = p[c] + x2 * e1[c] + y2 * e2[c];
+            if (W) wall_project_along(W, x, u);
+            rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, -1, &In[k]);
+          }
+          if (rc) break;
+          if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M, sizeof *bd->Q))) break;
+          for (int k = 0; k < M; k++) {
+            quad *q = &bd->Q[bd->nq++];
+            q->x[0] = outer[k];
+            q->x[1] = outer[(k + 1) % M];
+            q->x[2] = In[(k + 1) % M];
+            q->x[3] = In[k];
+            q->chamfer = 0;
+            memset(q->emask, 0, 4);
+            if (outer_is_boundary) q->emask[0] = bmask[k];
+          }
+          memcpy(Rn, In, (size_t)M * sizeof *In);
+          outer = Rn;
+          outer_is_boundary = 0;
         }
         if (rc) break;
-        if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M, sizeof *bd->Q))) break;
-        for (int k = 0; k < M; k++) {
+        /* fan: (centre, B[2k-1], B[2k], B[2k+1]) */
+        if ((rc = grow(&bd->Q, &bd->capq, bd->nq + n, sizeof *bd->Q))) break;
+        for (int k = 0; k < n; k++) {
           quad *q = &bd->Q[bd->nq++];
-          q->x[0] = outer[k];
-          q->x[1] = outer[(k + 1) % M];
-          q->x[2] = In[(k + 1) % M];
-          q->x[3] = In[k];
+          q->x[0] = cid;
+          q->x[1] = outer[(2 * k + M - 1) % M];
+          q->x[2] = outer[2 * k];
+          q->x[3] = outer[2 * k + 1];
           q->chamfer = 0;
           memset(q->emask, 0, 4);
-          if (outer_is_boundary) q->emask[0] = bmask[k];
+          if (outer_is_boundary) {
+            q->emask[1] = bmask[(2 * k + M - 1) % M];
+            q->emask[2] = bmask[2 * k];
+          }
         }
-        memcpy(Rn, In, (size_t)M * sizeof *In);
-        outer = Rn;
-        outer_is_boundary = 0;
-      }
-      if (rc) break;
-      /* fan: (centre, B[2k-1], B[2k], B[2k+1]) */
-      if ((rc = grow(&bd->Q, &bd->capq, bd->nq + n, sizeof *bd->Q))) break;
-      for (int k = 0; k < n; k++) {
-        quad *q = &bd->Q[bd->nq++];
-        q->x[0] = cid;
-        q->x[1] = outer[(2 * k + M - 1) % M];
-        q->x[2] = outer[2 * k];
-        q->x[3] = outer[2 * k + 1];
-        q->chamfer = 0;
-        memset(q->emask, 0, 4);
-        if (outer_is_boundary) {
-          q->emask[1] = bmask[(2 * k + M - 1) % M];
-          q->emask[2] = bmask[2 * k];
+    
         }
+        if (rc) break;
+        if (var == 6 || facet_columns_ok(bd, o, F, nq0)) break;
       }
     }
     F->nq = (int32_t)(bd->nq - F->q0);
