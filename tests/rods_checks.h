@@ -12,19 +12,19 @@
 
 typedef struct { hx_gid v[4]; hx_lid e; int f; } rc_face;
 
-static int rc_cmp_face(const void *a, const void *b) {
+static inline int rc_cmp_face(const void *a, const void *b) {
   const rc_face *x = a, *y = b;
   for (int k = 0; k < 4; k++)
     if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
   return 0;
 }
-static int rc_cmp_gid(const void *a, const void *b) {
+static inline int rc_cmp_gid(const void *a, const void *b) {
   hx_gid x = *(const hx_gid *)a, y = *(const hx_gid *)b;
   return x < y ? -1 : x > y;
 }
 
 /* Sorted node ids of face f of element e into ids (nd^2 of them). */
-static void rc_face_ids(const hx_mesh *m, hx_lid e, int f, hx_gid *ids) {
+static inline void rc_face_ids(const hx_mesh *m, hx_lid e, int f, hx_gid *ids) {
   int nd = m->nd, n = 0;
   for (int k = 0; k < nd; k++)
     for (int j = 0; j < nd; j++)
@@ -36,7 +36,7 @@ static void rc_face_ids(const hx_mesh *m, hx_lid e, int f, hx_gid *ids) {
 /* Watertight conformity: every face is shared by exactly two elements with the same
    node ids, or is a recorded boundary face (and every recorded face is unshared).
    Returns the number of violations; prints the first few. */
-static long rc_conformity(const hx_mesh *m) {
+static inline long rc_conformity(const hx_mesh *m) {
   size_t nf = (size_t)m->num_elem * 6;
   rc_face *F = malloc(nf * sizeof *F);
   int nd = m->nd;
@@ -82,15 +82,16 @@ static long rc_conformity(const hx_mesh *m) {
   return bad;
 }
 
-/* Largest relative distance of a boundary-face node from its cylinder (rod faces). */
-static double rc_cylinder_error(const hx_mesh *m, int bid_lo, int bid_hi) {
+/* Largest relative distance of a boundary-face node from its cylinder, over the faces
+   with bid in [bid_lo, bid_hi] that lie on cylinders (other surfaces are skipped). */
+static inline double rc_cylinder_error(const hx_mesh *m, int bid_lo, int bid_hi) {
   int nd = m->nd;
   double worst = 0;
   for (hx_lid k = 0; k < m->num_faces; k++) {
     const hx_bface *F = &m->faces[k];
     if (F->bid < bid_lo || F->bid > bid_hi) continue;
     const hx_surface *s = &m->surfaces[F->surf];
-    if (s->type != HX_SURF_CYLINDER) return 1e300;
+    if (s->type != HX_SURF_CYLINDER) continue;
     for (int kk = 0; kk < nd; kk++)
       for (int j = 0; j < nd; j++)
         for (int i = 0; i < nd; i++) {
@@ -107,7 +108,7 @@ static double rc_cylinder_error(const hx_mesh *m, int bid_lo, int bid_hi) {
    Nek5000's scaled Jacobian min_e (min det J / max det J). */
 typedef struct { double volume, min_detj, min_ratio, mean_ratio, max_aspect; long below_half; } rc_stats;
 
-static rc_stats rc_element_stats(const hx_mesh *m) {
+static inline rc_stats rc_element_stats(const hx_mesh *m) {
   int nd = m->nd;
   double xq[HX_MAX_ND], wq[HX_MAX_ND], D[HX_MAX_ND * HX_MAX_ND];
   hx_gll(nd, xq, wq);

@@ -36,7 +36,7 @@
 #include "hx_mesh.h"
 
 #define HX_RODS_MAX_TYPES 8
-#define HX_RODS_MAX_ZONES 16
+#define HX_RODS_MAX_ZONES 15
 
 typedef enum { HX_RODS_SQUARE = 0, HX_RODS_HEX = 1 } hx_rods_lattice;
 typedef enum { HX_RODS_DUCT_BOX = 0, HX_RODS_DUCT_HEX = 1, HX_RODS_DUCT_NONE = 2 } hx_rods_duct;

@@ -69,3 +69,4 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv);
 int hx_cmd_demo(hx_comm comm, int argc, char **argv);
 int hx_cmd_pebble(hx_comm comm, int argc, char **argv);
 int hx_cmd_pack(hx_comm comm, int argc, char **argv);
+int hx_cmd_rods(hx_comm comm, int argc, char **argv);

@@ -23,7 +23,7 @@ static const hx_command commands[] = {
   {"optimize", hx_cmd_optimize, "TMOP mesh optimization (Newton, partial assembly, cpu|cuda)"},
   {"pebble",   hx_cmd_pebble,        "curved all-hex mesh of the fluid between packed spheres"},
   {"pack",     hx_cmd_pack,        "generate a packing of spheres in a container (tests, demos)"},
-  {"rods",     NULL,        "curved all-hex mesh of a rod bundle (square/hex lattice, PWR 17x17)"},
+  {"rods",     hx_cmd_rods,    "curved all-hex mesh of a rod bundle (square/hex lattice, PWR 17x17)"},
   {"bench",    hx_cmd_bench, "throughput benchmarks (tmop, pebble, rods, io)"},
 };
 static const int num_commands = (int)(sizeof commands / sizeof commands[0]);
