@@ -110,9 +110,9 @@ static int check_rods(const hx_rods_opts *o, const rods_layer *L) {
       if (d <= ra) {
         rods_site_name(o, L, i, n1, sizeof n1);
         return HX_ERROR(HX_ERR_INPUT,
-                        "rod crosses the duct: the rod at %s (radius %g) reaches %g beyond the %s duct wall "
+                        "rod crosses the duct: the rod at %s (radius %g) %s %g beyond the %s duct wall "
                         "(centre %g from it); enlarge --duct-size/--duct-gap",
-                        n1, ra, ra - d, duct_side_name(o, s), d);
+                        n1, ra, d < ra ? "reaches" : "touches it, reaching", ra - d, duct_side_name(o, s), d);
       }
     }
   }
@@ -604,7 +604,7 @@ int rods_layer_build(const hx_rods_opts *o, rods_layer *L) {
         }
       }
       const rods_site *S = &L->sites[c];
-      char n1[64], n2[64];
+      char n1[64], n2[160];
       if (S->type >= 0) {
         double r = o->radius[S->type];
         /* half-gaps: distance from the centre to each segment minus r */
@@ -636,7 +636,9 @@ int rods_layer_build(const hx_rods_opts *o, rods_layer *L) {
         }
         if (o->bl_layers > 0 && blt > 0.5 * Lmin) {
           int nb = bseg[jL] >= 0 ? bseg[jL] : (bseg[(jL + M - 1) % M] >= 0 ? bseg[(jL + M - 1) % M] : bseg[jL]);
-          rods_site_name(o, L, nb >= 0 ? nb : -1, n2, sizeof n2);
+          char n3[80];
+          rods_site_name(o, L, nb >= 0 ? nb : -1, n3, sizeof n3);
+          snprintf(n2, sizeof n2, "%s%s", nb >= 0 ? (L->sites[nb].type >= 0 ? "the rod at " : "the empty ") : "", n3);
           rc = HX_ERROR(HX_ERR_INPUT,
                         "boundary layers do not fit in the gap between the rod at %s and %s: %d layer(s) "
                         "(--bl-first %g, --bl-growth %g) are %g thick, but at most %g (half of the %g from the rod "
