@@ -59,7 +59,7 @@ static uint64_t mix64(uint64_t h) {
 static int keytab_init(keytab *t, int K, size_t expected) {
   t->K = K;
   t->cap = 64;
-  while (t->cap < 2 * expected + 16) t->cap *= 2;
+  while (t->cap < 2 * expected) t->cap *= 2;
   t->count = 0;
   t->keys = NULL;
   t->val = NULL;
@@ -74,23 +74,55 @@ static void keytab_free(keytab *t) {
   hx_free(&t->val);
 }
 
-/* Index of key (inserting it with the next index if absent when insert != 0;
-   -1 if absent and not inserting). The table never needs to grow: its capacity
-   is sized from the element count. */
-static int32_t keytab_get(keytab *t, const hx_gid *key, int insert) {
+static size_t keytab_slot(const keytab *t, const hx_gid *key) {
   uint64_t h = 0x9e3779b97f4a7c15ULL;
   for (int k = 0; k < t->K; k++) h = mix64(h ^ (uint64_t)key[k]);
   size_t mask = t->cap - 1, i = (size_t)h & mask;
-  for (;;) {
-    if (t->val[i] < 0) {
-      if (!insert) return -1;
-      memcpy(&t->keys[i * t->K], key, t->K * sizeof(hx_gid));
-      t->val[i] = t->count++;
-      return t->val[i];
-    }
-    if (!memcmp(&t->keys[i * t->K], key, t->K * sizeof(hx_gid))) return t->val[i];
-    i = (i + 1) & mask;
+  while (t->val[i] >= 0 && memcmp(&t->keys[i * t->K], key, t->K * sizeof(hx_gid))) i = (i + 1) & mask;
+  return i;
+}
+
+/* Double the capacity and re-insert every key (load factor stays <= 1/2). */
+static int keytab_grow(keytab *t) {
+  keytab n = *t;
+  n.cap = 2 * t->cap;
+  n.keys = NULL;
+  n.val = NULL;
+  int rc = hx_malloc(n.cap * n.K * sizeof(hx_gid), &n.keys);
+  if (rc == HX_OK) rc = hx_malloc(n.cap * sizeof(int32_t), &n.val);
+  if (rc != HX_OK) {
+    keytab_free(&n);
+    return rc;
   }
+  for (size_t i = 0; i < n.cap; i++) n.val[i] = -1;
+  for (size_t i = 0; i < t->cap; i++) {
+    if (t->val[i] < 0) continue;
+    size_t j = keytab_slot(&n, &t->keys[i * t->K]);
+    memcpy(&n.keys[j * n.K], &t->keys[i * t->K], n.K * sizeof(hx_gid));
+    n.val[j] = t->val[i];
+  }
+  keytab_free(t);
+  *t = n;
+  return HX_OK;
+}
+
+/* Index of key in *idx (inserting it with the next index if absent when insert != 0;
+   -1 if absent and not inserting). */
+static int keytab_get(keytab *t, const hx_gid *key, int insert, int32_t *idx) {
+  size_t i = keytab_slot(t, key);
+  if (t->val[i] >= 0 || !insert) {
+    *idx = t->val[i];
+    return HX_OK;
+  }
+  HX_CHECK(t->count < INT32_MAX, HX_ERR_INPUT, "curving: more than 2^31 mesh entities on one rank");
+  if (2 * ((size_t)t->count + 1) > t->cap) {
+    HX_CALL(keytab_grow(t));
+    i = keytab_slot(t, key);
+  }
+  memcpy(&t->keys[i * t->K], key, t->K * sizeof(hx_gid));
+  t->val[i] = t->count++;
+  *idx = t->val[i];
+  return HX_OK;
 }
 
 static void sort_gids(hx_gid *a, int n) {
@@ -164,7 +196,8 @@ static int dedupe_sets(hx_curve_ctx *cc, keytab *settab, int32_t (*slots)[MAX_SU
     int cnt = 0;
     while (cnt < MAX_SURF && key[cnt] >= 0) cnt++;
     sort_gids(key, cnt);
-    int32_t idx = keytab_get(settab, key, 1);
+    int32_t idx;
+    HX_CALL(keytab_get(settab, key, 1, &idx));
     if (idx == cc->num_sets) {
       HX_CALL(hx_realloc((size_t)(cc->num_sets + 1) * sizeof *cc->sets, &cc->sets));
       for (int k = 0; k < MAX_SURF; k++) cc->sets[idx][k] = (int32_t)key[k];
@@ -194,9 +227,11 @@ static int create_impl(hx_curve_ctx *cc) {
 
   keytab vt = {0}, et = {0}, ft = {0}, st = {0};
   int32_t (*vslot)[MAX_SURF] = NULL, (*eslot)[MAX_SURF] = NULL;
-  int rc = keytab_init(&vt, 1, (size_t)ne * 8);
-  if (rc == HX_OK) rc = keytab_init(&et, 2, (size_t)ne * 12);
-  if (rc == HX_OK) rc = keytab_init(&ft, 4, (size_t)ne * 6);
+  /* initial sizes: the counts of a large structured mesh (about 1, 3 and 3 per
+     element); the tables grow when a mesh has more */
+  int rc = keytab_init(&vt, 1, (size_t)ne + 16);
+  if (rc == HX_OK) rc = keytab_init(&et, 2, (size_t)ne * 3 + 16);
+  if (rc == HX_OK) rc = keytab_init(&ft, 4, (size_t)ne * 3 + 16);
   if (rc == HX_OK) rc = keytab_init(&st, MAX_SURF, 64 + (size_t)m->num_faces);
   hx_gid vmax = -1;
   for (hx_lid e = 0; e < ne && rc == HX_OK; e++) {
@@ -207,7 +242,8 @@ static int create_impl(hx_curve_ctx *cc) {
         break;
       }
       if (v[c] > vmax) vmax = v[c];
-      cc->elem_vert[(size_t)e * 8 + c] = keytab_get(&vt, &v[c], 1);
+      rc = keytab_get(&vt, &v[c], 1, &cc->elem_vert[(size_t)e * 8 + c]);
+      if (rc != HX_OK) break;
     }
     for (int le = 0; le < 12 && rc == HX_OK; le++) {
       int c0, c1;
@@ -216,14 +252,14 @@ static int create_impl(hx_curve_ctx *cc) {
       if (key[0] == key[1])
         rc = HX_ERROR(HX_ERR_INPUT, "curving: element %lld has a collapsed edge (vertex %lld twice)",
                       (long long)e, (long long)key[0]);
-      cc->elem_edge[(size_t)e * 12 + le] = keytab_get(&et, key, 1);
+      if (rc == HX_OK) rc = keytab_get(&et, key, 1, &cc->elem_edge[(size_t)e * 12 + le]);
     }
     for (int f = 0; f < 6 && rc == HX_OK; f++) {
       int fc[4];
       hx_face_corners(f, fc);
       hx_gid key[4] = {v[fc[0]], v[fc[1]], v[fc[2]], v[fc[3]]};
       sort_gids(key, 4);
-      cc->elem_face[(size_t)e * 6 + f] = keytab_get(&ft, key, 1);
+      rc = keytab_get(&ft, key, 1, &cc->elem_face[(size_t)e * 6 + f]);
       /* canonical frame: origin at the smallest id, first axis towards the smaller
          of its two neighbours in the face (face-local (u, v) in {0,1}^2) */
       int o = 0;

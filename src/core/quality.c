@@ -38,7 +38,7 @@ void hx_quality_opts_default(hx_quality_opts *o) {
 
 struct hx_quality_ctx {
   int nd, Q;
-  double I[HX_MAX_ND * HX_MAX_ND], D[HX_MAX_ND * HX_MAX_ND]; /* [nd][nd] */
+  double D[HX_MAX_ND * HX_MAX_ND];                           /* [nd][nd] GLL collocation derivative */
   double B[HX_MAX_Q * HX_MAX_ND], G[HX_MAX_Q * HX_MAX_ND];   /* [Q][nd] */
 };
 
@@ -63,8 +63,6 @@ int hx_quality_ctx_create(int nd, const hx_quality_opts *o, hx_quality_ctx **out
     return rc;
   }
   hx_lagrange_matrices(nd, xg, nd, xg, NULL, qc->D);
-  for (int i = 0; i < nd; i++)
-    for (int a = 0; a < nd; a++) qc->I[i * nd + a] = i == a;
   hx_lagrange_matrices(nd, xg, Q, xq, qc->B, qc->G);
   *out = qc;
   return HX_OK;
@@ -100,7 +98,8 @@ static void tensor3(int n, int m, const double *A1, const double *A2, const doub
       }
 }
 
-/* min and max of det J at the m^3 points of the rule (V, Dv) = (values, derivatives). */
+/* min and max of det J at the m^3 points of the rule (V, Dv) = (values, derivatives);
+   V = NULL: the element's own GLL nodes (m = n), Dv the collocation derivative. */
 static int detj_range(int n, int m, const double *V, const double *Dv, const double *x, double *mn, double *mx) {
   /* 9 fields of m^3 values: on the stack up to m = 12, else (up to 1 MB at m = 24)
      on the heap */
@@ -109,9 +108,27 @@ static int detj_range(int n, int m, const double *V, const double *Dv, const dou
   if (9 * np > (int)(sizeof stackJ / sizeof stackJ[0])) HX_CALL(hx_malloc((size_t)9 * np * sizeof(double), &J));
   int npe = n * n * n;
   for (int c = 0; c < 3; c++) {
-    tensor3(n, m, Dv, V, V, x + c * npe, J + (3 * c + 0) * np);
-    tensor3(n, m, V, Dv, V, x + c * npe, J + (3 * c + 1) * np);
-    tensor3(n, m, V, V, Dv, x + c * npe, J + (3 * c + 2) * np);
+    const double *xc = x + c * npe;
+    if (!V) { /* collocation at the element's own GLL nodes: one 1D derivative per direction */
+      for (int k = 0; k < n; k++)
+        for (int j = 0; j < n; j++)
+          for (int i = 0; i < n; i++) {
+            double d0 = 0, d1 = 0, d2 = 0;
+            for (int a = 0; a < n; a++) {
+              d0 += Dv[i * n + a] * xc[a + n * (j + n * k)];
+              d1 += Dv[j * n + a] * xc[i + n * (a + n * k)];
+              d2 += Dv[k * n + a] * xc[i + n * (j + n * a)];
+            }
+            int p = i + n * (j + n * k);
+            J[(3 * c + 0) * np + p] = d0;
+            J[(3 * c + 1) * np + p] = d1;
+            J[(3 * c + 2) * np + p] = d2;
+          }
+      continue;
+    }
+    tensor3(n, m, Dv, V, V, xc, J + (3 * c + 0) * np);
+    tensor3(n, m, V, Dv, V, xc, J + (3 * c + 1) * np);
+    tensor3(n, m, V, V, Dv, xc, J + (3 * c + 2) * np);
   }
   double lo = INFINITY, hi = -INFINITY;
   for (int p = 0; p < np; p++) {
@@ -131,7 +148,7 @@ static int detj_range(int n, int m, const double *V, const double *Dv, const dou
 
 int hx_quality_elem(const hx_quality_ctx *qc, const double *x, hx_elem_quality *q) {
   int nd = qc->nd, N = nd - 1, npe = nd * nd * nd;
-  HX_CALL(detj_range(nd, nd, qc->I, qc->D, x, &q->detj_min, &q->detj_max));
+  HX_CALL(detj_range(nd, nd, NULL, qc->D, x, &q->detj_min, &q->detj_max));
   HX_CALL(detj_range(nd, qc->Q, qc->B, qc->G, x, &q->detj_min_q, &q->detj_max_q));
   /* Nek5000's scaled Jacobian: min/max ratio over the GLL nodes; an element whose
      det J changes sign gets the (negative) ratio as is */
