@@ -164,7 +164,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     }
   }
   HX_CHECK(centres, HX_ERR_INPUT, "pebble: no centres file given (hexpack pebble CENTRES [options] -o OUT)");
-  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: the optimizer is not built yet");
+  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: not wired to the pebble mesher yet (write the mesh, then run hexpack optimize on it)");
   HX_CALL(hx_cli_plot_check(plot));
   int order = c.order ? c.order : 7;
   /* check the output formats before any work, so a bad -o leaves nothing */
