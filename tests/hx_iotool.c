@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hx_basis.h"
 #include "hx_config.h"
 #include "hx_error.h"
 #include "hx_io.h"
@@ -89,6 +90,29 @@ static int run(int argc, char **argv) {
           }
     fclose(fp);
     printf("elements %d order %d faces %d surfaces %d\n", a->num_elem, a->order, a->num_faces, a->num_surfaces);
+    hx_mesh_destroy(&a);
+    return 0;
+  }
+  if (argc >= 4 && !strcmp(argv[1], "detj")) {
+    /* detj FILE OUT: det J at every GLL node, "e i j k detj" (reference cube [0,1]^3) */
+    hx_mesh *a;
+    if (hx_import(HX_COMM_SELF, argv[2], &a)) {
+      printf("error: %s\n", hx_error_message());
+      return 1;
+    }
+    double D[HX_MAX_ND * HX_MAX_ND];
+    hx_mesh_gll_derivative(a->nd, D);
+    FILE *fp = fopen(argv[3], "w");
+    int nd = a->nd;
+    for (int e = 0; e < a->num_elem; e++)
+      for (int k = 0; k < nd; k++)
+        for (int j = 0; j < nd; j++)
+          for (int i = 0; i < nd; i++) {
+            double J[3][3];
+            fprintf(fp, "%d %d %d %d %.17g\n", e, i, j, k, hx_mesh_jacobian_at_node(a, D, e, i, j, k, J));
+          }
+    fclose(fp);
+    printf("elements %d order %d\n", a->num_elem, a->order);
     hx_mesh_destroy(&a);
     return 0;
   }

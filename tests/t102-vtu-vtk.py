@@ -70,7 +70,7 @@ def run(*args):
     r = subprocess.run([tool] + list(args), capture_output=True, text=True)
     return r.returncode, r.stdout + r.stderr
 
-for kind, orders in (("cubic", [3]), ("kershaw", range(1, 9)), ("sphere", [2, 4, 7])):
+for kind, orders in (("cubic", [3]), ("kershaw", (1, 2, 5, 8)), ("sphere", [4, 7])):
     for order in orders:
         path = f"t102-{kind}-{order}.vtu"
         rc, out = run("gen", kind, str(order), path, path + ".txt")
@@ -101,7 +101,7 @@ g.GetCell(0).EvaluateLocation(sub, [0.37, 0.21, 0.55], good, w)
 check(np.abs(np.array(x) - np.array(good)).max() > 1e-6, "swapping two edge nodes did not change VTK's map")
 
 # VTK writes the same grid in its other encodings; our reader must agree
-for kind, order in (("kershaw", 3), ("sphere", 4)):
+for kind, order in (("sphere", 4),):
     src = f"t102-{kind}-{order}.vtu"
     g = read(src)
     variants = {"ascii": (0, False, 64), "inline": (1, False, 64), "appb64": (2, False, 64),

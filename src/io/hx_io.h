@@ -46,6 +46,9 @@ int hx_import(hx_comm comm, const char *path, hx_mesh **out);
 /* The formats (one file each in src/io/; also reachable through hx_export/hx_import). */
 int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out);
+/** Gmsh MSH 4.1, ASCII (o->binary = 0) or binary, orders 1..9; reader through the Gmsh API. */
+int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o);
+int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out);
 /** Nek5000 .re2 (+ .co2 with o->co2, + <base>0.f00000 with the GLL geometry at order >= 2). */
 int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o);
 /** Read a .re2: with <base>0.f00000 beside it its geometry is used, else Nek's rule

@@ -1,0 +1,300 @@
+/* Gmsh MSH 4.1 writer, ASCII or binary (formats.md 2.1-2.5), streaming.
+
+   design:
+   1. number the distinct node ids in order of first appearance (as the .vtu
+      writer): node tags 1..NP, all in one node block on volume 1;
+   2. $PhysicalNames: the volume (3D group 1, "volume") and one 2D group per boundary
+      id (tag = id, name = the boundary name or "boundary_<id>"); $Entities: one
+      surface per boundary id (tag = id) and volume 1, zero boxes, empty bounding
+      lists;
+   3. $Nodes: tags, then coordinates re-interpolated from GLL to the equispaced
+      nodes Gmsh assumes, each at its first appearance;
+   4. $Elements: the hexahedra (types 5, 12, 92..98) in Gmsh's order, then per
+      boundary id a block of quadrangles of the same order whose corners follow the
+      outward face order of 2.4 and whose nodes follow Q(N).
+   Gmsh has no hexahedron of order 10 or more: those are refused with a message. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_config.h"
+#include "hx_error.h"
+#include "hx_memory.h"
+#include "io_impl.h"
+
+static const int GMSH_HEX_TYPE[10] = {0, 5, 12, 92, 93, 94, 95, 96, 97, 98};
+static const int GMSH_QUAD_TYPE[10] = {0, 3, 10, 36, 37, 38, 47, 48, 49, 50};
+/* Gmsh's faces as standard corners (q0,q1,q2,q3), outward (formats.md 2.4 step 3) */
+static const int GMSH_FACE[6][4] = {{0, 3, 2, 1}, {0, 1, 5, 4}, {0, 4, 7, 3}, {1, 2, 6, 5}, {2, 3, 7, 6}, {4, 5, 6, 7}};
+/* hexpack face -> Gmsh face */
+static const int HX_TO_GMSH_FACE[6] = {2, 3, 1, 4, 0, 5};
+/* standard corner -> integer position (0/1 per direction) */
+static const int STD_POS[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0, 0, 1}, {1, 0, 1}, {1, 1, 1}, {0, 1, 1}};
+
+typedef struct msh_ctx {
+  const hx_mesh *m;
+  hx_elemsrc src;
+  int order, nd, npe, binary;
+  int64_t num_points;
+  hx_idmap pid;
+  int hex_lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  int quad_uv[2 * HX_MAX_ND * HX_MAX_ND];
+  double B[HX_MAX_ND * HX_MAX_ND];
+  hx_lid *face_order; /* boundary faces sorted by (bid, elem, face) */
+  int *bids;          /* distinct boundary ids, increasing */
+  int nbids;
+} msh_ctx;
+
+static const hx_mesh *g_sort_mesh;
+static int cmp_face(const void *a, const void *b) {
+  const hx_bface *x = &g_sort_mesh->faces[*(const hx_lid *)a], *y = &g_sort_mesh->faces[*(const hx_lid *)b];
+  if (x->bid != y->bid) return x->bid < y->bid ? -1 : 1;
+  if (x->elem != y->elem) return x->elem < y->elem ? -1 : 1;
+  return x->face - y->face;
+}
+
+static int wr(hx_outfile *f, const void *p, size_t n) { return hx_outfile_write(f, p, n); }
+static int wr_u64(hx_outfile *f, uint64_t v) { return wr(f, &v, 8); }
+static int wr_i32(hx_outfile *f, int32_t v) { return wr(f, &v, 4); }
+
+/* lex index of the node of quad position q on hexpack face hf of an order-N hex */
+static int quad_node_lex(const msh_ctx *c, int hf, int q) {
+  const int *F = GMSH_FACE[HX_TO_GMSH_FACE[hf]];
+  int N = c->order, u = c->quad_uv[2 * q], v = c->quad_uv[2 * q + 1], ijk[3];
+  for (int d = 0; d < 3; d++)
+    ijk[d] = STD_POS[F[0]][d] * N + u * (STD_POS[F[1]][d] - STD_POS[F[0]][d]) + v * (STD_POS[F[3]][d] - STD_POS[F[0]][d]);
+  return hx_lex(c->nd, ijk[0], ijk[1], ijk[2]);
+}
+
+static int write_msh(msh_ctx *c, hx_outfile *f) {
+  const hx_mesh *m = c->m;
+  FILE *fp = f->fp;
+  int bin = c->binary;
+  fprintf(fp, "$MeshFormat\n4.1 %d 8\n", bin);
+  if (bin) {
+    HX_CALL(wr_i32(f, 1));
+    fprintf(fp, "\n");
+  }
+  fprintf(fp, "$EndMeshFormat\n$PhysicalNames\n%d\n3 1 \"volume\"\n", c->nbids + 1);
+  for (int k = 0; k < c->nbids; k++) {
+    int b = c->bids[k];
+    const char *name = b < m->num_bnames ? m->bnames[b] : NULL;
+    if (name && !strchr(name, '"') && strlen(name) < 120)
+      fprintf(fp, "2 %d \"%s\"\n", b, name);
+    else
+      fprintf(fp, "2 %d \"boundary_%d\"\n", b, b);
+  }
+  fprintf(fp, "$EndPhysicalNames\n$Entities\n");
+  if (!bin) {
+    fprintf(fp, "0 0 %d 1\n", c->nbids);
+    for (int k = 0; k < c->nbids; k++) fprintf(fp, "%d 0 0 0 0 0 0 1 %d 0\n", c->bids[k], c->bids[k]);
+    fprintf(fp, "1 0 0 0 0 0 0 1 1 0\n");
+  } else {
+    double box[6] = {0, 0, 0, 0, 0, 0};
+    HX_CALL(wr_u64(f, 0));
+    HX_CALL(wr_u64(f, 0));
+    HX_CALL(wr_u64(f, (uint64_t)c->nbids));
+    HX_CALL(wr_u64(f, 1));
+    for (int k = 0; k < c->nbids; k++) {
+      HX_CALL(wr_i32(f, c->bids[k]));
+      HX_CALL(wr(f, box, sizeof box));
+      HX_CALL(wr_u64(f, 1));
+      HX_CALL(wr_i32(f, c->bids[k]));
+      HX_CALL(wr_u64(f, 0));
+    }
+    HX_CALL(wr_i32(f, 1));
+    HX_CALL(wr(f, box, sizeof box));
+    HX_CALL(wr_u64(f, 1));
+    HX_CALL(wr_i32(f, 1));
+    HX_CALL(wr_u64(f, 0));
+    fprintf(fp, "\n");
+  }
+  fprintf(fp, "$EndEntities\n$Nodes\n");
+  uint64_t np = (uint64_t)c->num_points;
+  if (!bin) {
+    fprintf(fp, "1 %llu 1 %llu\n3 1 0 %llu\n", (unsigned long long)np, (unsigned long long)np, (unsigned long long)np);
+    for (uint64_t t = 1; t <= np; t++) fprintf(fp, "%llu\n", (unsigned long long)t);
+  } else {
+    uint64_t h[4] = {1, np, 1, np};
+    HX_CALL(wr(f, h, sizeof h));
+    HX_CALL(wr_i32(f, 3));
+    HX_CALL(wr_i32(f, 1));
+    HX_CALL(wr_i32(f, 0));
+    HX_CALL(wr_u64(f, np));
+    uint64_t buf[1024];
+    for (uint64_t t = 1; t <= np;) {
+      int k = 0;
+      for (; k < 1024 && t <= np; k++, t++) buf[k] = t;
+      HX_CALL(wr(f, buf, (size_t)k * 8));
+    }
+  }
+  /* coordinates, each point at its first appearance */
+  int64_t written = 0;
+  double xe[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
+    hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
+    const hx_mesh *v;
+    HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
+    for (hx_lid e = 0; e < cnt; e++) {
+      int have = 0;
+      for (int p = 0; p < c->npe; p++) {
+        int64_t pi = -1;
+        hx_idmap_find(&c->pid, v->node_id[(size_t)e * c->npe + p], &pi);
+        if (pi != written) continue;
+        if (!have) {
+          for (int d = 0; d < 3; d++) hx_io_tensor3(c->nd, c->B, hx_mesh_elem_x(v, e, d), xe[d]);
+          have = 1;
+        }
+        double xyz[3] = {xe[0][p], xe[1][p], xe[2][p]};
+        if (bin)
+          HX_CALL(wr(f, xyz, sizeof xyz));
+        else
+          fprintf(fp, "%.17g %.17g %.17g\n", xyz[0], xyz[1], xyz[2]);
+        written++;
+      }
+    }
+  }
+  HX_CHECK(written == c->num_points, HX_ERR_INTERNAL, "wrote %lld of %lld .msh nodes", (long long)written,
+           (long long)c->num_points);
+  if (bin) fprintf(fp, "\n");
+  fprintf(fp, "$EndNodes\n$Elements\n");
+  uint64_t ne = (uint64_t)m->num_elem + (uint64_t)m->num_faces;
+  int nq = c->nd * c->nd;
+  if (!bin) {
+    fprintf(fp, "%d %llu 1 %llu\n3 1 %d %lld\n", c->nbids + 1, (unsigned long long)ne, (unsigned long long)ne,
+            GMSH_HEX_TYPE[c->order], (long long)m->num_elem);
+  } else {
+    uint64_t h[4] = {(uint64_t)c->nbids + 1, ne, 1, ne};
+    HX_CALL(wr(f, h, sizeof h));
+    HX_CALL(wr_i32(f, 3));
+    HX_CALL(wr_i32(f, 1));
+    HX_CALL(wr_i32(f, GMSH_HEX_TYPE[c->order]));
+    HX_CALL(wr_u64(f, (uint64_t)m->num_elem));
+  }
+  uint64_t row[1 + HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
+    hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
+    const hx_mesh *v;
+    HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
+    for (hx_lid e = 0; e < cnt; e++) {
+      row[0] = (uint64_t)(e0 + e) + 1;
+      for (int p = 0; p < c->npe; p++) {
+        int64_t pi = 0;
+        hx_idmap_find(&c->pid, v->node_id[(size_t)e * c->npe + c->hex_lex[p]], &pi);
+        row[1 + p] = (uint64_t)pi + 1;
+      }
+      if (bin) {
+        HX_CALL(wr(f, row, (size_t)(1 + c->npe) * 8));
+      } else {
+        for (int p = 0; p <= c->npe; p++) fprintf(fp, p < c->npe ? "%llu " : "%llu\n", (unsigned long long)row[p]);
+      }
+    }
+  }
+  uint64_t tag = (uint64_t)m->num_elem;
+  for (int k = 0, q = 0; k < c->nbids; k++) {
+    int b = c->bids[k];
+    hx_lid count = 0;
+    while (q + count < m->num_faces && m->faces[c->face_order[q + count]].bid == b) count++;
+    if (!bin) {
+      fprintf(fp, "2 %d %d %lld\n", b, GMSH_QUAD_TYPE[c->order], (long long)count);
+    } else {
+      HX_CALL(wr_i32(f, 2));
+      HX_CALL(wr_i32(f, b));
+      HX_CALL(wr_i32(f, GMSH_QUAD_TYPE[c->order]));
+      HX_CALL(wr_u64(f, (uint64_t)count));
+    }
+    for (hx_lid t = 0; t < count; t++) {
+      const hx_bface *bf = &m->faces[c->face_order[q + t]];
+      const hx_mesh *v;
+      HX_CALL(hx_elemsrc_get(&c->src, bf->elem, 1, &v));
+      row[0] = ++tag;
+      for (int p = 0; p < nq; p++) {
+        int64_t pi = 0;
+        hx_idmap_find(&c->pid, v->node_id[quad_node_lex(c, bf->face, p)], &pi);
+        row[1 + p] = (uint64_t)pi + 1;
+      }
+      if (bin) {
+        HX_CALL(wr(f, row, (size_t)(1 + nq) * 8));
+      } else {
+        for (int p = 0; p <= nq; p++) fprintf(fp, p < nq ? "%llu " : "%llu\n", (unsigned long long)row[p]);
+      }
+    }
+    q += count;
+  }
+  if (bin) fprintf(fp, "\n");
+  fprintf(fp, "$EndElements\n");
+  return HX_OK;
+}
+
+int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
+  hx_export_opts def;
+  if (!o) {
+    hx_export_opts_default(&def);
+    o = &def;
+  }
+  HX_CALL(hx_io_require_serial(m, path, ".msh"));
+  msh_ctx c;
+  memset(&c, 0, sizeof c);
+  c.m = m;
+  c.order = hx_io_out_order(m, o);
+  HX_CHECK(c.order >= 1 && c.order <= 9, HX_ERR_INPUT,
+           "'%s': Gmsh has Lagrange hexahedra of order 1..9 only, not %d; write at --order 9 or less", path, c.order);
+  HX_CHECK(sizeof(size_t) == 8, HX_ERR_INTERNAL, "the binary .msh writer needs an 8-byte size_t");
+  c.nd = c.order + 1;
+  c.npe = c.nd * c.nd * c.nd;
+  c.binary = o->binary;
+  hx_gmsh_hex_order(c.order, c.hex_lex);
+  hx_gmsh_quad_uv(c.order, c.quad_uv);
+  HX_CALL(hx_elemsrc_open(m, c.order, o->force, &c.src));
+  int rc = hx_io_interp_matrix(c.nd, 1, c.B);
+  if (rc == HX_OK) rc = hx_malloc(((size_t)m->num_faces + 1) * sizeof(hx_lid), &c.face_order);
+  int maxb = 1;
+  for (hx_lid q = 0; q < m->num_faces; q++) {
+    if (m->faces[q].bid < 1 || m->faces[q].elem < 0 || m->faces[q].elem >= m->num_elem || m->faces[q].face < 0 ||
+        m->faces[q].face > 5) {
+      rc = rc ? rc : HX_ERROR(HX_ERR_INVALID_MESH, "'%s': boundary face %d is invalid", path, q);
+      break;
+    }
+    if (m->faces[q].bid > maxb) maxb = m->faces[q].bid;
+  }
+  if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 1) * sizeof(int), &c.bids);
+  if (rc == HX_OK) {
+    for (hx_lid q = 0; q < m->num_faces; q++) c.face_order[q] = q;
+    g_sort_mesh = m;
+    qsort(c.face_order, (size_t)m->num_faces, sizeof(hx_lid), cmp_face);
+    for (hx_lid q = 0; q < m->num_faces; q++) {
+      int b = m->faces[c.face_order[q]].bid;
+      if (!c.nbids || c.bids[c.nbids - 1] != b) c.bids[c.nbids++] = b;
+    }
+  }
+  /* node numbering */
+  if (rc == HX_OK) {
+    size_t guess = (size_t)m->num_elem * (size_t)(c.order * c.order * c.order) + 64;
+    rc = hx_idmap_init_range(&c.pid, 0, hx_elemsrc_id_bound(&c.src) - 1, guess);
+    int64_t next = 0;
+    for (hx_lid e0 = 0; rc == HX_OK && e0 < m->num_elem; e0 += c.src.block) {
+      hx_lid cnt = m->num_elem - e0 < c.src.block ? m->num_elem - e0 : c.src.block;
+      const hx_mesh *v;
+      rc = hx_elemsrc_get(&c.src, e0, cnt, &v);
+      for (size_t p = 0; rc == HX_OK && p < (size_t)cnt * c.npe; p++) {
+        int64_t val = next;
+        int ins = hx_idmap_insert(&c.pid, v->node_id[p], &val);
+        if (ins < 0) rc = -ins;
+        if (ins == 1) next++;
+      }
+    }
+    c.num_points = next;
+  }
+  hx_outfile f;
+  if (rc == HX_OK) rc = hx_outfile_open(&f, path);
+  if (rc == HX_OK) {
+    rc = write_msh(&c, &f);
+    if (rc == HX_OK) rc = hx_outfile_commit(&f);
+    else hx_outfile_abort(&f);
+  }
+  hx_idmap_free(&c.pid);
+  hx_free(&c.face_order);
+  hx_free(&c.bids);
+  hx_elemsrc_close(&c.src);
+  return rc;
+}
