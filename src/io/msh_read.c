@@ -8,6 +8,7 @@
    3. boundary faces from the quadrangles of the surface entities, matched to hex
       faces by their sorted corner tags; boundary id = the surface's physical tag
       (or its entity tag when it has none), name = the physical name. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,6 +88,11 @@ int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out) {
     rc = gmsh_err(path, "reading nodes");
     goto done;
   }
+  for (size_t i = 0; i < coord_n; i++)
+    if (!isfinite(coord[i])) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s: node %zu has a non-finite coordinate", path, ntags[i / 3]);
+      goto done;
+    }
   gmshModelGetEntities(&vols, &nvols, 3, &ierr);
   for (size_t v = 0; v + 1 < nvols && rc == HX_OK; v += 2) {
     int *types = NULL;
