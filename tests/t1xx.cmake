@@ -15,3 +15,8 @@ hx_add_script_test(t150-bad-files COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURC
 hx_add_script_test(t103-re2 COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t103-re2.py LABELS python)
 # Gmsh opens our .msh (orders 1..9) with positive minSJ and equal det J; Gmsh-made meshes read back
 hx_add_script_test(t104-msh-gmsh COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t104-msh-gmsh.py LABELS python)
+# io benchmark (not a test): bench/io.sh
+add_executable(hx_iobench ${CMAKE_SOURCE_DIR}/bench/hx_iobench.c)
+target_link_libraries(hx_iobench PRIVATE hx_meshers hx_io hx_core)
+set_target_properties(hx_iobench PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bench)
+hx_c_target(hx_iobench)
