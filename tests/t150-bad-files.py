@@ -95,6 +95,14 @@ expect_error("t150-nan.msh", asc[:i] + b"\n".join(lines), r"non-finite coordinat
 hexes = asc.replace(b"3 1 12 24", b"3 1 17 24")
 expect_error("t150-type.msh", hexes, r"Gmsh cannot read it|only complete Lagrange")
 
+# ---- .mesh (MFEM) -----------------------------------------------------------------
+good = gen("box", 2, "t150-good.mesh")
+expect_error("t150-magic.mesh", b"MFEM mesh v9.9" + good[14:], r"t150-magic.mesh:1: expected 'MFEM mesh v1.0'")
+expect_error("t150-h1.mesh", good.replace(b"L2_T1_3D_P2", b"H1_3D_P2"), r"mesh:\d+: nodes collection 'H1_3D_P2' is not read")
+expect_error("t150-trunc.mesh", good[:-200], r"mesh:\d+: the nodes end after")
+expect_error("t150-nan.mesh", good[:-60] + b"nan" + good[-57:], r"mesh:\d+: node value")
+expect_error("t150-count.mesh", good.replace(b"elements\n12\n", b"elements\n99\n"), r"mesh:\d+: ")
+
 # ---- writers leave nothing behind ------------------------------------------------
 os.makedirs("t150-out", exist_ok=True)
 for f in os.listdir("t150-out"):

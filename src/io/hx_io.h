@@ -46,6 +46,9 @@ int hx_import(hx_comm comm, const char *path, hx_mesh **out);
 /* The formats (one file each in src/io/; also reachable through hx_export/hx_import). */
 int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out);
+/** MFEM mesh v1.0 with L2_T1_3D_P<N> nodes (writer and reader). */
+int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o);
+int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out);
 /** Gmsh MSH 4.1, ASCII (o->binary = 0) or binary, orders 1..9; reader through the Gmsh API. */
 int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out);
