@@ -3,3 +3,4 @@ hx_add_script_test(t600-cli-bad-input COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t
 hx_add_script_test(t601-cli-quality-kershaw COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t601-cli-quality-kershaw.sh)
 hx_add_script_test(t602-cli-demo-convert COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t602-cli-demo-convert.sh)
 hx_add_script_test(t603-cli-unwritable COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t603-cli-unwritable.sh)
+hx_add_script_test(t604-cli-output-forms COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t604-cli-output-forms.sh)

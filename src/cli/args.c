@@ -82,6 +82,17 @@ int hx_cli_common_flag(int argc, char **argv, int *i, hx_cli_common *c) {
   }
   if (!strcmp(a, "--json")) { c->json = 1; return 1; }
   if (!strcmp(a, "--force")) { c->force = 1; return 1; }
+  if (!strcmp(a, "--ascii")) { c->ascii = 1; return 1; }
+  if (!strcmp(a, "--co2")) { c->co2 = 1; return 1; }
+  if (!strcmp(a, "--compress")) {
+    c->compress = 1;
+    /* an optional level 1..9 may follow */
+    if (*i + 1 < argc && argv[*i + 1][0] >= '1' && argv[*i + 1][0] <= '9' && argv[*i + 1][1] == '\0') {
+      *i += 1;
+      c->compress = argv[*i][0] - '0';
+    }
+    return 1;
+  }
   if (!strcmp(a, "--optimize")) { c->optimize = 1; return 1; }
   if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) { hx_set_verbosity(hx_verbosity() + 1); return 1; }
   if (!strcmp(a, "--order") || !strcmp(a, "-N")) {
@@ -100,6 +111,9 @@ int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c) {
   hx_export_opts eo;
   hx_export_opts_default(&eo);
   eo.force = c->force;
+  eo.binary = !c->ascii;
+  eo.compress = c->compress;
+  eo.co2 = c->co2;
   eo.order = c->order ? c->order : m->order;
   /* Check every path's format before writing any, so a bad -o leaves no output. */
   for (int k = 0; k < c->num_out; k++) {

@@ -17,6 +17,9 @@ typedef struct hx_cli_common {
   int force;     /* --force: write even with det J <= 0 */
   int order;     /* --order N (0 = command default) */
   int optimize;  /* --optimize */
+  int ascii;     /* --ascii: text form of .msh / .vtu */
+  int compress;  /* --compress [LEVEL]: zlib-compressed .vtu appended data */
+  int co2;       /* --co2: also write the Nek5000 .co2 connectivity next to a .re2 */
 } hx_cli_common;
 
 /** Take the value after flag argv[*i] (advancing *i) into *val, or fail with

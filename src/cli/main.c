@@ -39,7 +39,8 @@ static void print_help(FILE *out) {
             commands[c].run ? "" : " (not built yet)");
   fprintf(out,
           "\ncommon options: -o FILE (format from the extension; several allowed), --order N,\n"
-          "  --json, --force (write even with det J <= 0), -v (verbose), --help\n");
+          "  --json, --force (write even with det J <= 0), -v (verbose), --help;\n"
+          "  output forms: --ascii (.msh/.vtu text), --compress [LEVEL] (.vtu zlib), --co2 (.re2 + .co2)\n");
 }
 
 int main(int argc, char **argv) {

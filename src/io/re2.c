@@ -362,15 +362,15 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     int mapped = 0;
     for (int b = 1; b < maxb; b++) mapped |= c.bmap[b] && c.bmap[b] != b;
     if (mapped || hx_verbosity() > 0) {
-      printf("%s: boundary ids renumbered for NekRS (ours -> .re2):", path);
+      fprintf(stderr, "%s: boundary ids renumbered for NekRS (ours -> .re2):", path);
       for (int b = 1; b < maxb; b++)
-        if (c.bmap[b]) printf(" %d->%d%s%s", b, c.bmap[b], b < m->num_bnames && m->bnames[b] ? "/" : "",
+        if (c.bmap[b]) fprintf(stderr, " %d->%d%s%s", b, c.bmap[b], b < m->num_bnames && m->bnames[b] ? "/" : "",
                               b < m->num_bnames && m->bnames[b] ? m->bnames[b] : "");
-      printf("\n");
+      fprintf(stderr, "\n");
     }
     if (order >= 2) {
       const char *slash = strrchr(fld, '/');
-      printf("%s: order-%d GLL geometry in %s; .par: [GENERAL] polynomialOrder = %d, "
+      fprintf(stderr, "%s: order-%d GLL geometry in %s; .par: [GENERAL] polynomialOrder = %d, "
              "startFrom = %s X (NekRS: startFrom = \"%s+X\")\n",
              path, order, fld, order, slash ? slash + 1 : fld, slash ? slash + 1 : fld);
     }
