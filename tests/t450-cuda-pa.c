@@ -1,0 +1,175 @@
+/* t450: the CUDA backend's kernels against the CPU reference backend, on the same
+   E-vectors: energy, min det J, gradient, Hessian action and Jacobi diagonal, with
+   both Hessian strategies, to 1e-12 relative (2-norm of the difference over the
+   2-norm of the CPU result). Meshes: randomly perturbed Kershaw boxes at orders 1..6
+   (metric 303, GLL -qo 8); every metric at p = 2; and a curved mesh (Kershaw with a
+   smooth sine displacement of every node, p = 3) with a per-point, non-scalar
+   target W (the general W path of the kernels). Also checks that the stored and
+   on-the-fly CUDA strategies agree with each other. Without a CUDA device (or a
+   build without CUDA) it prints one skip line and passes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_invariants.h"
+#include "hx_kernels.h"
+#include "hx_metrics.h"
+#include "hx_test_tmop.h"
+
+typedef struct res {
+  double e, md;
+  double *g, *hv, *dg;
+} res;
+
+static double relv(const double *a, const double *b, size_t n) {
+  double d = 0, s = 0;
+  for (size_t i = 0; i < n; i++) {
+    d += (a[i] - b[i]) * (a[i] - b[i]);
+    s += b[i] * b[i];
+  }
+  return sqrt(d) / (s > 0 ? sqrt(s) : 1);
+}
+
+/* run every kernel of backend be on x (E-vector), direction v */
+static int eval(const hx_backend *be, const hx_mesh *m, const hx_pa_desc *d, const double *x, const double *v,
+                res *r) {
+  hx_pa *pa;
+  HX_CALL(hx_pa_create(be, m, d, &pa));
+  size_t n = hx_pa_evec_size(pa);
+  double *dx = NULL, *dv = NULL, *dy = NULL;
+  int rc = be->vec_alloc(pa, n, &dx);
+  if (!rc) rc = be->vec_alloc(pa, n, &dv);
+  if (!rc) rc = be->vec_alloc(pa, n, &dy);
+  r->g = calloc(n, sizeof(double));
+  r->hv = calloc(n, sizeof(double));
+  r->dg = calloc(n, sizeof(double));
+  if (!rc) rc = be->vec_upload(pa, x, dx, n);
+  if (!rc) rc = be->vec_upload(pa, v, dv, n);
+  if (!rc) rc = be->energy(pa, dx, &r->e);
+  if (!rc) rc = be->min_detj(pa, dx, &r->md);
+  if (!rc) rc = be->grad(pa, dx, dy);
+  if (!rc) rc = be->vec_download(pa, dy, r->g, n);
+  if (!rc) rc = be->hess_setup(pa, dx);
+  if (!rc) rc = be->hess_apply(pa, dv, dy);
+  if (!rc) rc = be->vec_download(pa, dy, r->hv, n);
+  if (!rc) rc = be->diag(pa, dy);
+  if (!rc) rc = be->vec_download(pa, dy, r->dg, n);
+  be->vec_free(pa, &dx);
+  be->vec_free(pa, &dv);
+  be->vec_free(pa, &dy);
+  hx_pa_destroy(&pa);
+  return rc;
+}
+
+static void res_free(res *r) { free(r->g); free(r->hv); free(r->dg); }
+
+static double cmp(const res *a, const res *b, size_t n) {
+  double e = fmax(fabs(a->e - b->e) / fabs(b->e), fabs(a->md - b->md) / fabs(b->md));
+  e = fmax(e, relv(a->g, b->g, n));
+  e = fmax(e, relv(a->hv, b->hv, n));
+  return fmax(e, relv(a->dg, b->dg, n));
+}
+
+static int check(const char *what, hx_mesh *m, hx_pa_desc *d, int *fail) {
+  size_t n = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
+  double *v = malloc(n * sizeof(double));
+  int npe = m->nd * m->nd * m->nd;
+  for (hx_lid e = 0; e < m->num_elem; e++)
+    for (int c = 0; c < 3; c++)
+      for (int a = 0; a < npe; a++) v[((size_t)e * 3 + c) * npe + a] = test_hash(m->node_id[(size_t)e * npe + a] + 99, c);
+  double worst = 0;
+  for (int s = 0; s < 2; s++) {
+    d->hess_strategy = s == 0 ? HX_HESS_STORED : HX_HESS_ONTHEFLY;
+    res rc_, rg;
+    HX_CALL(eval(&hx_backend_cpu, m, d, m->x, v, &rc_));
+    HX_CALL(eval(&hx_backend_cuda, m, d, m->x, v, &rg));
+    double e = cmp(&rg, &rc_, n);
+    worst = fmax(worst, e);
+    fprintf(stderr, "%s %s: E %.15e/%.15e detJ %.6e rel %.2e\n", what, s ? "on-the-fly" : "stored", rc_.e, rg.e,
+            rg.md, e);
+    res_free(&rc_);
+    res_free(&rg);
+  }
+  printf("%-28s cuda-vs-cpu %s\n", what, worst < 1e-12 ? "ok" : "BAD");
+  if (!(worst < 1e-12)) *fail = 1;
+  free(v);
+  return HX_OK;
+}
+
+int main(void) {
+  if (!hx_backend_cuda.available || !hx_cuda_device_available()) {
+    printf("t450: skipped: %s\n", hx_backend_cuda.available ? "no CUDA device" : "CUDA backend not in this build");
+    return 0;
+  }
+  int fail = 0;
+  char what[64];
+  for (int p = 1; p <= 6 && !fail; p++) {
+    hx_mesh *m = test_kershaw(HX_COMM_SELF, 6, 6, 6, p, 0.3);
+    if (!m) return 1;
+    test_perturb(m, 0.03 / 6 / p);
+    hx_pa_desc d;
+    hx_pa_desc_default(&d);
+    snprintf(what, sizeof what, "kershaw 6^3 p %d m303", p);
+    if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+    if (p == 2)
+      for (const hx_metric_info *mi = hx_metrics(); mi->id && !fail; mi++) {
+        d.metric = mi->id;
+        d.metric_param = 0;
+        snprintf(what, sizeof what, "kershaw 6^3 p 2 m%d", mi->id);
+        if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+      }
+    if (p == 3) { /* the bench pairing nq = p + 2 (Gauss-Legendre) and a generic pair (GLL nq = 9) */
+      hx_pa_desc_default(&d);
+      d.quad_type = HX_QUAD_GL;
+      d.quad_order = 2 * p + 2;
+      snprintf(what, sizeof what, "kershaw 6^3 p 3 GL qo 8");
+      if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+      hx_pa_desc_default(&d);
+      d.quad_order = 14;
+      snprintf(what, sizeof what, "kershaw 6^3 p 3 GLL qo 14");
+      if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+    }
+    hx_mesh_destroy(&m);
+  }
+  if (!fail) { /* curved mesh, per-point non-scalar target */
+    int p = 3;
+    hx_mesh *m = test_kershaw(HX_COMM_SELF, 4, 4, 4, p, 0.3);
+    if (!m) return 1;
+    size_t npe = (size_t)m->nd * m->nd * m->nd;
+    for (hx_lid e = 0; e < m->num_elem; e++) {
+      double *X = hx_mesh_elem_x(m, e, 0), *Y = hx_mesh_elem_x(m, e, 1), *Z = hx_mesh_elem_x(m, e, 2);
+      for (size_t a = 0; a < npe; a++) {
+        double x = X[a], y = Y[a], z = Z[a];
+        X[a] += 0.03 * sin(3 * y) * sin(2 * z);
+        Y[a] += 0.03 * sin(2 * x + z);
+        Z[a] += 0.02 * cos(3 * x) * sin(2 * y);
+      }
+    }
+    hx_pa_desc d;
+    hx_pa_desc_default(&d);
+    int nq = hx_quad_points_for_order(d.quad_type, d.quad_order);
+    size_t nqe = (size_t)m->num_elem * nq * nq * nq;
+    double *Wi = malloc(9 * nqe * sizeof(double)), *dW = malloc(nqe * sizeof(double));
+    for (size_t g = 0; g < nqe; g++) {
+      double W[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+      for (int i = 0; i < 9; i++) W[i] += 0.1 * test_hash((long long)g, i);
+      double det = hx_m3_det(W), C[9];
+      hx_m3_cof(W, C);
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) Wi[9 * g + 3 * i + j] = C[3 * j + i] / det; /* W^{-1} = C^T / det */
+      dW[g] = det;
+    }
+    d.Winv = Wi;
+    d.detW = dW;
+    for (int k = 0; k < 2 && !fail; k++) {
+      d.metric = k ? 302 : 303;
+      snprintf(what, sizeof what, "curved p 3 per-point W m%d", d.metric);
+      if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+    }
+    free(Wi);
+    free(dW);
+    hx_mesh_destroy(&m);
+  }
+  return fail;
+}

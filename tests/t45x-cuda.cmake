@@ -1,0 +1,3 @@
+# CUDA backend (t450-t499): built everywhere; without a device they print a skip line and pass.
+hx_add_test(t450-cuda-pa LABELS cuda)
+hx_add_test(t451-cuda-newton LABELS cuda)
