@@ -13,6 +13,7 @@
 
 #include "hx_basis.h"
 #include "hx_invariants.h"
+#include "hx_config.h"
 #include "hx_kernels.h"
 #include "hx_metrics.h"
 #include "hx_test_tmop.h"
@@ -97,7 +98,21 @@ static int check(const char *what, hx_mesh *m, hx_pa_desc *d, int *fail) {
   return HX_OK;
 }
 
-int main(void) {
+static int body(void);
+int main(int argc, char **argv) {
+#if HX_HAVE_MPI
+  MPI_Init(&argc, &argv);
+#else
+  (void)argc; (void)argv;
+#endif
+  int rc = body();
+#if HX_HAVE_MPI
+  MPI_Finalize();
+#endif
+  return rc;
+}
+
+static int body(void) {
   if (!hx_backend_cuda.available || !hx_cuda_device_available()) {
     printf("t450: skipped: %s\n", hx_backend_cuda.available ? "no CUDA device" : "CUDA backend not in this build");
     return 0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hx_config.h"
 #include "hx_kernels.h"
 #include "hx_test_tmop.h"
 #include "hx_tmop.h"
@@ -52,7 +53,21 @@ static int solve(const char *backend, int p, int strat, int lsolver, line *L, in
 
 static double rd(double a, double b) { return fabs(a - b) / fmax(fabs(b), 1e-300); }
 
-int main(void) {
+static int body(void);
+int main(int argc, char **argv) {
+#if HX_HAVE_MPI
+  MPI_Init(&argc, &argv);
+#else
+  (void)argc; (void)argv;
+#endif
+  int rc = body();
+#if HX_HAVE_MPI
+  MPI_Finalize();
+#endif
+  return rc;
+}
+
+static int body(void) {
   if (!hx_backend_cuda.available || !hx_cuda_device_available()) {
     printf("t451: skipped: %s\n", hx_backend_cuda.available ? "no CUDA device" : "CUDA backend not in this build");
     return 0;

@@ -1,3 +1,5 @@
 # CUDA backend (t450-t499): built everywhere; without a device they print a skip line and pass.
 hx_add_test(t450-cuda-pa LABELS cuda)
 hx_add_test(t451-cuda-newton LABELS cuda)
+# hx_pa_create (hx_kernels_cpu) calls the metric registry of hx_tmop: list it again after
+target_link_libraries(t450-cuda-pa PRIVATE hx_tmop)

@@ -17,6 +17,7 @@
 
 #include "hx_basis.h"
 #include "hx_box.h"
+#include "hx_config.h"
 #include "hx_error.h"
 #include "hx_kernels.h"
 #include "hx_cuda.h"
@@ -119,7 +120,19 @@ static int run(const hx_backend *be, int p, int n, int gl, double min_time, doub
   return HX_OK;
 }
 
+static int body(int argc, char **argv);
 int main(int argc, char **argv) {
+#if HX_HAVE_MPI
+  MPI_Init(&argc, &argv);
+#endif
+  int rc = body(argc, argv);
+#if HX_HAVE_MPI
+  MPI_Finalize();
+#endif
+  return rc;
+}
+
+static int body(int argc, char **argv) {
   const char *bname = "cuda";
   int orders[8] = {1, 2, 3, 4}, norders = 4, gl = 0, csv = 0;
   double max_mdofs = 400, min_time = 0.05;
