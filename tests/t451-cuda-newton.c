@@ -88,9 +88,15 @@ static int body(void) {
     }
     int same = na == nb && na > 1;
     double worst = 0;
+    /* energies and min det J relative to themselves; |r| relative to |r0| (near
+       convergence |r| is a cancellation-dominated small number) */
     for (int i = 0; same && i < na; i++) {
       same = a[i].it == b[i].it && a[i].lin == b[i].lin && a[i].step == b[i].step;
-      worst = fmax(worst, fmax(rd(b[i].e, a[i].e), fmax(rd(b[i].r, a[i].r), rd(b[i].md, a[i].md))));
+      double w = fmax(rd(b[i].e, a[i].e), fmax(fabs(b[i].r - a[i].r) / a[0].r, rd(b[i].md, a[i].md)));
+      if (w > 1e-10 || !same)
+        fprintf(stderr, "  line %d: lin %d/%d step %g/%g E %.12e/%.12e |r| %.6e/%.6e detJ %.10e/%.10e\n", i, a[i].lin,
+                b[i].lin, a[i].step, b[i].step, a[i].e, b[i].e, a[i].r, b[i].r, a[i].md, b[i].md);
+      worst = fmax(worst, w);
     }
     double dx = 0, sx = 0;
     for (size_t i = 0; i < n; i++) {
@@ -98,7 +104,7 @@ static int body(void) {
       sx += xa[i] * xa[i];
     }
     dx = sqrt(dx / sx);
-    int ok = same && worst < 1e-8 && dx < 1e-9 && ra.newton_iters == rb.newton_iters &&
+    int ok = same && worst < 1e-10 && dx < 1e-9 && ra.newton_iters == rb.newton_iters &&
              ra.linear_iters == rb.linear_iters;
     fprintf(stderr, "p %d strat %d lin %d: newton %d/%d linear %d/%d lines %d/%d worst %.2e dx %.2e E %.10e\n",
             cases[k].p, cases[k].strat, cases[k].lin, ra.newton_iters, rb.newton_iters, ra.linear_iters,

@@ -4,7 +4,7 @@
 
    design:
    1. One thread block holds EPB elements (EPB * TPE threads, TPE = threads per
-      element = min(nq^3, 512)); EPB > 1 where nq^3 is small, so that a block has
+      element = min(nq^3, 256)); EPB > 1 where nq^3 is small, so that a block has
       enough work. Per element, the nodal values, the 1D-contraction stages and
       the 3x3 flux of every quadrature point live in shared memory; B, G (and for
       the diagonal B*B, B*G, G*G) and the 1D weights are loaded into shared
@@ -381,8 +381,8 @@ __global__ void k_hess_apply(kparams p, const double *__restrict__ xl, const dou
                              const double *__restrict__ dx, double *__restrict__ y) {
   const int nd = ND ? ND : p.nd, nq = NQ ? NQ : p.nq, nq3 = nq * nq * nq;
   block_ctx b = prologue<ND, NQ>(p, false);
-  /* points per thread: 1 when nq^3 <= 512 is known at compile time, else up to 4 */
-  constexpr int RP = (NQ && NQ * NQ * NQ <= 512) ? 1 : 4;
+  /* points per thread: 1 when nq^3 <= 256 is known at compile time, else up to 4 */
+  constexpr int RP = (NQ && NQ * NQ * NQ <= 256) ? 1 : 4;
   double Ax[STORED ? 1 : 9 * RP]; /* A(x_lin) of this thread's points, in registers */
   if (!STORED) {
     load_u<ND, NQ>(p, b, xl);
@@ -473,7 +473,7 @@ __global__ void k_diag(kparams p, const double *__restrict__ xl, const double *_
     }
   }
   /* this thread's outputs idx = tl + r tpe < 3 nd^3, in registers (at most 8, see launch) */
-  constexpr int RD = (ND && NQ && NQ * NQ * NQ <= 512) ? (3 * ND * ND * ND + NQ * NQ * NQ - 1) / (NQ * NQ * NQ) : 8;
+  constexpr int RD = (ND && NQ && NQ * NQ * NQ <= 256) ? (3 * ND * ND * ND + NQ * NQ * NQ - 1) / (NQ * NQ * NQ) : 8;
   double acc[RD];
 #pragma unroll
   for (int r = 0; r < RD; r++) acc[r] = 0;
@@ -610,7 +610,9 @@ void fill_params(const hx_pa *pa, kparams *p) {
   p->nd = pa->nd;
   p->nq = pa->nq;
   int nq3 = pa->nq * pa->nq * pa->nq;
-  p->tpe = nq3 < 512 ? nq3 : 512;
+  /* at most 256 threads per element: the generic instantiation needs up to 255
+     registers per thread, and 256 x 255 still fits an SM's 64K registers */
+  p->tpe = nq3 < 256 ? nq3 : 256;
   p->epb = 1;
   while ((p->epb * 2) * p->tpe <= 256) p->epb *= 2;
   p->num_elem = pa->num_elem;

@@ -19,33 +19,34 @@ for a in "$@"; do
   esac
 done
 B=${HX_GPU_BUILD:-build-gpu}
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv > "$OUT/gpu.txt" 2>&1
-cat "$OUT/gpu.txt"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm,clocks.max.mem --format=csv > "$OUT/info.txt" 2>&1
+cat "$OUT/info.txt"
 t0=$(date +%s)
-cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=ON > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
-cmake --build "$B" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -B2 -A10 -i "error" "$OUT/build.log" | head -80; exit 1; }
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=ON > "$B.configure.log" 2>&1 || { tail -30 "$B.configure.log"; exit 1; }
+cmake --build "$B" -j"$(nproc)" > "$B.build.log" 2>&1 || { grep -B2 -A10 -i "error" "$B.build.log" | head -80; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 # registers / spills of the kernels (nvcc -Xptxas -v) for the report
-grep -A2 "Compiling entry function.*k_\(hess_apply\|grad\|diag\|hess_store\|scalar\)" "$OUT/build.log" \
-  | grep -v "^--" > "$OUT/ptxas.txt" || true
+{ echo "== nvcc -Xptxas -v (registers, spills) of the kernels"
+  grep -A3 "Compiling entry function.*k_\(hess_apply\|grad\|diag\|hess_store\|scalar\)" "$B.build.log" \
+    | grep -v "^--\|Compile time" | sed 's/_ZN[0-9]*_GLOBAL__N__[0-9a-f_]*pa_cuda_cu_[0-9a-f]*//'; } >> "$OUT/info.txt" || true
 cd "$B"
-ctest -L cuda --output-on-failure 2>&1 | tee "$OUT/ctest_cuda.log" | tail -8
+ctest -L cuda -V 2>&1 | tee "$OUT/ctest_cuda.log" | grep -i "ok$\|BAD\|skip\|error\|tests passed\|failed"
 ctest_rc=$?
-for t in t450-cuda-pa t451-cuda-newton; do ./tests/$t > "$OUT/$t.out" 2> "$OUT/$t.err" || true; done
 cd ..
 if [ $BENCH = 1 ]; then
   maxm=400; [ $QUICK = 1 ] && maxm=20
   ./$B/kernels/cuda/hx_bench_kernels --orders 1,2,3,4 --max-mdofs $maxm 2>&1 | tee "$OUT/bench_kernels.txt"
-  ./$B/kernels/cuda/hx_bench_kernels --orders 1,2,3,4 --max-mdofs $maxm --gl 2>&1 | tee "$OUT/bench_kernels_gl.txt"
+  ./$B/kernels/cuda/hx_bench_kernels --orders 1,2,3,4 --max-mdofs $maxm --gl 2>&1 | tee -a "$OUT/bench_kernels.txt"
 fi
 if [ $TMOP = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
-  timeout 300 ./$B/src/cli/hexpack bench tmop --n $n --orders 1,2,3,4 --backend cuda 2>&1 | tee "$OUT/bench_tmop_cuda.txt"
+  timeout 300 ./$B/hexpack bench tmop --n $n --orders 1,2,3,4 --backend cuda 2>&1 | tee "$OUT/bench_tmop_cuda.txt"
 fi
 echo
-echo "== summary ($(head -2 "$OUT/gpu.txt" | tail -1))"
-grep -h "ok\|BAD\|skipped" "$OUT"/t45*.out 2>/dev/null | sort | uniq -c | awk '{print "  tests: " $0}' | head -20
+echo "== summary ($(head -2 "$OUT/info.txt" | tail -1))"
+grep -c "cuda-vs-cpu ok\|history cpu-vs-cuda ok" "$OUT/ctest_cuda.log" | sed 's/^/  checks ok: /'
+grep "BAD\|skipped\|error:" "$OUT/ctest_cuda.log" | head -10
 [ -f "$OUT/bench_kernels.txt" ] && grep "^#" "$OUT/bench_kernels.txt"
-[ -f "$OUT/bench_kernels.txt" ] && awk '!/^#/ && NF > 5 {last[$1] = $0} END {for (p in last) print "  largest: " last[p]}' "$OUT/bench_kernels.txt" | sort
+[ -f "$OUT/bench_kernels.txt" ] && awk '!/^#/ && !/^ *p / && NF > 5 {last[$1 " " $2] = $0} END {for (p in last) print "  largest: " last[p]}' "$OUT/bench_kernels.txt" | sort
 [ -f "$OUT/bench_tmop_cuda.txt" ] && cat "$OUT/bench_tmop_cuda.txt"
 exit $ctest_rc
