@@ -88,11 +88,10 @@ static int body(void) {
     }
     int same = na == nb && na > 1;
     double worst = 0;
-    /* energies and min det J relative to themselves; |r| relative to |r0| (near
-       convergence |r| is a cancellation-dominated small number) */
+    /* min det J relative to itself; E and |r| relative to E0 and |r0| */
     for (int i = 0; same && i < na; i++) {
       same = a[i].it == b[i].it && a[i].lin == b[i].lin && a[i].step == b[i].step;
-      double w = fmax(rd(b[i].e, a[i].e), fmax(fabs(b[i].r - a[i].r) / a[0].r, rd(b[i].md, a[i].md)));
+      double w = fmax(fabs(b[i].e - a[i].e) / a[0].e, fmax(fabs(b[i].r - a[i].r) / a[0].r, rd(b[i].md, a[i].md)));
       if (w > 1e-10 || !same)
         fprintf(stderr, "  line %d: lin %d/%d step %g/%g E %.12e/%.12e |r| %.6e/%.6e detJ %.10e/%.10e\n", i, a[i].lin,
                 b[i].lin, a[i].step, b[i].step, a[i].e, b[i].e, a[i].r, b[i].r, a[i].md, b[i].md);

@@ -376,7 +376,7 @@ __global__ void k_hess_store(kparams p, const double *__restrict__ x, double *__
 }
 
 /* Hessian action: F = wt dP W^{-T}, dP = H:dT (stored H or recomputed from x_lin) */
-template <int ND, int NQ, bool STORED>
+template <int ND, int NQ, bool STORED, int MET = 0>
 __global__ void k_hess_apply(kparams p, const double *__restrict__ xl, const double *__restrict__ H,
                              const double *__restrict__ dx, double *__restrict__ y) {
   const int nd = ND ? ND : p.nd, nq = NQ ? NQ : p.nq, nq3 = nq * nq * nq;
@@ -419,7 +419,9 @@ __global__ void k_hess_apply(kparams p, const double *__restrict__ xl, const dou
       } else {
         double T[9];
         mul_winv(p, Ax + 9 * r, Wi, T);
-        hx_metric_dP(p.metric, p.par, T, dT, dP);
+        /* MET = 303: the metric is known at compile time (far fewer registers than the switch) */
+        if (MET == 303) hx_m303_dP(T, p.par, dT, dP);
+        else hx_metric_dP(p.metric, p.par, T, dT, dP);
       }
       flux(p, dP, Wi, point_weight(p, b.wq, q, gq), F);
     } else {
@@ -439,6 +441,7 @@ __global__ void k_diag(kparams p, const double *__restrict__ xl, const double *_
                        double *__restrict__ dg) {
   const int nd = ND ? ND : p.nd, nq = NQ ? NQ : p.nq, nq2 = nq * nq, nq3 = nq2 * nq, nd2 = nd * nd;
   block_ctx b = prologue<ND, NQ>(p, true);
+  __syncthreads(); /* the 1D tables (weights) are read below */
   double *Hh = b.s.F; /* [27][nq3] */
   if (!STORED) {
     load_u<ND, NQ>(p, b, xl);
@@ -572,6 +575,12 @@ int launch_kind(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 
     k_hess_apply<ND, NQ, true><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
     break;
   case K_HAPPLY_F:
+    if (p.metric == 303) {
+      HX_CALL_CUDA(cudaFuncSetAttribute(k_hess_apply<ND, NQ, false, 303>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)smem));
+      k_hess_apply<ND, NQ, false, 303><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
+      break;
+    }
     HX_CALL_CUDA(
         cudaFuncSetAttribute(k_hess_apply<ND, NQ, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     k_hess_apply<ND, NQ, false><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
