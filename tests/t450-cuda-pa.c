@@ -152,7 +152,7 @@ static int body(void) {
   }
   if (!fail) { /* curved mesh, per-point non-scalar target */
     int p = 3;
-    hx_mesh *m = test_kershaw(HX_COMM_SELF, 4, 4, 4, p, 0.3);
+    hx_mesh *m = test_kershaw(HX_COMM_SELF, 6, 6, 6, p, 0.3);
     if (!m) return 1;
     size_t npe = (size_t)m->nd * m->nd * m->nd;
     for (hx_lid e = 0; e < m->num_elem; e++) {
