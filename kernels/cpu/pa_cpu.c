@@ -339,15 +339,7 @@ static void onthefly_303_soa(const hx_pa *pa, const cpu_data *cd, hx_lid el, int
       T[m] = sq * A[m * nq3 + q];
       D[m] = sq * dA[m * nq3 + q];
     }
-    C[0] = T[4] * T[8] - T[5] * T[7];
-    C[1] = T[5] * T[6] - T[3] * T[8];
-    C[2] = T[3] * T[7] - T[4] * T[6];
-    C[3] = T[2] * T[7] - T[1] * T[8];
-    C[4] = T[0] * T[8] - T[2] * T[6];
-    C[5] = T[1] * T[6] - T[0] * T[7];
-    C[6] = T[1] * T[5] - T[2] * T[4];
-    C[7] = T[2] * T[3] - T[0] * T[5];
-    C[8] = T[0] * T[4] - T[1] * T[3];
+    hx_m3_cof(T, C);
     double tau = T[0] * C[0] + T[1] * C[1] + T[2] * C[2];
     double I1 = 0, cd_ = 0, td = 0;
     for (int m = 0; m < 9; m++) {
@@ -359,14 +351,10 @@ static void onthefly_303_soa(const hx_pa *pa, const cpu_data *cd, hx_lid el, int
     double b = 2.0 / u2;                          /* 2 tau^(-2/3) */
     double g = -(2.0 / 3.0) * b * itau;           /* -(4/3) tau^(-5/3) */
     double a = (1.0 / 3.0) * b * I1 * itau * itau; /* (2/3) I1 tau^(-8/3) */
-    /* M = C dT^T, then C dT^T C */
+    /* M = C dT^T, then K = C dT^T C */
     double M[9], K[9];
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        M[3 * i + j] = C[3 * i] * D[3 * j] + C[3 * i + 1] * D[3 * j + 1] + C[3 * i + 2] * D[3 * j + 2];
-    for (int i = 0; i < 3; i++)
-      for (int j = 0; j < 3; j++)
-        K[3 * i + j] = M[3 * i] * C[j] + M[3 * i + 1] * C[3 + j] + M[3 * i + 2] * C[6 + j];
+    hx_m3_mul_abt(C, D, M);
+    hx_m3_mul(M, C, K);
     double f = wt / 3.0;
     for (int m = 0; m < 9; m++)
       F[m * nq3 + q] =
