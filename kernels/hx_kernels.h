@@ -70,6 +70,7 @@ typedef struct hx_pa_desc {
 void hx_pa_desc_default(hx_pa_desc *d);
 
 struct hx_backend;
+struct hx_lspace;
 
 /** Partially-assembled data for one mesh on one rank. The common part is filled
     by hx_pa_create; data is the backend's own (stored H, device copies, ...). */
@@ -110,7 +111,45 @@ typedef struct hx_backend {
   void (*vec_free)(const hx_pa *pa, double **v);
   int (*vec_upload)(const hx_pa *pa, const double *host, double *v, size_t n);
   int (*vec_download)(const hx_pa *pa, const double *v, double *host, size_t n);
+  int host_memory;                                                  /* 1: vectors are plain host arrays */
+
+  /* ---- L-vectors: the device-resident solver (tmop/newton.c). An L-vector is
+     [nl][3] (the rank's unique nodes, component fastest) in backend memory; lsetup
+     gives the backend the rank's numbering and constraints once. Elementwise ops
+     take the length n (doubles); node ops work on the nl nodes of lsetup. All ops
+     are deterministic (fixed summation order) and may be asynchronous: only the
+     scalar results (dot) synchronize. */
+  int (*lsetup)(hx_pa *pa, const struct hx_lspace *ls);
+  int (*l2e)(const hx_pa *pa, const double *L, double *E);          /* E = scatter L (copy) */
+  int (*e2l)(const hx_pa *pa, const double *E, double *L);          /* L = sum of E copies, E order */
+  int (*vzero)(const hx_pa *pa, size_t n, double *y);               /* y = 0 */
+  int (*axpby)(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y); /* y = a x + b y */
+  int (*waxpy)(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y); /* w = x + a y */
+  int (*lc3)(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y, double b,
+             const double *z, double s);                            /* w = (x + a y + b z) s */
+  int (*inv_abs)(const hx_pa *pa, size_t n, double *d);             /* d = |d| > 0 ? 1/|d| : 1 */
+  int (*dot)(const hx_pa *pa, const double *x, const double *y, double *out); /* sum over owned nodes */
+  int (*project)(const hx_pa *pa, const double *v, double *out);    /* out = Pi v (v == out allowed) */
+  int (*precond)(const hx_pa *pa, const double *dinv, const double *r, double *z); /* z = Pi D Pi r + (I-Pi) r */
+  int (*constrain)(const hx_pa *pa, const double *v, double *y);    /* y = Pi y + (I - Pi) v */
+  int (*pick)(const hx_pa *pa, const double *L, double *buf);       /* buf[k][3] = L[curved[k]][3] (backend buf) */
+  int (*put)(const hx_pa *pa, const double *buf, double *L);        /* L[curved[k]][3] = buf[k][3] */
+  int (*nrm_put)(const hx_pa *pa, const double *buf);               /* normals of curved[k] = buf[k][9] (backend buf) */
 } hx_backend;
+
+/** What lsetup copies (host arrays, borrowed during the call). Pi = per-node
+    projector removing the components along ncon[i] (0..3; 3 = fixed) orthonormal
+    directions nrm[i][k][3]; curved[] lists the nodes whose normals change with the
+    positions (sliding on spheres/cylinders: tmop updates them through nrm_put). */
+typedef struct hx_lspace {
+  hx_lid nl;                   /* L-nodes */
+  const hx_lid *e2l;           /* [num_elem * nd^3] E-node -> L-node */
+  const unsigned char *owned;  /* [nl] 1 if this rank counts the node in dot (NULL: all) */
+  const int *ncon;             /* [nl] */
+  const double *nrm;           /* [nl][9] */
+  hx_lid ncurved;
+  const hx_lid *curved;        /* [ncurved] */
+} hx_lspace;
 
 /** Find a backend by name; "auto" picks the best one compiled in (cuda if built
     and a device is present, else cpu).

@@ -8,25 +8,41 @@ struct hx_tmop {
   hx_tmop_opts o;
   hx_lmap *lmap;
   hx_gs *gs;
+  int gs_active;          /* more than one rank: assembled vectors need hx_gs_sum */
   const hx_backend *be;   /* borrowed static table entry */
   hx_pa *pa;
   hx_lid nl;              /* local unique nodes */
   size_t nL, nE;          /* L-vector length (3 nl), E-vector length */
-  double *x0;             /* [nl][3] initial positions */
-  double *hE;             /* host E-vector scratch */
+  double *x0;             /* [nl][3] initial positions (host) */
+  double *hL;             /* host L scratch (MPI exchange of backend vectors) */
   double *dX, *dV, *dY;   /* backend E-vectors: linearization point, input, output */
-  double *tmpL;           /* L scratch for the constrained Hessian action */
+  double *dLa, *dLb, *dLt; /* backend L scratch: host-API input/output, projected Hessian input */
   int *ncon;              /* [nl] number of constrained directions (0..3) */
   int *curved;            /* [nl] surface index of a node sliding on a curved surface, else -1 */
-  double *nrm;            /* [nl][3][3] orthonormal constrained directions */
+  double *nrm;            /* [nl][3][3] orthonormal constrained directions (initial) */
+  hx_lid ncurved;         /* nodes on curved surfaces: their list, surfaces, host/backend buffers */
+  hx_lid *cidx;
+  int *csurf;
+  double *hC, *dC;        /* [ncurved][9] positions (3) or normals (9) */
   double t_energy, t_grad, t_hess_setup, t_hess_apply, t_diag, t_mindet;
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;
 };
 
 double hx_tmop_now(void);
+/* The operators on backend L-vectors (memory of tm->be: device arrays for cuda).
+   The hx_tmop_* functions of hx_tmop.h are host wrappers around these. */
+int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e);
+/** g = assembled gradient; raw = 0 projects out the constrained directions. */
+int hx_tmop_dgrad(hx_tmop *tm, const double *x, double *g, int raw);
+int hx_tmop_dhess_setup(hx_tmop *tm, const double *x);
+int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw);
+int hx_tmop_ddiag(hx_tmop *tm, double *d);
+int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m);
+/** Global dot product (owned nodes once, MPI sum). */
+int hx_tmop_ddot(hx_tmop *tm, const double *a, const double *b, double *out);
 /** v <- Pi v: remove the constrained components. */
-void hx_tmop_project(const hx_tmop *tm, double *v);
+int hx_tmop_dproject(hx_tmop *tm, double *v);
 /** Refresh the normals of nodes on curved surfaces at positions x. */
-void hx_tmop_update_normals(hx_tmop *tm, const double *x);
+int hx_tmop_dupdate_normals(hx_tmop *tm, const double *x);
 /** Project nodes on curved surfaces back onto them. */
-void hx_tmop_snap(const hx_tmop *tm, double *x);
+int hx_tmop_dsnap(hx_tmop *tm, double *x);

@@ -19,49 +19,53 @@
 #include "hx_metrics.h"
 #include "hx_tmop_impl.h"
 
+/* Every vector below is a backend L-vector (device memory for cuda); the loop
+   sees only scalars: dot products, energies, min det J. */
 typedef struct lin_ws {
   double *dinv; /* [nL] 1/|diag| on free directions */
   double *v[8];
 } lin_ws;
 
+#define BE (tm->be)
+#define PA (tm->pa)
+
 /* z = M^{-1} r = Pi D^{-1} Pi r + (I - Pi) r */
-static void precond(const hx_tmop *tm, const double *dinv, const double *r, double *z, double *tmp) {
-  memcpy(tmp, r, tm->nL * sizeof(double));
-  hx_tmop_project(tm, tmp);
-  for (size_t i = 0; i < tm->nL; i++) z[i] = dinv[i] * tmp[i];
-  hx_tmop_project(tm, z);
-  for (size_t i = 0; i < tm->nL; i++) z[i] += r[i] - tmp[i];
+static int precond(hx_tmop *tm, const double *dinv, const double *r, double *z) {
+  return BE->precond(PA, dinv, r, z);
 }
 
 /* Preconditioned MINRES (Paige & Saunders) for A x = b, x0 = 0. Returns iterations. */
 static int minres(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rtol, int maxit, int *iters) {
   size_t n = tm->nL;
-  double *r1 = w->v[0], *r2 = w->v[1], *y = w->v[2], *v = w->v[3], *wv = w->v[4], *w1 = w->v[5], *w2 = w->v[6],
-         *tmp = w->v[7];
-  memset(x, 0, n * sizeof(double));
-  memcpy(r1, b, n * sizeof(double));
-  precond(tm, w->dinv, r1, y, tmp);
-  double beta1 = hx_tmop_dot(tm, r1, y);
+  double *r1 = w->v[0], *r2 = w->v[1], *y = w->v[2], *v = w->v[3], *wv = w->v[4], *w1 = w->v[5], *w2 = w->v[6];
+  HX_CALL(BE->vzero(PA, n, x));
+  HX_CALL(BE->axpby(PA, n, 1.0, b, 0.0, r1));
+  HX_CALL(precond(tm, w->dinv, r1, y));
+  double beta1;
+  HX_CALL(hx_tmop_ddot(tm, r1, y, &beta1));
   *iters = 0;
   if (!(beta1 > 0)) return HX_OK;
   beta1 = sqrt(beta1);
-  memcpy(r2, r1, n * sizeof(double));
-  memset(wv, 0, n * sizeof(double));
-  memset(w2, 0, n * sizeof(double));
+  HX_CALL(BE->axpby(PA, n, 1.0, r1, 0.0, r2));
+  HX_CALL(BE->vzero(PA, n, wv));
+  HX_CALL(BE->vzero(PA, n, w2));
   double oldb = 0, beta = beta1, dbar = 0, epsln = 0, phibar = beta1, cs = -1, sn = 0;
   for (int it = 1; it <= maxit; it++) {
     double s = 1.0 / beta;
-    for (size_t i = 0; i < n; i++) v[i] = s * y[i];
-    HX_CALL(hx_tmop_hess_apply(tm, v, y, 0));
-    if (it >= 2)
-      for (size_t i = 0; i < n; i++) y[i] -= (beta / oldb) * r1[i];
-    double alfa = hx_tmop_dot(tm, v, y);
-    for (size_t i = 0; i < n; i++) y[i] -= (alfa / beta) * r2[i];
-    memcpy(r1, r2, n * sizeof(double));
-    memcpy(r2, y, n * sizeof(double));
-    precond(tm, w->dinv, r2, y, tmp);
+    HX_CALL(BE->axpby(PA, n, s, y, 0.0, v));
+    HX_CALL(hx_tmop_dhess_apply(tm, v, y, 0));
+    if (it >= 2) HX_CALL(BE->axpby(PA, n, -(beta / oldb), r1, 1.0, y));
+    double alfa;
+    HX_CALL(hx_tmop_ddot(tm, v, y, &alfa));
+    HX_CALL(BE->axpby(PA, n, -(alfa / beta), r2, 1.0, y));
+    /* r1 <- r2, r2 <- y, y <- free (rotate the buffers: no copies) */
+    double *t0 = r1;
+    r1 = r2;
+    r2 = y;
+    y = t0;
+    HX_CALL(precond(tm, w->dinv, r2, y));
     oldb = beta;
-    beta = hx_tmop_dot(tm, r2, y);
+    HX_CALL(hx_tmop_ddot(tm, r2, y, &beta));
     beta = beta > 0 ? sqrt(beta) : 0;
     double oldeps = epsln;
     double delta = cs * dbar + sn * alfa;
@@ -79,10 +83,9 @@ static int minres(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rto
     w1 = w2;
     w2 = wv;
     wv = t;
-    for (size_t i = 0; i < n; i++) {
-      wv[i] = (v[i] - oldeps * w1[i] - delta * w2[i]) * denom;
-      x[i] += phi * wv[i];
-    }
+    /* wv = (v - oldeps w1 - delta w2) / gamma; x += phi wv */
+    HX_CALL(BE->lc3(PA, n, wv, v, -oldeps, w1, -delta, w2, denom));
+    HX_CALL(BE->axpby(PA, n, phi, wv, 1.0, x));
     *iters = it;
     if (phibar <= rtol * beta1 || beta == 0) break;
   }
@@ -92,34 +95,40 @@ static int minres(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rto
 /* Preconditioned CG for A x = b, x0 = 0. */
 static int cg(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rtol, int maxit, int *iters) {
   size_t n = tm->nL;
-  double *r = w->v[0], *z = w->v[1], *p = w->v[2], *q = w->v[3], *tmp = w->v[7];
-  memset(x, 0, n * sizeof(double));
-  memcpy(r, b, n * sizeof(double));
-  precond(tm, w->dinv, r, z, tmp);
-  memcpy(p, z, n * sizeof(double));
-  double rz = hx_tmop_dot(tm, r, z), rz0 = rz;
+  double *r = w->v[0], *z = w->v[1], *p = w->v[2], *q = w->v[3];
+  HX_CALL(BE->vzero(PA, n, x));
+  HX_CALL(BE->axpby(PA, n, 1.0, b, 0.0, r));
+  HX_CALL(precond(tm, w->dinv, r, z));
+  HX_CALL(BE->axpby(PA, n, 1.0, z, 0.0, p));
+  double rz;
+  HX_CALL(hx_tmop_ddot(tm, r, z, &rz));
+  double rz0 = rz;
   *iters = 0;
   if (!(rz0 > 0)) return HX_OK;
   for (int it = 1; it <= maxit; it++) {
-    HX_CALL(hx_tmop_hess_apply(tm, p, q, 0));
-    double pq = hx_tmop_dot(tm, p, q);
+    HX_CALL(hx_tmop_dhess_apply(tm, p, q, 0));
+    double pq;
+    HX_CALL(hx_tmop_ddot(tm, p, q, &pq));
     *iters = it;
     if (!(pq > 0)) break; /* not positive definite here: keep what we have */
     double a = rz / pq;
-    for (size_t i = 0; i < n; i++) {
-      x[i] += a * p[i];
-      r[i] -= a * q[i];
-    }
-    precond(tm, w->dinv, r, z, tmp);
-    double rzn = hx_tmop_dot(tm, r, z);
+    HX_CALL(BE->axpby(PA, n, a, p, 1.0, x));
+    HX_CALL(BE->axpby(PA, n, -a, q, 1.0, r));
+    HX_CALL(precond(tm, w->dinv, r, z));
+    double rzn;
+    HX_CALL(hx_tmop_ddot(tm, r, z, &rzn));
     if (rzn <= rtol * rtol * rz0) break;
-    for (size_t i = 0; i < n; i++) p[i] = z[i] + (rzn / rz) * p[i];
+    HX_CALL(BE->axpby(PA, n, 1.0, z, rzn / rz, p));
     rz = rzn;
   }
   return HX_OK;
 }
 
-static double norm(const hx_tmop *tm, const double *v) { return sqrt(hx_tmop_dot(tm, v, v)); }
+static int norm(hx_tmop *tm, const double *v, double *out) {
+  HX_CALL(hx_tmop_ddot(tm, v, v, out));
+  *out = sqrt(*out);
+  return HX_OK;
+}
 
 int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
   double t_start = hx_tmop_now();
@@ -134,19 +143,19 @@ int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
   lin_ws w = {0};
   int rc = HX_OK;
   double *bufs[5] = {0};
-  for (int k = 0; k < 5 && !rc; k++) rc = hx_malloc((n + 1) * sizeof(double), &bufs[k]);
-  for (int k = 0; k < 8 && !rc; k++) rc = hx_malloc((n + 1) * sizeof(double), &w.v[k]);
-  if (!rc) rc = hx_malloc((n + 1) * sizeof(double), &w.dinv);
+  for (int k = 0; k < 5 && !rc; k++) rc = BE->vec_alloc(PA, n, &bufs[k]);
+  for (int k = 0; k < 7 && !rc; k++) rc = BE->vec_alloc(PA, n, &w.v[k]);
+  if (!rc) rc = BE->vec_alloc(PA, n, &w.dinv);
   if (rc) goto done;
   x = bufs[0], xt = bufs[1], r = bufs[2], rt = bufs[3], c = bufs[4];
-  memcpy(x, tm->x0, n * sizeof(double));
+  if ((rc = BE->vec_upload(PA, tm->x0, x, n))) goto done;
   hx_gid nnodes = 0;
   for (hx_lid i = 0; i < tm->nl; i++) nnodes += hx_gs_owned(tm->gs)[i];
   hx_comm_sum_int64(mesh->comm, &nnodes, 1);
   res->vector_dofs = 3 * (long long)nnodes;
 
   double E, mind;
-  if ((rc = hx_tmop_min_detj(tm, x, &mind))) goto done;
+  if ((rc = hx_tmop_dmin_detj(tm, x, &mind))) goto done;
   res->min_detj0 = res->min_detj = mind;
   if (!(mind > 0) && mi->barrier) {
     rc = HX_ERROR(HX_ERR_INVALID_MESH,
@@ -155,10 +164,12 @@ int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
                   mind, o->metric);
     goto done;
   }
-  if ((rc = hx_tmop_energy(tm, x, &E))) goto done;
-  if ((rc = hx_tmop_grad(tm, x, r))) goto done;
+  if ((rc = hx_tmop_denergy(tm, x, &E))) goto done;
+  if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
   res->energy0 = res->energy = E;
-  double rn = norm(tm, r), rn0 = rn;
+  double rn;
+  if ((rc = norm(tm, r, &rn))) goto done;
+  double rn0 = rn;
   if (o->log && rank == 0)
     fprintf(o->log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", 0, E, rn, 0, 0.0,
             mind);
@@ -173,14 +184,11 @@ int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
       snprintf(res->stop_reason, sizeof res->stop_reason, "converged");
       break;
     }
-    hx_tmop_update_normals(tm, x);
-    hx_tmop_project(tm, r);
-    if ((rc = hx_tmop_hess_setup(tm, x))) goto done;
-    if ((rc = hx_tmop_diag(tm, w.dinv))) goto done;
-    for (size_t i = 0; i < n; i++) {
-      double d = fabs(w.dinv[i]);
-      w.dinv[i] = d > 0 ? 1.0 / d : 1.0;
-    }
+    if ((rc = hx_tmop_dupdate_normals(tm, x))) goto done;
+    if ((rc = hx_tmop_dproject(tm, r))) goto done;
+    if ((rc = hx_tmop_dhess_setup(tm, x))) goto done;
+    if ((rc = hx_tmop_ddiag(tm, w.dinv))) goto done;
+    if ((rc = BE->inv_abs(PA, n, w.dinv))) goto done;
     double tol = o->linear_rtol;
     if (o->adaptive_rtol) {
       if (it > 0) {
@@ -196,28 +204,28 @@ int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
     if (o->linear_solver == HX_LIN_CG) rc = cg(tm, &w, r, c, tol, o->linear_iters, &li);
     else rc = minres(tm, &w, r, c, tol, o->linear_iters, &li);
     if (rc) goto done;
-    hx_tmop_project(tm, c);
+    if ((rc = hx_tmop_dproject(tm, c))) goto done;
     res->linear_iters += li;
     if (o->adaptive_rtol) {
       /* |J c - F| for the next forcing term (one more Hessian action, as MFEM) */
-      if ((rc = hx_tmop_hess_apply(tm, c, rt, 0))) goto done;
-      for (size_t i = 0; i < n; i++) rt[i] -= r[i];
-      lin_res_prev = norm(tm, rt);
+      if ((rc = hx_tmop_dhess_apply(tm, c, rt, 0))) goto done;
+      if ((rc = BE->axpby(PA, n, -1.0, r, 1.0, rt))) goto done;
+      if ((rc = norm(tm, rt, &lin_res_prev))) goto done;
       rn_prev = rn;
     }
     /* line search */
     double s = 1.0, Et = 0, rnt = 0, mdt = 0;
     int accepted = 0;
     for (int trial = 0; trial < 12; trial++, s *= 0.5) {
-      for (size_t i = 0; i < n; i++) xt[i] = x[i] - s * c[i];
-      hx_tmop_snap(tm, xt);
-      if ((rc = hx_tmop_min_detj(tm, xt, &mdt))) goto done;
+      if ((rc = BE->waxpy(PA, n, xt, x, -s, c))) goto done;
+      if ((rc = hx_tmop_dsnap(tm, xt))) goto done;
+      if ((rc = hx_tmop_dmin_detj(tm, xt, &mdt))) goto done;
       if (!(mdt > 0)) continue;
-      if ((rc = hx_tmop_energy(tm, xt, &Et))) goto done;
+      if ((rc = hx_tmop_denergy(tm, xt, &Et))) goto done;
       if (isnan(Et) || Et > E + 0.2 * fabs(E)) continue;
       if (o->strict_decrease && !(Et < E)) continue;
-      if ((rc = hx_tmop_grad(tm, xt, rt))) goto done;
-      rnt = norm(tm, rt);
+      if ((rc = hx_tmop_dgrad(tm, xt, rt, 0))) goto done;
+      if ((rc = norm(tm, rt, &rnt))) goto done;
       if (rnt > 1.2 * rn) continue;
       accepted = 1;
       break;
@@ -247,7 +255,9 @@ int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
   }
   res->energy = E;
   res->min_detj = mind;
-  hx_tmop_to_mesh(tm, x, mesh);
+  /* the one whole-vector download: the optimized nodes */
+  if ((rc = BE->vec_download(PA, x, tm->hL, n))) goto done;
+  hx_tmop_to_mesh(tm, tm->hL, mesh);
   bufs[0] = x, bufs[1] = xt, bufs[2] = r, bufs[3] = rt;
 done:
   res->time_total = hx_tmop_now() - t_start;
@@ -263,9 +273,11 @@ done:
   res->n_hess_apply = tm->n_hess_apply;
   res->n_diag = tm->n_diag;
   res->n_mindet = tm->n_mindet;
-  for (int k = 0; k < 5; k++) hx_free(&bufs[k]);
-  for (int k = 0; k < 8; k++) hx_free(&w.v[k]);
-  hx_free(&w.dinv);
+  if (tm) {
+    for (int k = 0; k < 5; k++) BE->vec_free(PA, &bufs[k]);
+    for (int k = 0; k < 7; k++) BE->vec_free(PA, &w.v[k]);
+    BE->vec_free(PA, &w.dinv);
+  }
   hx_tmop_destroy(&tm);
   return rc;
 }

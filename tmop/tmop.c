@@ -248,38 +248,32 @@ static int build_constraints(hx_tmop *tm) {
   return rc;
 }
 
-void hx_tmop_project(const hx_tmop *tm, double *v) {
-  for (hx_lid i = 0; i < tm->nl; i++) {
-    int nc = tm->ncon[i];
-    if (!nc) continue;
-    double *p = v + 3 * (size_t)i;
-    if (nc == 3) {
-      p[0] = p[1] = p[2] = 0;
-      continue;
-    }
-    const double *N = tm->nrm + 9 * (size_t)i;
-    for (int k = 0; k < nc; k++) {
-      double d = p[0] * N[3 * k] + p[1] * N[3 * k + 1] + p[2] * N[3 * k + 2];
-      for (int c = 0; c < 3; c++) p[c] -= d * N[3 * k + c];
-    }
-  }
-}
+/* ------------------------------------------------------------------ create / destroy */
 
-void hx_tmop_update_normals(hx_tmop *tm, const double *x) {
-  for (hx_lid i = 0; i < tm->nl; i++)
-    if (tm->curved[i] >= 0)
-      hx_surface_normal(&tm->mesh->surfaces[tm->curved[i]], x + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
-}
-
-void hx_tmop_snap(const hx_tmop *tm, double *x) {
+/* Hand the rank's numbering and constraints to the backend (once). */
+static int setup_lspace(hx_tmop *tm) {
+  hx_lid nc = 0;
+  for (hx_lid i = 0; i < tm->nl; i++) nc += tm->curved[i] >= 0;
+  tm->ncurved = nc;
+  HX_CALL(hx_malloc(((size_t)nc + 1) * sizeof(hx_lid), &tm->cidx));
+  HX_CALL(hx_malloc(((size_t)nc + 1) * sizeof(int), &tm->csurf));
+  HX_CALL(hx_malloc((9 * (size_t)nc + 1) * sizeof(double), &tm->hC));
+  HX_CALL(tm->be->vec_alloc(tm->pa, 9 * (size_t)nc, &tm->dC));
+  nc = 0;
   for (hx_lid i = 0; i < tm->nl; i++)
     if (tm->curved[i] >= 0) {
-      double *p = x + 3 * (size_t)i;
-      hx_surface_project(&tm->mesh->surfaces[tm->curved[i]], p, p);
+      tm->cidx[nc] = i;
+      tm->csurf[nc++] = tm->curved[i];
     }
+  hx_lspace ls = {.nl = tm->nl,
+                  .e2l = tm->lmap->e2l,
+                  .owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL,
+                  .ncon = tm->ncon,
+                  .nrm = tm->nrm,
+                  .ncurved = tm->ncurved,
+                  .curved = tm->cidx};
+  return tm->be->lsetup(tm->pa, &ls);
 }
-
-/* ------------------------------------------------------------------ create / destroy */
 
 int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   const hx_metric_info *mi;
@@ -298,9 +292,10 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
     tm->nL = 3 * (size_t)tm->nl;
     tm->nE = (size_t)mesh->num_elem * 3 * hx_mesh_nodes_per_elem(mesh);
     rc = hx_gs_create(mesh->comm, tm->nl, tm->lmap->l2g, &tm->gs);
+    tm->gs_active = hx_comm_size(mesh->comm) > 1;
   }
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
-  if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof(double), &tm->hE);
+  if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
   if (!rc) {
     /* L-vector of the initial nodes: every copy of a node holds the same
        coordinates, so gather (sum) and divide by the multiplicity */
@@ -325,6 +320,10 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nE, &tm->dX);
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nE, &tm->dV);
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nE, &tm->dY);
+  if (!rc) rc = be->vec_alloc(tm->pa, tm->nL, &tm->dLa);
+  if (!rc) rc = be->vec_alloc(tm->pa, tm->nL, &tm->dLb);
+  if (!rc) rc = be->vec_alloc(tm->pa, tm->nL, &tm->dLt);
+  if (!rc) rc = setup_lspace(tm);
   if (!rc && o->normalize) {
     double e0;
     rc = hx_tmop_energy(tm, tm->x0, &e0);
@@ -346,12 +345,19 @@ void hx_tmop_destroy(hx_tmop **tmp) {
     tm->be->vec_free(tm->pa, &tm->dX);
     tm->be->vec_free(tm->pa, &tm->dV);
     tm->be->vec_free(tm->pa, &tm->dY);
+    tm->be->vec_free(tm->pa, &tm->dLa);
+    tm->be->vec_free(tm->pa, &tm->dLb);
+    tm->be->vec_free(tm->pa, &tm->dLt);
+    tm->be->vec_free(tm->pa, &tm->dC);
   }
   hx_pa_destroy(&tm->pa);
   hx_gs_destroy(&tm->gs);
   hx_lmap_destroy(&tm->lmap);
   hx_free(&tm->x0);
-  hx_free(&tm->hE);
+  hx_free(&tm->hL);
+  hx_free(&tm->cidx);
+  hx_free(&tm->csurf);
+  hx_free(&tm->hC);
   hx_free(&tm->ncon);
   hx_free(&tm->curved);
   hx_free(&tm->nrm);
@@ -369,20 +375,21 @@ void hx_tmop_to_mesh(const hx_tmop *tm, const double *x, hx_mesh *mesh) {
 
 /* ------------------------------------------------------------------ operators */
 
-static int upload_L(hx_tmop *tm, const double *xL, double *dev) {
-  hx_lmap_scatter(tm->lmap, tm->mesh, 3, xL, tm->hE);
-  return tm->be->vec_upload(tm->pa, tm->hE, dev, tm->nE);
+/* Operators on backend L-vectors: L -> E scatter, element kernel, E -> L gather
+   on the backend; with several ranks the assembled vector crosses to the host
+   for the shared-node exchange (hx_gs_sum) and back. */
+
+static int gs_sum_backend(hx_tmop *tm, double *L) {
+  if (!tm->gs_active) return HX_OK;
+  if (tm->be->host_memory) return hx_gs_sum(tm->gs, L, 3);
+  HX_CALL(tm->be->vec_download(tm->pa, L, tm->hL, tm->nL));
+  HX_CALL(hx_gs_sum(tm->gs, tm->hL, 3));
+  return tm->be->vec_upload(tm->pa, tm->hL, L, tm->nL);
 }
 
-static int download_L(hx_tmop *tm, const double *dev, double *yL) {
-  HX_CALL(tm->be->vec_download(tm->pa, dev, tm->hE, tm->nE));
-  hx_lmap_gather(tm->lmap, tm->mesh, 3, tm->hE, yL);
-  return hx_gs_sum(tm->gs, yL, 3);
-}
-
-int hx_tmop_energy(hx_tmop *tm, const double *x, double *e) {
+int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e) {
   double t = hx_tmop_now();
-  HX_CALL(upload_L(tm, x, tm->dV));
+  HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
   HX_CALL(tm->be->energy(tm->pa, tm->dV, e));
   HX_CALL(hx_comm_sum_double(tm->mesh->comm, e, 1));
   tm->t_energy += hx_tmop_now() - t;
@@ -390,68 +397,160 @@ int hx_tmop_energy(hx_tmop *tm, const double *x, double *e) {
   return HX_OK;
 }
 
-int hx_tmop_grad_raw(hx_tmop *tm, const double *x, double *g) {
+int hx_tmop_dgrad(hx_tmop *tm, const double *x, double *g, int raw) {
   double t = hx_tmop_now();
-  HX_CALL(upload_L(tm, x, tm->dV));
+  HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
   HX_CALL(tm->be->grad(tm->pa, tm->dV, tm->dY));
-  HX_CALL(download_L(tm, tm->dY, g));
+  HX_CALL(tm->be->e2l(tm->pa, tm->dY, g));
+  HX_CALL(gs_sum_backend(tm, g));
+  if (!raw) HX_CALL(tm->be->project(tm->pa, g, g));
   tm->t_grad += hx_tmop_now() - t;
   tm->n_grad++;
   return HX_OK;
 }
 
-int hx_tmop_grad(hx_tmop *tm, const double *x, double *g) {
-  HX_CALL(hx_tmop_grad_raw(tm, x, g));
-  hx_tmop_project(tm, g);
-  return HX_OK;
-}
-
-int hx_tmop_hess_setup(hx_tmop *tm, const double *x) {
+int hx_tmop_dhess_setup(hx_tmop *tm, const double *x) {
   double t = hx_tmop_now();
-  HX_CALL(upload_L(tm, x, tm->dX));
+  HX_CALL(tm->be->l2e(tm->pa, x, tm->dX));
   HX_CALL(tm->be->hess_setup(tm->pa, tm->dX));
   tm->t_hess_setup += hx_tmop_now() - t;
   tm->n_hess_setup++;
   return HX_OK;
 }
 
-int hx_tmop_hess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
+int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
   double t = hx_tmop_now();
   const double *vin = v;
   if (!raw) {
-    if (!tm->tmpL) HX_CALL(hx_malloc((tm->nL + 1) * sizeof(double), &tm->tmpL));
-    memcpy(tm->tmpL, v, tm->nL * sizeof(double));
-    hx_tmop_project(tm, tm->tmpL);
-    vin = tm->tmpL;
+    HX_CALL(tm->be->project(tm->pa, v, tm->dLt));
+    vin = tm->dLt;
   }
-  HX_CALL(upload_L(tm, vin, tm->dV));
+  HX_CALL(tm->be->l2e(tm->pa, vin, tm->dV));
   HX_CALL(tm->be->hess_apply(tm->pa, tm->dV, tm->dY));
-  HX_CALL(download_L(tm, tm->dY, y));
-  if (!raw) {
-    /* Pi H Pi v + (I - Pi) v */
-    hx_tmop_project(tm, y);
-    for (size_t i = 0; i < tm->nL; i++) y[i] += v[i] - tm->tmpL[i];
-  }
+  HX_CALL(tm->be->e2l(tm->pa, tm->dY, y));
+  HX_CALL(gs_sum_backend(tm, y));
+  if (!raw) HX_CALL(tm->be->constrain(tm->pa, v, y)); /* Pi H Pi v + (I - Pi) v */
   tm->t_hess_apply += hx_tmop_now() - t;
   tm->n_hess_apply++;
   return HX_OK;
 }
 
-int hx_tmop_diag(hx_tmop *tm, double *d) {
+int hx_tmop_ddiag(hx_tmop *tm, double *d) {
   double t = hx_tmop_now();
   HX_CALL(tm->be->diag(tm->pa, tm->dY));
-  HX_CALL(download_L(tm, tm->dY, d));
+  HX_CALL(tm->be->e2l(tm->pa, tm->dY, d));
+  HX_CALL(gs_sum_backend(tm, d));
   tm->t_diag += hx_tmop_now() - t;
   tm->n_diag++;
   return HX_OK;
 }
 
-int hx_tmop_min_detj(hx_tmop *tm, const double *x, double *m) {
+int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m) {
   double t = hx_tmop_now();
-  HX_CALL(upload_L(tm, x, tm->dV));
+  HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
   HX_CALL(tm->be->min_detj(tm->pa, tm->dV, m));
   HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
   tm->t_mindet += hx_tmop_now() - t;
   tm->n_mindet++;
   return HX_OK;
+}
+
+int hx_tmop_ddot(hx_tmop *tm, const double *a, const double *b, double *out) {
+  HX_CALL(tm->be->dot(tm->pa, a, b, out));
+  return hx_comm_sum_double(tm->mesh->comm, out, 1);
+}
+
+int hx_tmop_dproject(hx_tmop *tm, double *v) { return tm->be->project(tm->pa, v, v); }
+
+int hx_tmop_dupdate_normals(hx_tmop *tm, const double *x) {
+  if (!tm->ncurved) return HX_OK;
+  HX_CALL(tm->be->pick(tm->pa, x, tm->dC));
+  HX_CALL(tm->be->vec_download(tm->pa, tm->dC, tm->hC, 3 * (size_t)tm->ncurved));
+  /* positions (3 per node) -> normals (9 per node): backwards, in place */
+  for (hx_lid k = tm->ncurved - 1; k >= 0; k--) {
+    double p[3] = {tm->hC[3 * (size_t)k], tm->hC[3 * (size_t)k + 1], tm->hC[3 * (size_t)k + 2]};
+    hx_surface_normal(&tm->mesh->surfaces[tm->csurf[k]], p, tm->hC + 9 * (size_t)k);
+  }
+  HX_CALL(tm->be->vec_upload(tm->pa, tm->hC, tm->dC, 9 * (size_t)tm->ncurved));
+  return tm->be->nrm_put(tm->pa, tm->dC);
+}
+
+int hx_tmop_dsnap(hx_tmop *tm, double *x) {
+  if (!tm->ncurved) return HX_OK;
+  HX_CALL(tm->be->pick(tm->pa, x, tm->dC));
+  HX_CALL(tm->be->vec_download(tm->pa, tm->dC, tm->hC, 3 * (size_t)tm->ncurved));
+  for (hx_lid k = 0; k < tm->ncurved; k++) {
+    double *p = tm->hC + 3 * (size_t)k;
+    hx_surface_project(&tm->mesh->surfaces[tm->csurf[k]], p, p);
+  }
+  HX_CALL(tm->be->vec_upload(tm->pa, tm->hC, tm->dC, 3 * (size_t)tm->ncurved));
+  return tm->be->put(tm->pa, tm->dC, x);
+}
+
+/* Host-API wrappers: host L-vectors in and out (copied through backend scratch
+   unless the backend works on host memory). */
+
+static const double *host_in(hx_tmop *tm, const double *x, double *scratch, int *rc) {
+  if (tm->be->host_memory) return x;
+  *rc = tm->be->vec_upload(tm->pa, x, scratch, tm->nL);
+  return scratch;
+}
+
+static int host_out(hx_tmop *tm, const double *dev, double *y) {
+  if (tm->be->host_memory) return HX_OK;
+  return tm->be->vec_download(tm->pa, dev, y, tm->nL);
+}
+
+int hx_tmop_energy(hx_tmop *tm, const double *x, double *e) {
+  int rc = HX_OK;
+  const double *xd = host_in(tm, x, tm->dLa, &rc);
+  HX_CALL(rc);
+  return hx_tmop_denergy(tm, xd, e);
+}
+
+int hx_tmop_grad_raw(hx_tmop *tm, const double *x, double *g) {
+  int rc = HX_OK;
+  const double *xd = host_in(tm, x, tm->dLa, &rc);
+  HX_CALL(rc);
+  double *gd = tm->be->host_memory ? g : tm->dLb;
+  HX_CALL(hx_tmop_dgrad(tm, xd, gd, 1));
+  return host_out(tm, gd, g);
+}
+
+int hx_tmop_grad(hx_tmop *tm, const double *x, double *g) {
+  int rc = HX_OK;
+  const double *xd = host_in(tm, x, tm->dLa, &rc);
+  HX_CALL(rc);
+  double *gd = tm->be->host_memory ? g : tm->dLb;
+  HX_CALL(hx_tmop_dgrad(tm, xd, gd, 0));
+  return host_out(tm, gd, g);
+}
+
+int hx_tmop_hess_setup(hx_tmop *tm, const double *x) {
+  int rc = HX_OK;
+  const double *xd = host_in(tm, x, tm->dLa, &rc);
+  HX_CALL(rc);
+  return hx_tmop_dhess_setup(tm, xd);
+}
+
+int hx_tmop_hess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
+  int rc = HX_OK;
+  const double *vd = host_in(tm, v, tm->dLa, &rc);
+  HX_CALL(rc);
+  double *yd = tm->be->host_memory ? y : tm->dLb;
+  HX_CALL(hx_tmop_dhess_apply(tm, vd, yd, raw));
+  return host_out(tm, yd, y);
+}
+
+int hx_tmop_diag(hx_tmop *tm, double *d) {
+  double *dd = tm->be->host_memory ? d : tm->dLb;
+  HX_CALL(hx_tmop_ddiag(tm, dd));
+  return host_out(tm, dd, d);
+}
+
+int hx_tmop_min_detj(hx_tmop *tm, const double *x, double *m) {
+  int rc = HX_OK;
+  const double *xd = host_in(tm, x, tm->dLa, &rc);
+  HX_CALL(rc);
+  return hx_tmop_dmin_detj(tm, xd, m);
 }

@@ -20,6 +20,7 @@
 #include "hx_kernels.h"
 #include "hx_memory.h"
 #include "hx_kernels_cpu.h"
+#include "hx_lvec_point.h"
 #include "hx_metric_point.h"
 #if HX_HAVE_OPENMP
 #include <omp.h>
@@ -35,6 +36,14 @@ typedef struct cpu_data {
   double *BB, *BG, *GG; /* [nq][nd] products of the 1D matrices for the diagonal */
   double *w3;           /* [nq^3] tensor quadrature weights w_qx w_qy w_qz */
   int wscalar;          /* every W^{-1} is s I (all ideal-shape targets): scalar fast path */
+  /* L-space (lsetup): the rank's numbering and constraints */
+  hx_lid nl, ncurved;
+  hx_lid *e2l;          /* [num_elem nd^3] */
+  size_t *loff, *lidx;  /* CSR transpose: E-nodes of L-node l = lidx[loff[l] .. loff[l+1]), ascending */
+  unsigned char *owned; /* [nl] or NULL (all owned) */
+  int *ncon;            /* [nl] */
+  double *nrm;          /* [nl][9] */
+  hx_lid *curved;       /* [ncurved] */
 } cpu_data;
 
 static int thread_id(void) {
@@ -526,6 +535,13 @@ static int cpu_destroy(hx_pa *pa) {
   hx_free(&cd->BG);
   hx_free(&cd->GG);
   hx_free(&cd->w3);
+  hx_free(&cd->e2l);
+  hx_free(&cd->loff);
+  hx_free(&cd->lidx);
+  hx_free(&cd->owned);
+  hx_free(&cd->ncon);
+  hx_free(&cd->nrm);
+  hx_free(&cd->curved);
   hx_free(&pa->data);
   return HX_OK;
 }
@@ -587,6 +603,165 @@ static int cpu_vec_copy(const hx_pa *pa, const double *src, double *dst, size_t 
   return HX_OK;
 }
 
+/* ---------------------------------------------------------------- L-vectors */
+
+static int cpu_lsetup(hx_pa *pa, const hx_lspace *ls) {
+  cpu_data *cd = (cpu_data *)pa->data;
+  size_t npe = (size_t)pa->nd * pa->nd * pa->nd, ne = (size_t)pa->num_elem * npe, nl = (size_t)ls->nl;
+  hx_free(&cd->e2l);
+  hx_free(&cd->loff);
+  hx_free(&cd->lidx);
+  hx_free(&cd->owned);
+  hx_free(&cd->ncon);
+  hx_free(&cd->nrm);
+  hx_free(&cd->curved);
+  cd->nl = ls->nl;
+  cd->ncurved = ls->ncurved;
+  HX_CALL(hx_malloc((ne + 1) * sizeof(hx_lid), &cd->e2l));
+  HX_CALL(hx_malloc((nl + 2) * sizeof(size_t), &cd->loff));
+  HX_CALL(hx_malloc((ne + 1) * sizeof(size_t), &cd->lidx));
+  HX_CALL(hx_malloc((nl + 1) * sizeof(int), &cd->ncon));
+  HX_CALL(hx_malloc((9 * nl + 1) * sizeof(double), &cd->nrm));
+  HX_CALL(hx_malloc(((size_t)ls->ncurved + 1) * sizeof(hx_lid), &cd->curved));
+  if (ls->owned) {
+    HX_CALL(hx_malloc(nl + 1, &cd->owned));
+    memcpy(cd->owned, ls->owned, nl);
+  }
+  memcpy(cd->e2l, ls->e2l, ne * sizeof(hx_lid));
+  memcpy(cd->ncon, ls->ncon, nl * sizeof(int));
+  memcpy(cd->nrm, ls->nrm, 9 * nl * sizeof(double));
+  if (ls->ncurved) memcpy(cd->curved, ls->curved, (size_t)ls->ncurved * sizeof(hx_lid));
+  memset(cd->loff, 0, (nl + 2) * sizeof(size_t));
+  for (size_t g = 0; g < ne; g++) {
+    HX_CHECK(ls->e2l[g] >= 0 && (size_t)ls->e2l[g] < nl, HX_ERR_INTERNAL, "lsetup: E-node %zu maps to L-node %d of %zu",
+             g, (int)ls->e2l[g], nl);
+    cd->loff[ls->e2l[g] + 2]++;
+  }
+  for (size_t l = 0; l < nl; l++) cd->loff[l + 2] += cd->loff[l + 1];
+  for (size_t g = 0; g < ne; g++) cd->lidx[cd->loff[ls->e2l[g] + 1]++] = g;
+  return HX_OK;
+}
+
+static int cpu_l2e(const hx_pa *pa, const double *L, double *E) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  long long npe = (long long)pa->nd * pa->nd * pa->nd, ne = (long long)pa->num_elem;
+#pragma omp parallel for schedule(static) num_threads(cd->num_threads)
+  for (long long e = 0; e < ne; e++)
+    for (int c = 0; c < 3; c++)
+      for (long long a = 0; a < npe; a++) E[(e * 3 + c) * npe + a] = L[3 * (size_t)cd->e2l[e * npe + a] + c];
+  return HX_OK;
+}
+
+/* same summation order as hx_lmap_gather (ascending E index from 0): bitwise equal */
+static int cpu_e2l(const hx_pa *pa, const double *E, double *L) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  size_t npe = (size_t)pa->nd * pa->nd * pa->nd;
+  long long nl = cd->nl;
+#pragma omp parallel for schedule(static) num_threads(cd->num_threads)
+  for (long long l = 0; l < nl; l++) {
+    double s[3] = {0, 0, 0};
+    for (size_t j = cd->loff[l]; j < cd->loff[l + 1]; j++) {
+      size_t g = cd->lidx[j], e = g / npe, a = g % npe;
+      for (int c = 0; c < 3; c++) s[c] += E[(e * 3 + c) * npe + a];
+    }
+    for (int c = 0; c < 3; c++) L[3 * l + c] = s[c];
+  }
+  return HX_OK;
+}
+
+#define CPU_VLOOP(n) \
+  _Pragma("omp parallel for schedule(static) num_threads(((const cpu_data *)pa->data)->num_threads)") \
+  for (long long i = 0; i < (long long)(n); i++)
+
+static int cpu_vzero(const hx_pa *pa, size_t n, double *y) {
+  (void)pa;
+  memset(y, 0, n * sizeof(double));
+  return HX_OK;
+}
+
+static int cpu_axpby(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y) {
+  if (b == 0.0) {
+    CPU_VLOOP(n) y[i] = a * x[i];
+  } else if (b == 1.0) {
+    CPU_VLOOP(n) y[i] += a * x[i];
+  } else if (a == 1.0) {
+    CPU_VLOOP(n) y[i] = x[i] + b * y[i];
+  } else {
+    CPU_VLOOP(n) y[i] = a * x[i] + b * y[i];
+  }
+  return HX_OK;
+}
+
+static int cpu_waxpy(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y) {
+  CPU_VLOOP(n) w[i] = x[i] + a * y[i];
+  return HX_OK;
+}
+
+static int cpu_lc3(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y, double b,
+                   const double *z, double s) {
+  CPU_VLOOP(n) w[i] = (x[i] + a * y[i] + b * z[i]) * s;
+  return HX_OK;
+}
+
+static int cpu_inv_abs(const hx_pa *pa, size_t n, double *d) {
+  CPU_VLOOP(n) {
+    double v = fabs(d[i]);
+    d[i] = v > 0 ? 1.0 / v : 1.0;
+  }
+  return HX_OK;
+}
+
+/* serial, in node order: the same sum as hx_gs_dot (bitwise) */
+static int cpu_dot(const hx_pa *pa, const double *x, const double *y, double *out) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  double s = 0;
+  for (hx_lid i = 0; i < cd->nl; i++) {
+    if (cd->owned && !cd->owned[i]) continue;
+    for (int c = 0; c < 3; c++) s += x[3 * (size_t)i + c] * y[3 * (size_t)i + c];
+  }
+  *out = s;
+  return HX_OK;
+}
+
+static int cpu_project(const hx_pa *pa, const double *v, double *out) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  if (v != out) memcpy(out, v, 3 * (size_t)cd->nl * sizeof(double));
+  CPU_VLOOP(cd->nl) hx_lvec_project_node(cd->ncon[i], cd->nrm + 9 * i, out + 3 * i);
+  return HX_OK;
+}
+
+static int cpu_precond(const hx_pa *pa, const double *dinv, const double *r, double *z) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  CPU_VLOOP(cd->nl) hx_lvec_precond_node(cd->ncon[i], cd->nrm + 9 * i, dinv + 3 * i, r + 3 * i, z + 3 * i);
+  return HX_OK;
+}
+
+static int cpu_constrain(const hx_pa *pa, const double *v, double *y) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  CPU_VLOOP(cd->nl) hx_lvec_constrain_node(cd->ncon[i], cd->nrm + 9 * i, v + 3 * i, y + 3 * i);
+  return HX_OK;
+}
+
+static int cpu_pick(const hx_pa *pa, const double *L, double *buf) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  for (hx_lid k = 0; k < cd->ncurved; k++)
+    for (int c = 0; c < 3; c++) buf[3 * (size_t)k + c] = L[3 * (size_t)cd->curved[k] + c];
+  return HX_OK;
+}
+
+static int cpu_put(const hx_pa *pa, const double *buf, double *L) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  for (hx_lid k = 0; k < cd->ncurved; k++)
+    for (int c = 0; c < 3; c++) L[3 * (size_t)cd->curved[k] + c] = buf[3 * (size_t)k + c];
+  return HX_OK;
+}
+
+static int cpu_nrm_put(const hx_pa *pa, const double *buf) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  for (hx_lid k = 0; k < cd->ncurved; k++) memcpy(cd->nrm + 9 * (size_t)cd->curved[k], buf + 9 * (size_t)k, 9 * sizeof(double));
+  return HX_OK;
+}
+
 const hx_backend hx_backend_cpu = {
   .name = "cpu",
   .available = 1,
@@ -602,4 +777,20 @@ const hx_backend hx_backend_cpu = {
   .vec_free = cpu_vec_free,
   .vec_upload = cpu_vec_copy,
   .vec_download = cpu_vec_copy,
+  .host_memory = 1,
+  .lsetup = cpu_lsetup,
+  .l2e = cpu_l2e,
+  .e2l = cpu_e2l,
+  .vzero = cpu_vzero,
+  .axpby = cpu_axpby,
+  .waxpy = cpu_waxpy,
+  .lc3 = cpu_lc3,
+  .inv_abs = cpu_inv_abs,
+  .dot = cpu_dot,
+  .project = cpu_project,
+  .precond = cpu_precond,
+  .constrain = cpu_constrain,
+  .pick = cpu_pick,
+  .put = cpu_put,
+  .nrm_put = cpu_nrm_put,
 };

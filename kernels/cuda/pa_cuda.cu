@@ -27,6 +27,7 @@
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <new>
@@ -35,6 +36,7 @@ extern "C" {
 #include "hx_error.h"
 }
 #include "hx_kernels.h"
+#include "hx_lvec_point.h"
 #include "hx_metric_point.h"
 
 #define HX_CALL_CUDA(expr)                                                                                     \
@@ -75,6 +77,16 @@ struct cuda_data {
   const double *x_lin;    /* borrowed linearization point (device E-vector) */
   int wscalar;
   int smem_optin;         /* device's opt-in shared memory per block (bytes) */
+  /* L-space (lsetup) */
+  long long nl, ncurved;
+  int *e2l;               /* [num_elem nd^3] */
+  long long *loff;        /* [nl + 1] CSR transpose of e2l */
+  int *lidx;              /* [num_elem nd^3] E-nodes per L-node, ascending */
+  unsigned char *owned;   /* [nl] or NULL */
+  int *ncon;              /* [nl] */
+  double *nrm;            /* [nl][9] */
+  int *curved;            /* [ncurved] */
+  double *part;           /* [DOT_BLOCKS] dot partial sums */
 };
 
 /* ------------------------------------------------------------------ shared layout */
@@ -544,6 +556,107 @@ __global__ void k_reduce(const double *__restrict__ v, long long n, int mode, do
   if (threadIdx.x == 0) *out = red[0];
 }
 
+/* ------------------------------------------------------------------ L-vector kernels */
+
+#define DOT_BLOCKS 264
+#define VEC_THREADS 256
+
+__global__ void k_l2e(long long ne, int npe, const int *__restrict__ e2l, const double *__restrict__ L,
+                      double *__restrict__ E) {
+  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < ne; g += (long long)gridDim.x * blockDim.x) {
+    long long e = g / npe, a = g % npe, l = e2l[g];
+    for (int c = 0; c < 3; c++) E[(e * 3 + c) * npe + a] = L[3 * l + c];
+  }
+}
+
+__global__ void k_e2l(long long nl, int npe, const long long *__restrict__ loff, const int *__restrict__ lidx,
+                      const double *__restrict__ E, double *__restrict__ L) {
+  for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < nl; l += (long long)gridDim.x * blockDim.x) {
+    double s0 = 0, s1 = 0, s2 = 0;
+    for (long long j = loff[l]; j < loff[l + 1]; j++) {
+      long long g = lidx[j], e = g / npe, a = g % npe;
+      const double *Ee = E + e * 3 * npe + a;
+      s0 += Ee[0];
+      s1 += Ee[npe];
+      s2 += Ee[2 * npe];
+    }
+    L[3 * l] = s0;
+    L[3 * l + 1] = s1;
+    L[3 * l + 2] = s2;
+  }
+}
+
+#define VLOOP(n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)(n); i += (long long)gridDim.x * blockDim.x)
+
+__global__ void k_axpby(long long n, double a, const double *__restrict__ x, double b, double *__restrict__ y) {
+  if (b == 0.0) {
+    VLOOP(n) y[i] = a * x[i];
+  } else if (b == 1.0) {
+    VLOOP(n) y[i] += a * x[i];
+  } else {
+    VLOOP(n) y[i] = a * x[i] + b * y[i];
+  }
+}
+__global__ void k_waxpy(long long n, double *__restrict__ w, const double *__restrict__ x, double a,
+                        const double *__restrict__ y) {
+  VLOOP(n) w[i] = x[i] + a * y[i];
+}
+__global__ void k_lc3(long long n, double *__restrict__ w, const double *__restrict__ x, double a,
+                      const double *__restrict__ y, double b, const double *__restrict__ z, double s) {
+  VLOOP(n) w[i] = (x[i] + a * y[i] + b * z[i]) * s;
+}
+__global__ void k_inv_abs(long long n, double *__restrict__ d) {
+  VLOOP(n) {
+    double v = fabs(d[i]);
+    d[i] = v > 0 ? 1.0 / v : 1.0;
+  }
+}
+/* fixed grid, fixed order: deterministic partial sums per block */
+__global__ void k_dot(long long nl, const unsigned char *__restrict__ owned, const double *__restrict__ x,
+                      const double *__restrict__ y, double *__restrict__ part) {
+  __shared__ double red[VEC_THREADS];
+  double s = 0;
+  VLOOP(nl) {
+    if (owned && !owned[i]) continue;
+    s += x[3 * i] * y[3 * i] + x[3 * i + 1] * y[3 * i + 1] + x[3 * i + 2] * y[3 * i + 2];
+  }
+  red[threadIdx.x] = s;
+  __syncthreads();
+  for (int k = blockDim.x / 2; k > 0; k >>= 1) {
+    if ((int)threadIdx.x < k) red[threadIdx.x] += red[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) part[blockIdx.x] = red[0];
+}
+__global__ void k_project(long long nl, const int *__restrict__ ncon, const double *__restrict__ nrm,
+                          const double *__restrict__ v, double *__restrict__ out) {
+  VLOOP(nl) {
+    double p[3] = {v[3 * i], v[3 * i + 1], v[3 * i + 2]};
+    hx_lvec_project_node(ncon[i], nrm + 9 * i, p);
+    for (int c = 0; c < 3; c++) out[3 * i + c] = p[c];
+  }
+}
+__global__ void k_precond(long long nl, const int *__restrict__ ncon, const double *__restrict__ nrm,
+                          const double *__restrict__ dinv, const double *__restrict__ r, double *__restrict__ z) {
+  VLOOP(nl) hx_lvec_precond_node(ncon[i], nrm + 9 * i, dinv + 3 * i, r + 3 * i, z + 3 * i);
+}
+__global__ void k_constrain(long long nl, const int *__restrict__ ncon, const double *__restrict__ nrm,
+                            const double *__restrict__ v, double *__restrict__ y) {
+  VLOOP(nl) hx_lvec_constrain_node(ncon[i], nrm + 9 * i, v + 3 * i, y + 3 * i);
+}
+/* mode 0 pick (buf <- L), 1 put (L <- buf), 2 normals (nrm <- buf, 9 per node) */
+__global__ void k_pickput(long long m, const int *__restrict__ idx, int mode, double *L, double *buf, double *nrm) {
+  VLOOP(m) {
+    long long l = idx[i];
+    if (mode == 0)
+      for (int c = 0; c < 3; c++) buf[3 * i + c] = L[3 * l + c];
+    else if (mode == 1)
+      for (int c = 0; c < 3; c++) L[3 * l + c] = buf[3 * i + c];
+    else
+      for (int c = 0; c < 9; c++) nrm[9 * l + c] = buf[9 * i + c];
+  }
+}
+
 /* ------------------------------------------------------------------ dispatch */
 
 enum kind { K_ENERGY, K_MINDET, K_GRAD, K_HSTORE, K_HAPPLY_S, K_HAPPLY_F, K_DIAG_S, K_DIAG_F };
@@ -740,6 +853,14 @@ int cu_destroy(hx_pa *pa) {
   cfree(cd->elem_val);
   cfree(cd->scalar);
   cfree(cd->H);
+  cfree(cd->e2l);
+  cfree(cd->loff);
+  cfree(cd->lidx);
+  cfree(cd->owned);
+  cfree(cd->ncon);
+  cfree(cd->nrm);
+  cfree(cd->curved);
+  cfree(cd->part);
   delete cd;
   pa->data = NULL;
   return HX_OK;
@@ -807,6 +928,154 @@ int cu_vec_download(const hx_pa *pa, const double *v, double *host, size_t n) {
   return HX_OK;
 }
 
+/* ------------------------------------------------------------------ L-vectors */
+
+unsigned vgrid(long long n) {
+  long long b = (n + VEC_THREADS - 1) / VEC_THREADS;
+  if (b < 1) b = 1;
+  if (b > 65535LL * 16) b = 65535LL * 16;
+  return (unsigned)b;
+}
+
+template <typename T>
+int cupload(T *&d, const T *h, size_t n) {
+  cfree(d);
+  HX_CALL_CUDA(cudaMalloc((void **)&d, (n + 1) * sizeof(T)));
+  if (n) HX_CALL_CUDA(cudaMemcpy(d, h, n * sizeof(T), cudaMemcpyHostToDevice));
+  return HX_OK;
+}
+
+int cu_lsetup(hx_pa *pa, const hx_lspace *ls) {
+  cuda_data *cd = cdata(pa);
+  size_t npe = (size_t)pa->nd * pa->nd * pa->nd, ne = (size_t)pa->num_elem * npe, nl = (size_t)ls->nl;
+  HX_CHECK(ne < 2147483647u, HX_ERR_BACKEND, "CUDA backend: %zu element nodes on one rank exceed 2^31", ne);
+  /* CSR transpose on the host (once), ascending E index per L-node: the CPU's order */
+  long long *loff = (long long *)calloc(nl + 2, sizeof(long long));
+  int *lidx = (int *)malloc((ne + 1) * sizeof(int));
+  HX_CHECK(loff && lidx, HX_ERR_MEMORY, "out of memory (CUDA lsetup)");
+  for (size_t g = 0; g < ne; g++) loff[ls->e2l[g] + 2]++;
+  for (size_t l = 0; l < nl; l++) loff[l + 2] += loff[l + 1];
+  for (size_t g = 0; g < ne; g++) lidx[loff[ls->e2l[g] + 1]++] = (int)g;
+  int rc = cupload(cd->loff, loff, nl + 1);
+  if (!rc) rc = cupload(cd->lidx, lidx, ne);
+  free(loff);
+  free(lidx);
+  HX_CALL(rc);
+  static_assert(sizeof(hx_lid) == sizeof(int), "hx_lid is 32-bit");
+  HX_CALL(cupload(cd->e2l, (const int *)ls->e2l, ne));
+  cfree(cd->owned);
+  if (ls->owned) HX_CALL(cupload(cd->owned, ls->owned, nl));
+  HX_CALL(cupload(cd->ncon, ls->ncon, nl));
+  HX_CALL(cupload(cd->nrm, ls->nrm, 9 * nl));
+  HX_CALL(cupload(cd->curved, (const int *)ls->curved, (size_t)ls->ncurved));
+  if (!cd->part) HX_CALL_CUDA(cudaMalloc((void **)&cd->part, DOT_BLOCKS * sizeof(double)));
+  cd->nl = (long long)nl;
+  cd->ncurved = ls->ncurved;
+  return HX_OK;
+}
+
+int cu_l2e(const hx_pa *pa, const double *L, double *E) {
+  cuda_data *cd = cdata(pa);
+  int npe = pa->nd * pa->nd * pa->nd;
+  long long ne = (long long)pa->num_elem * npe;
+  if (!ne) return HX_OK;
+  k_l2e<<<vgrid(ne), VEC_THREADS>>>(ne, npe, cd->e2l, L, E);
+  HX_CHECK_LAUNCH(k_l2e);
+  return HX_OK;
+}
+
+int cu_e2l(const hx_pa *pa, const double *E, double *L) {
+  cuda_data *cd = cdata(pa);
+  if (!cd->nl) return HX_OK;
+  k_e2l<<<vgrid(cd->nl), VEC_THREADS>>>(cd->nl, pa->nd * pa->nd * pa->nd, cd->loff, cd->lidx, E, L);
+  HX_CHECK_LAUNCH(k_e2l);
+  return HX_OK;
+}
+
+int cu_vzero(const hx_pa *pa, size_t n, double *y) {
+  (void)pa;
+  HX_CALL_CUDA(cudaMemsetAsync(y, 0, n * sizeof(double)));
+  return HX_OK;
+}
+
+int cu_axpby(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y) {
+  (void)pa;
+  if (!n) return HX_OK;
+  k_axpby<<<vgrid((long long)n), VEC_THREADS>>>((long long)n, a, x, b, y);
+  HX_CHECK_LAUNCH(k_axpby);
+  return HX_OK;
+}
+
+int cu_waxpy(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y) {
+  (void)pa;
+  if (!n) return HX_OK;
+  k_waxpy<<<vgrid((long long)n), VEC_THREADS>>>((long long)n, w, x, a, y);
+  HX_CHECK_LAUNCH(k_waxpy);
+  return HX_OK;
+}
+
+int cu_lc3(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y, double b,
+           const double *z, double s) {
+  (void)pa;
+  if (!n) return HX_OK;
+  k_lc3<<<vgrid((long long)n), VEC_THREADS>>>((long long)n, w, x, a, y, b, z, s);
+  HX_CHECK_LAUNCH(k_lc3);
+  return HX_OK;
+}
+
+int cu_inv_abs(const hx_pa *pa, size_t n, double *d) {
+  (void)pa;
+  if (!n) return HX_OK;
+  k_inv_abs<<<vgrid((long long)n), VEC_THREADS>>>((long long)n, d);
+  HX_CHECK_LAUNCH(k_inv_abs);
+  return HX_OK;
+}
+
+int cu_dot(const hx_pa *pa, const double *x, const double *y, double *out) {
+  cuda_data *cd = cdata(pa);
+  k_dot<<<DOT_BLOCKS, VEC_THREADS>>>(cd->nl, cd->owned, x, y, cd->part);
+  HX_CHECK_LAUNCH(k_dot);
+  k_reduce<<<1, 1024>>>(cd->part, DOT_BLOCKS, 0, cd->scalar);
+  HX_CHECK_LAUNCH(k_reduce);
+  HX_CALL_CUDA(cudaMemcpy(out, cd->scalar, sizeof(double), cudaMemcpyDeviceToHost));
+  return HX_OK;
+}
+
+int cu_project(const hx_pa *pa, const double *v, double *out) {
+  cuda_data *cd = cdata(pa);
+  if (!cd->nl) return HX_OK;
+  k_project<<<vgrid(cd->nl), VEC_THREADS>>>(cd->nl, cd->ncon, cd->nrm, v, out);
+  HX_CHECK_LAUNCH(k_project);
+  return HX_OK;
+}
+
+int cu_precond(const hx_pa *pa, const double *dinv, const double *r, double *z) {
+  cuda_data *cd = cdata(pa);
+  if (!cd->nl) return HX_OK;
+  k_precond<<<vgrid(cd->nl), VEC_THREADS>>>(cd->nl, cd->ncon, cd->nrm, dinv, r, z);
+  HX_CHECK_LAUNCH(k_precond);
+  return HX_OK;
+}
+
+int cu_constrain(const hx_pa *pa, const double *v, double *y) {
+  cuda_data *cd = cdata(pa);
+  if (!cd->nl) return HX_OK;
+  k_constrain<<<vgrid(cd->nl), VEC_THREADS>>>(cd->nl, cd->ncon, cd->nrm, v, y);
+  HX_CHECK_LAUNCH(k_constrain);
+  return HX_OK;
+}
+
+int pickput(const hx_pa *pa, int mode, double *L, double *buf) {
+  cuda_data *cd = cdata(pa);
+  if (!cd->ncurved) return HX_OK;
+  k_pickput<<<vgrid(cd->ncurved), VEC_THREADS>>>(cd->ncurved, cd->curved, mode, L, buf, cd->nrm);
+  HX_CHECK_LAUNCH(k_pickput);
+  return HX_OK;
+}
+int cu_pick(const hx_pa *pa, const double *L, double *buf) { return pickput(pa, 0, (double *)L, buf); }
+int cu_put(const hx_pa *pa, const double *buf, double *L) { return pickput(pa, 1, L, (double *)buf); }
+int cu_nrm_put(const hx_pa *pa, const double *buf) { return pickput(pa, 2, NULL, (double *)buf); }
+
 } // namespace
 
 extern "C" {
@@ -826,8 +1095,10 @@ int hx_cuda_device_available(void) {
 }
 
 const hx_backend hx_backend_cuda = {
-  "cuda",          1,         cu_setup,     cu_energy,     cu_grad,       cu_hess_setup, cu_hess_apply, cu_diag,
-  cu_min_detj,     cu_destroy, cu_vec_alloc, cu_vec_free,   cu_vec_upload, cu_vec_download,
+  "cuda",       1,            cu_setup,  cu_energy, cu_grad,     cu_hess_setup, cu_hess_apply, cu_diag,
+  cu_min_detj,  cu_destroy,   cu_vec_alloc, cu_vec_free, cu_vec_upload, cu_vec_download, 0 /* host_memory */,
+  cu_lsetup,    cu_l2e,       cu_e2l,    cu_vzero,  cu_axpby,    cu_waxpy,      cu_lc3,        cu_inv_abs,
+  cu_dot,       cu_project,   cu_precond, cu_constrain, cu_pick, cu_put,        cu_nrm_put,
 };
 }
 
