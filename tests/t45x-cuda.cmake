@@ -3,3 +3,5 @@ hx_add_test(t450-cuda-pa LABELS cuda)
 hx_add_test(t451-cuda-newton LABELS cuda)
 # hx_pa_create (hx_kernels_cpu) calls the metric registry of hx_tmop: list it again after
 target_link_libraries(t450-cuda-pa PRIVATE hx_tmop)
+# device-resident Newton with MPI (host exchange of shared nodes) and curved sliding nodes
+hx_add_test(t452-cuda-newton-dist NP 1 2 4 LABELS cuda mpi)

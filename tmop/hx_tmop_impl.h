@@ -9,6 +9,7 @@ struct hx_tmop {
   hx_lmap *lmap;
   hx_gs *gs;
   int gs_active;          /* more than one rank: assembled vectors need hx_gs_sum */
+  int sync_timers;        /* HX_TMOP_SYNC_TIMERS: operator timers wait for the backend */
   const hx_backend *be;   /* borrowed static table entry */
   hx_pa *pa;
   hx_lid nl;              /* local unique nodes */

@@ -666,44 +666,58 @@ struct launch_args {
   double *y;
 };
 
+/* raise a kernel's dynamic shared memory limit once per kernel (not per launch):
+   a small table of (kernel, bytes already allowed) */
+template <typename F>
+int set_smem(F *fn, size_t smem) {
+  static const void *fns[256];
+  static size_t done[256];
+  static int nfn = 0;
+  if (smem <= 48 * 1024) return HX_OK;
+  int i = 0;
+  while (i < nfn && fns[i] != (const void *)fn) i++;
+  if (i < nfn && smem <= done[i]) return HX_OK;
+  HX_CALL_CUDA(cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+  if (i == nfn && nfn < 256) fns[nfn++] = (const void *)fn;
+  if (i < nfn) done[i] = smem;
+  return HX_OK;
+}
+
 template <int ND, int NQ>
 int launch_kind(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 block, size_t smem) {
   switch (k) {
   case K_ENERGY:
   case K_MINDET:
-    HX_CALL_CUDA(cudaFuncSetAttribute(k_scalar<ND, NQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    HX_CALL(set_smem(k_scalar<ND, NQ>, smem));
     k_scalar<ND, NQ><<<grid, block, smem>>>(p, a.x, a.y, k == K_ENERGY ? 0 : 1);
     break;
   case K_GRAD:
-    HX_CALL_CUDA(cudaFuncSetAttribute(k_grad<ND, NQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    HX_CALL(set_smem(k_grad<ND, NQ>, smem));
     k_grad<ND, NQ><<<grid, block, smem>>>(p, a.x, a.y);
     break;
   case K_HSTORE:
-    HX_CALL_CUDA(cudaFuncSetAttribute(k_hess_store<ND, NQ>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    HX_CALL(set_smem(k_hess_store<ND, NQ>, smem));
     k_hess_store<ND, NQ><<<grid, block, smem>>>(p, a.x, a.y);
     break;
   case K_HAPPLY_S:
-    HX_CALL_CUDA(
-        cudaFuncSetAttribute(k_hess_apply<ND, NQ, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    HX_CALL(set_smem(k_hess_apply<ND, NQ, true>, smem));
     k_hess_apply<ND, NQ, true><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
     break;
   case K_HAPPLY_F:
     if (p.metric == 303) {
-      HX_CALL_CUDA(cudaFuncSetAttribute(k_hess_apply<ND, NQ, false, 303>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)smem));
+      HX_CALL(set_smem(k_hess_apply<ND, NQ, false, 303>, smem));
       k_hess_apply<ND, NQ, false, 303><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
       break;
     }
-    HX_CALL_CUDA(
-        cudaFuncSetAttribute(k_hess_apply<ND, NQ, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    HX_CALL(set_smem(k_hess_apply<ND, NQ, false>, smem));
     k_hess_apply<ND, NQ, false><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
     break;
   case K_DIAG_S:
-    HX_CALL_CUDA(cudaFuncSetAttribute(k_diag<ND, NQ, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    HX_CALL(set_smem(k_diag<ND, NQ, true>, smem));
     k_diag<ND, NQ, true><<<grid, block, smem>>>(p, a.xl, a.H, a.y);
     break;
   case K_DIAG_F:
-    HX_CALL_CUDA(cudaFuncSetAttribute(k_diag<ND, NQ, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    HX_CALL(set_smem(k_diag<ND, NQ, false>, smem));
     k_diag<ND, NQ, false><<<grid, block, smem>>>(p, a.xl, a.H, a.y);
     break;
   }

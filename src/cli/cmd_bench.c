@@ -160,6 +160,14 @@ int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
     if (!rc && solve) {
       o.log = (!quiet && rank == 0) ? stderr : NULL;
       rc = hx_tmop_optimize(m, &o, &r);
+      if (!rc && !quiet && rank == 0) /* where the solve's time went (operator calls, incl. E<->L) */
+        fprintf(stderr,
+                "# p %d solve %.3f s: energy %.3f (%lld) grad %.3f (%lld) hess_setup %.3f (%lld) hess_apply %.3f (%lld) "
+                "diag %.3f (%lld) min_detj %.3f (%lld) other %.3f\n",
+                p, r.time_total, r.time_energy, r.n_energy, r.time_grad, r.n_grad, r.time_hess_setup, r.n_hess_setup,
+                r.time_hess_apply, r.n_hess_apply, r.time_diag, r.n_diag, r.time_mindet, r.n_mindet,
+                r.time_total - r.time_energy - r.time_grad - r.time_hess_setup - r.time_hess_apply - r.time_diag -
+                    r.time_mindet);
       size_t ne = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
       for (size_t i = 0; !rc && i < ne; i++) dev = fmax(dev, fabs(m->x[i] - ref->x[i]));
       if (!rc) hx_comm_max_double(comm, &dev, 1);

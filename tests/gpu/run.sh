@@ -4,17 +4,21 @@
 # benchmarks: kernel throughput vs problem size (hx_bench_kernels, with the
 # measured device-to-device copy roofline) and `hexpack bench tmop --backend cuda`
 # (Kershaw 24^3, orders 1..4). Logs go to $OUT (or ./gpu-out); a short table last.
-#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop]
+# --profile adds a second `bench tmop` with HX_TMOP_SYNC_TIMERS=1 (operator timers
+# wait for the GPU: where the solve's time goes, kernels incl. E<->L vs the rest).
+#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop] [--profile] [--cpu]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-QUICK=0 BENCH=1 TMOP=1
+QUICK=0 BENCH=1 TMOP=1 PROFILE=0 CPU=0
 for a in "$@"; do
   case $a in
   --quick) QUICK=1 ;;
   --no-bench) BENCH=0 ;;
   --no-tmop) TMOP=0 ;;
+  --profile) PROFILE=1 ;;
+  --cpu) CPU=1 ;;
   *) echo "run.sh: unknown flag $a" >&2; exit 2 ;;
   esac
 done
@@ -42,11 +46,23 @@ if [ $TMOP = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
   timeout 300 ./$B/hexpack bench tmop --n $n --orders 1,2,3,4 --backend cuda 2>&1 | tee "$OUT/bench_tmop_cuda.txt"
 fi
+if [ $PROFILE = 1 ]; then
+  n=24; [ $QUICK = 1 ] && n=12
+  HX_TMOP_SYNC_TIMERS=1 timeout 200 ./$B/hexpack bench tmop --n $n --orders 1,2,3,4 --reps 1 --backend cuda 2>&1 \
+    | grep -v "^newton" | tee "$OUT/profile_tmop_cuda.txt"
+fi
+if [ $CPU = 1 ]; then
+  n=24; [ $QUICK = 1 ] && n=12
+  OMP_NUM_THREADS=$(nproc) timeout 400 ./$B/hexpack bench tmop --n $n --orders 1,2,3,4 --reps 1 --backend cpu 2>&1 \
+    | grep -v "^newton" | tee "$OUT/bench_tmop_cpu.txt"
+fi
 echo
 echo "== summary ($(head -2 "$OUT/info.txt" | tail -1))"
 grep -c "cuda-vs-cpu ok\|history cpu-vs-cuda ok" "$OUT/ctest_cuda.log" | sed 's/^/  checks ok: /'
 grep "BAD\|skipped\|error:" "$OUT/ctest_cuda.log" | head -10
 [ -f "$OUT/bench_kernels.txt" ] && grep "^#" "$OUT/bench_kernels.txt"
 [ -f "$OUT/bench_kernels.txt" ] && awk '!/^#/ && !/^ *p / && NF > 5 {last[$1 " " $2] = $0} END {for (p in last) print "  largest: " last[p]}' "$OUT/bench_kernels.txt" | sort
-[ -f "$OUT/bench_tmop_cuda.txt" ] && cat "$OUT/bench_tmop_cuda.txt"
+[ -f "$OUT/bench_tmop_cuda.txt" ] && grep -v "^newton" "$OUT/bench_tmop_cuda.txt"
+[ -f "$OUT/profile_tmop_cuda.txt" ] && grep "^# p" "$OUT/profile_tmop_cuda.txt" | sed 's/^/  synced: /'
+[ -f "$OUT/bench_tmop_cpu.txt" ] && grep -v "^#" "$OUT/bench_tmop_cpu.txt" | sed 's/^/  cpu: /'
 exit $ctest_rc
