@@ -160,7 +160,7 @@ int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
     if (!rc && solve) {
       o.log = (!quiet && rank == 0) ? stderr : NULL;
       rc = hx_tmop_optimize(m, &o, &r);
-      if (!rc && !quiet && rank == 0) /* where the solve's time went (operator calls, incl. E<->L) */
+      if (!rc && rank == 0) /* where the solve's time went (operator calls, incl. E<->L) */
         fprintf(stderr,
                 "# p %d solve %.3f s: energy %.3f (%lld) grad %.3f (%lld) hess_setup %.3f (%lld) hess_apply %.3f (%lld) "
                 "diag %.3f (%lld) min_detj %.3f (%lld) other %.3f\n",
