@@ -74,6 +74,7 @@ struct cuda_data {
   double *elem_val;       /* [num_elem] per-element energy / min det J */
   double *scalar;         /* [1] reduction result */
   double *H;              /* stored Hessian [num_elem][81][nq^3] */
+  double *Alin;           /* on-the-fly: A(x_lin) [num_elem][9][nq^3] */
   const double *x_lin;    /* borrowed linearization point (device E-vector) */
   int wscalar;
   int smem_optin;         /* device's opt-in shared memory per block (bytes) */
@@ -387,26 +388,43 @@ __global__ void k_hess_store(kparams p, const double *__restrict__ x, double *__
   }
 }
 
+/* on-the-fly setup: A(x_lin) per point, [num_elem][9][nq^3] (coalesced in the apply) */
+template <int ND, int NQ>
+__global__ void k_jac_store(kparams p, const double *__restrict__ x, double *__restrict__ Aout) {
+  const int nq = NQ ? NQ : p.nq, nq3 = nq * nq * nq;
+  block_ctx b = prologue<ND, NQ>(p, false);
+  load_u<ND, NQ>(p, b, x);
+  __syncthreads();
+  forward<ND, NQ>(p.nd, p.nq, p.tpe, b.tl, b.Bs, b.Gs, b.s, b.s.F);
+  if (!b.active) return;
+  double *Ao = Aout + (size_t)b.el * 9 * nq3;
+  for (int i = 0; i < 9; i++)
+    for (int q = b.tl; q < nq3; q += p.tpe) Ao[(size_t)i * nq3 + q] = b.s.F[i * nq3 + q];
+}
+
 /* Hessian action: F = wt dP W^{-T}, dP = H:dT (stored H or recomputed from x_lin) */
-template <int ND, int NQ, bool STORED, int MET = 0>
-__global__ void k_hess_apply(kparams p, const double *__restrict__ xl, const double *__restrict__ H,
+/* MINB: blocks per SM the compiler must fit (register cap); the metric-303 kernel
+   runs with MINB = 3 (80 registers, some spills, 3 blocks of 216 threads per SM)
+   unless HX_CUDA_HAPPLY_MINB=2 (116 registers, no spills, 2 blocks): bench both */
+template <int ND, int NQ, bool STORED, int MET = 0, int MINB = 1>
+__global__ void __launch_bounds__((NQ == 6 ? 216 : 256), MINB) k_hess_apply(kparams p, const double *__restrict__ xl, const double *__restrict__ H,
                              const double *__restrict__ dx, double *__restrict__ y) {
   const int nd = ND ? ND : p.nd, nq = NQ ? NQ : p.nq, nq3 = nq * nq * nq;
   block_ctx b = prologue<ND, NQ>(p, false);
   /* points per thread: 1 when nq^3 <= 256 is known at compile time, else up to 4 */
   constexpr int RP = (NQ && NQ * NQ * NQ <= 256) ? 1 : 4;
   double Ax[STORED ? 1 : 9 * RP]; /* A(x_lin) of this thread's points, in registers */
-  if (!STORED) {
-    load_u<ND, NQ>(p, b, xl);
-    __syncthreads();
-    forward<ND, NQ>(p.nd, p.nq, p.tpe, b.tl, b.Bs, b.Gs, b.s, b.s.F);
+  (void)xl;
+  if (!STORED && b.active) {
+    /* on-the-fly: H holds A(x_lin) [num_elem][9][nq^3], written by hess_setup
+       (9 doubles per point instead of 81; dP is recomputed from T below) */
+    const double *Ae = H + (size_t)b.el * 9 * nq3;
 #pragma unroll
     for (int r = 0; r < RP; r++) {
       int q = b.tl + r * p.tpe;
       if (q < nq3)
-        for (int i = 0; i < 9; i++) Ax[9 * r + i] = b.s.F[i * nq3 + q];
+        for (int i = 0; i < 9; i++) Ax[9 * r + i] = Ae[(size_t)i * nq3 + q];
     }
-    __syncthreads();
   }
   load_u<ND, NQ>(p, b, dx);
   __syncthreads();
@@ -659,12 +677,21 @@ __global__ void k_pickput(long long m, const int *__restrict__ idx, int mode, do
 
 /* ------------------------------------------------------------------ dispatch */
 
-enum kind { K_ENERGY, K_MINDET, K_GRAD, K_HSTORE, K_HAPPLY_S, K_HAPPLY_F, K_DIAG_S, K_DIAG_F };
+enum kind { K_ENERGY, K_MINDET, K_GRAD, K_HSTORE, K_JSTORE, K_HAPPLY_S, K_HAPPLY_F, K_DIAG_S, K_DIAG_F };
 
 struct launch_args {
   const double *x, *xl, *H;
   double *y;
 };
+
+int happly_minb() {
+  static int v = -1;
+  if (v < 0) {
+    const char *e = getenv("HX_CUDA_HAPPLY_MINB");
+    v = (e && atoi(e) == 2) ? 2 : 3;
+  }
+  return v;
+}
 
 /* raise a kernel's dynamic shared memory limit once per kernel (not per launch):
    a small table of (kernel, bytes already allowed) */
@@ -699,14 +726,23 @@ int launch_kind(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 
     HX_CALL(set_smem(k_hess_store<ND, NQ>, smem));
     k_hess_store<ND, NQ><<<grid, block, smem>>>(p, a.x, a.y);
     break;
+  case K_JSTORE:
+    HX_CALL(set_smem(k_jac_store<ND, NQ>, smem));
+    k_jac_store<ND, NQ><<<grid, block, smem>>>(p, a.x, a.y);
+    break;
   case K_HAPPLY_S:
     HX_CALL(set_smem(k_hess_apply<ND, NQ, true>, smem));
     k_hess_apply<ND, NQ, true><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
     break;
   case K_HAPPLY_F:
+    if (p.metric == 303 && happly_minb() == 2) {
+      HX_CALL(set_smem(k_hess_apply<ND, NQ, false, 303, 2>, smem));
+      k_hess_apply<ND, NQ, false, 303, 2><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
+      break;
+    }
     if (p.metric == 303) {
-      HX_CALL(set_smem(k_hess_apply<ND, NQ, false, 303>, smem));
-      k_hess_apply<ND, NQ, false, 303><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
+      HX_CALL(set_smem(k_hess_apply<ND, NQ, false, 303, 3>, smem));
+      k_hess_apply<ND, NQ, false, 303, 3><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
       break;
     }
     HX_CALL(set_smem(k_hess_apply<ND, NQ, false>, smem));
@@ -826,8 +862,13 @@ int cu_grad(const hx_pa *pa, const double *x, double *g) {
 int cu_hess_setup(hx_pa *pa, const double *x) {
   cuda_data *cd = cdata(pa);
   cd->x_lin = x;
-  if (pa->hess_strategy != HX_HESS_STORED) return HX_OK;
   size_t nq3 = (size_t)pa->nq * pa->nq * pa->nq;
+  if (pa->hess_strategy != HX_HESS_STORED) {
+    if (!cd->Alin && pa->num_elem > 0)
+      HX_CALL_CUDA(cudaMalloc((void **)&cd->Alin, (size_t)pa->num_elem * 9 * nq3 * sizeof(double)));
+    launch_args a = {x, NULL, NULL, cd->Alin};
+    return run_kernel(pa, K_JSTORE, a);
+  }
   if (!cd->H && pa->num_elem > 0)
     HX_CALL_CUDA(cudaMalloc((void **)&cd->H, (size_t)pa->num_elem * 81 * nq3 * sizeof(double)));
   launch_args a = {x, NULL, NULL, cd->H};
@@ -838,7 +879,7 @@ int cu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   cuda_data *cd = cdata(pa);
   HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "hess_apply called before hess_setup");
   int stored = pa->hess_strategy == HX_HESS_STORED;
-  launch_args a = {dx, cd->x_lin, cd->H, y};
+  launch_args a = {dx, cd->x_lin, stored ? cd->H : cd->Alin, y};
   return run_kernel(pa, stored ? K_HAPPLY_S : K_HAPPLY_F, a);
 }
 
@@ -867,6 +908,7 @@ int cu_destroy(hx_pa *pa) {
   cfree(cd->elem_val);
   cfree(cd->scalar);
   cfree(cd->H);
+  cfree(cd->Alin);
   cfree(cd->e2l);
   cfree(cd->loff);
   cfree(cd->lidx);
