@@ -135,6 +135,10 @@ typedef struct hx_backend {
   int (*pick)(const hx_pa *pa, const double *L, double *buf);       /* buf[k][3] = L[curved[k]][3] (backend buf) */
   int (*put)(const hx_pa *pa, const double *buf, double *L);        /* L[curved[k]][3] = buf[k][3] */
   int (*nrm_put)(const hx_pa *pa, const double *buf);               /* normals of curved[k] = buf[k][9] (backend buf) */
+  /* fused pairs (one pass over the vectors; same numbers as the two ops in sequence) */
+  int (*axpby_dot)(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y, const double *w,
+                   double *out);                                    /* y = a x + b y; out = w.y */
+  int (*precond_dot)(const hx_pa *pa, const double *dinv, const double *r, double *z, double *out); /* z = M r; out = r.z */
 } hx_backend;
 
 /** What lsetup copies (host arrays, borrowed during the call). Pi = per-node

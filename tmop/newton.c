@@ -29,9 +29,15 @@ typedef struct lin_ws {
 #define BE (tm->be)
 #define PA (tm->pa)
 
-/* z = M^{-1} r = Pi D^{-1} Pi r + (I - Pi) r */
-static int precond(hx_tmop *tm, const double *dinv, const double *r, double *z) {
-  return BE->precond(PA, dinv, r, z);
+/* z = M^{-1} r = Pi D^{-1} Pi r + (I - Pi) r (backend precond), */
+/* fused with the dot product that follows (global: MPI sum of the local value) */
+static int precond_dot(hx_tmop *tm, const double *dinv, const double *r, double *z, double *rz) {
+  HX_CALL(BE->precond_dot(PA, dinv, r, z, rz));
+  return hx_comm_sum_double(tm->mesh->comm, rz, 1);
+}
+static int axpby_dot(hx_tmop *tm, double a, const double *x, double *y, const double *w, double *wy) {
+  HX_CALL(BE->axpby_dot(PA, tm->nL, a, x, 1.0, y, w, wy));
+  return hx_comm_sum_double(tm->mesh->comm, wy, 1);
 }
 
 /* Preconditioned MINRES (Paige & Saunders) for A x = b, x0 = 0. Returns iterations. */
@@ -40,9 +46,8 @@ static int minres(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rto
   double *r1 = w->v[0], *r2 = w->v[1], *y = w->v[2], *v = w->v[3], *wv = w->v[4], *w1 = w->v[5], *w2 = w->v[6];
   HX_CALL(BE->vzero(PA, n, x));
   HX_CALL(BE->axpby(PA, n, 1.0, b, 0.0, r1));
-  HX_CALL(precond(tm, w->dinv, r1, y));
   double beta1;
-  HX_CALL(hx_tmop_ddot(tm, r1, y, &beta1));
+  HX_CALL(precond_dot(tm, w->dinv, r1, y, &beta1));
   *iters = 0;
   if (!(beta1 > 0)) return HX_OK;
   beta1 = sqrt(beta1);
@@ -54,18 +59,17 @@ static int minres(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rto
     double s = 1.0 / beta;
     HX_CALL(BE->axpby(PA, n, s, y, 0.0, v));
     HX_CALL(hx_tmop_dhess_apply(tm, v, y, 0));
-    if (it >= 2) HX_CALL(BE->axpby(PA, n, -(beta / oldb), r1, 1.0, y));
     double alfa;
-    HX_CALL(hx_tmop_ddot(tm, v, y, &alfa));
+    if (it >= 2) HX_CALL(axpby_dot(tm, -(beta / oldb), r1, y, v, &alfa));
+    else HX_CALL(hx_tmop_ddot(tm, v, y, &alfa));
     HX_CALL(BE->axpby(PA, n, -(alfa / beta), r2, 1.0, y));
     /* r1 <- r2, r2 <- y, y <- free (rotate the buffers: no copies) */
     double *t0 = r1;
     r1 = r2;
     r2 = y;
     y = t0;
-    HX_CALL(precond(tm, w->dinv, r2, y));
     oldb = beta;
-    HX_CALL(hx_tmop_ddot(tm, r2, y, &beta));
+    HX_CALL(precond_dot(tm, w->dinv, r2, y, &beta));
     beta = beta > 0 ? sqrt(beta) : 0;
     double oldeps = epsln;
     double delta = cs * dbar + sn * alfa;
@@ -98,10 +102,9 @@ static int cg(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rtol, i
   double *r = w->v[0], *z = w->v[1], *p = w->v[2], *q = w->v[3];
   HX_CALL(BE->vzero(PA, n, x));
   HX_CALL(BE->axpby(PA, n, 1.0, b, 0.0, r));
-  HX_CALL(precond(tm, w->dinv, r, z));
-  HX_CALL(BE->axpby(PA, n, 1.0, z, 0.0, p));
   double rz;
-  HX_CALL(hx_tmop_ddot(tm, r, z, &rz));
+  HX_CALL(precond_dot(tm, w->dinv, r, z, &rz));
+  HX_CALL(BE->axpby(PA, n, 1.0, z, 0.0, p));
   double rz0 = rz;
   *iters = 0;
   if (!(rz0 > 0)) return HX_OK;
@@ -114,9 +117,8 @@ static int cg(hx_tmop *tm, lin_ws *w, const double *b, double *x, double rtol, i
     double a = rz / pq;
     HX_CALL(BE->axpby(PA, n, a, p, 1.0, x));
     HX_CALL(BE->axpby(PA, n, -a, q, 1.0, r));
-    HX_CALL(precond(tm, w->dinv, r, z));
     double rzn;
-    HX_CALL(hx_tmop_ddot(tm, r, z, &rzn));
+    HX_CALL(precond_dot(tm, w->dinv, r, z, &rzn));
     if (rzn <= rtol * rtol * rz0) break;
     HX_CALL(BE->axpby(PA, n, 1.0, z, rzn / rz, p));
     rz = rzn;

@@ -762,6 +762,17 @@ static int cpu_nrm_put(const hx_pa *pa, const double *buf) {
   return HX_OK;
 }
 
+static int cpu_axpby_dot(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y, const double *w,
+                         double *out) {
+  HX_CALL(cpu_axpby(pa, n, a, x, b, y));
+  return cpu_dot(pa, w, y, out);
+}
+
+static int cpu_precond_dot(const hx_pa *pa, const double *dinv, const double *r, double *z, double *out) {
+  HX_CALL(cpu_precond(pa, dinv, r, z));
+  return cpu_dot(pa, r, z, out);
+}
+
 const hx_backend hx_backend_cpu = {
   .name = "cpu",
   .available = 1,
@@ -793,4 +804,6 @@ const hx_backend hx_backend_cpu = {
   .pick = cpu_pick,
   .put = cpu_put,
   .nrm_put = cpu_nrm_put,
+  .axpby_dot = cpu_axpby_dot,
+  .precond_dot = cpu_precond_dot,
 };

@@ -405,7 +405,7 @@ __global__ void k_jac_store(kparams p, const double *__restrict__ x, double *__r
 /* Hessian action: F = wt dP W^{-T}, dP = H:dT (stored H or recomputed from x_lin) */
 /* MINB: blocks per SM the compiler must fit (register cap); the metric-303 kernel
    runs with MINB = 3 (80 registers, some spills, 3 blocks of 216 threads per SM)
-   unless HX_CUDA_HAPPLY_MINB=2 (116 registers, no spills, 2 blocks): bench both */
+   or 2 (116 registers, no spills, 2 blocks): see happly_minb */
 template <int ND, int NQ, bool STORED, int MET = 0, int MINB = 1>
 __global__ void __launch_bounds__((NQ == 6 ? 216 : 256), MINB) k_hess_apply(kparams p, const double *__restrict__ xl, const double *__restrict__ H,
                              const double *__restrict__ dx, double *__restrict__ y) {
@@ -473,11 +473,7 @@ __global__ void k_diag(kparams p, const double *__restrict__ xl, const double *_
   block_ctx b = prologue<ND, NQ>(p, true);
   __syncthreads(); /* the 1D tables (weights) are read below */
   double *Hh = b.s.F; /* [27][nq3] */
-  if (!STORED) {
-    load_u<ND, NQ>(p, b, xl);
-    __syncthreads();
-    forward<ND, NQ>(p.nd, p.nq, p.tpe, b.tl, b.Bs, b.Gs, b.s, Hh); /* A into the first 9 slots */
-  }
+  (void)xl;
   for (int q = b.tl; q < nq3; q += p.tpe) {
     double hkk[27];
     long long gq = b.el * nq3 + q;
@@ -492,8 +488,9 @@ __global__ void k_diag(kparams p, const double *__restrict__ xl, const double *_
         for (int j = 0; j < 3; j++)
           for (int l = 0; l < 3; l++) hkk[9 * k + 3 * j + l] = Hq[(size_t)(9 * (3 * k + j) + 3 * k + l) * nq3];
     } else {
+      /* on-the-fly: H holds A(x_lin) [num_elem][9][nq^3] from hess_setup */
       double A[9], T[9];
-      for (int i = 0; i < 9; i++) A[i] = Hh[i * nq3 + q];
+      for (int i = 0; i < 9; i++) A[i] = H[((size_t)b.el * 9 + i) * nq3 + q];
       mul_winv(p, A, Wi, T);
       hx_metric_hkk(p.metric, p.par, T, hkk);
     }
@@ -629,15 +626,9 @@ __global__ void k_inv_abs(long long n, double *__restrict__ d) {
     d[i] = v > 0 ? 1.0 / v : 1.0;
   }
 }
-/* fixed grid, fixed order: deterministic partial sums per block */
-__global__ void k_dot(long long nl, const unsigned char *__restrict__ owned, const double *__restrict__ x,
-                      const double *__restrict__ y, double *__restrict__ part) {
+/* block sum of s into part[blockIdx.x] (fixed tree: deterministic) */
+__device__ __forceinline__ void block_part(double s, double *part) {
   __shared__ double red[VEC_THREADS];
-  double s = 0;
-  VLOOP(nl) {
-    if (owned && !owned[i]) continue;
-    s += x[3 * i] * y[3 * i] + x[3 * i + 1] * y[3 * i + 1] + x[3 * i + 2] * y[3 * i + 2];
-  }
   red[threadIdx.x] = s;
   __syncthreads();
   for (int k = blockDim.x / 2; k > 0; k >>= 1) {
@@ -645,6 +636,46 @@ __global__ void k_dot(long long nl, const unsigned char *__restrict__ owned, con
     __syncthreads();
   }
   if (threadIdx.x == 0) part[blockIdx.x] = red[0];
+}
+/* fixed grid, fixed order: deterministic partial sums per block */
+__global__ void k_dot(long long nl, const unsigned char *__restrict__ owned, const double *__restrict__ x,
+                      const double *__restrict__ y, double *__restrict__ part) {
+  double s = 0;
+  VLOOP(nl) {
+    if (owned && !owned[i]) continue;
+    s += x[3 * i] * y[3 * i] + x[3 * i + 1] * y[3 * i + 1] + x[3 * i + 2] * y[3 * i + 2];
+  }
+  block_part(s, part);
+}
+/* y = a x + b y on the nl nodes, then partial sums of w.y over owned nodes */
+__global__ void k_axpby_dot(long long nl, const unsigned char *__restrict__ owned, double a,
+                            const double *__restrict__ x, double b, double *__restrict__ y,
+                            const double *__restrict__ w, double *__restrict__ part) {
+  double s = 0;
+  VLOOP(nl) {
+    double t[3];
+    for (int c = 0; c < 3; c++) {
+      long long k = 3 * i + c;
+      t[c] = b == 1.0 ? y[k] + a * x[k] : b == 0.0 ? a * x[k] : a * x[k] + b * y[k];
+      y[k] = t[c];
+    }
+    if (owned && !owned[i]) continue;
+    s += w[3 * i] * t[0] + w[3 * i + 1] * t[1] + w[3 * i + 2] * t[2];
+  }
+  block_part(s, part);
+}
+__global__ void k_precond_dot(long long nl, const unsigned char *__restrict__ owned, const int *__restrict__ ncon,
+                              const double *__restrict__ nrm, const double *__restrict__ dinv,
+                              const double *__restrict__ r, double *__restrict__ z, double *__restrict__ part) {
+  double s = 0;
+  VLOOP(nl) {
+    double zz[3];
+    hx_lvec_precond_node(ncon[i], nrm + 9 * i, dinv + 3 * i, r + 3 * i, zz);
+    for (int c = 0; c < 3; c++) z[3 * i + c] = zz[c];
+    if (owned && !owned[i]) continue;
+    s += r[3 * i] * zz[0] + r[3 * i + 1] * zz[1] + r[3 * i + 2] * zz[2];
+  }
+  block_part(s, part);
 }
 __global__ void k_project(long long nl, const int *__restrict__ ncon, const double *__restrict__ nrm,
                           const double *__restrict__ v, double *__restrict__ out) {
@@ -684,13 +715,16 @@ struct launch_args {
   double *y;
 };
 
-int happly_minb() {
+/* blocks per SM for the metric-303 on-the-fly action: 3 (80 registers, spills)
+   was faster at p = 4 (6.7 vs 6.4 GDOF/s on the H100), 2 (116 registers) at p = 2
+   (1.26 vs 1.09); HX_CUDA_HAPPLY_MINB=2|3 overrides (benchmarks) */
+int happly_minb(int nd) {
   static int v = -1;
   if (v < 0) {
     const char *e = getenv("HX_CUDA_HAPPLY_MINB");
-    v = (e && atoi(e) == 2) ? 2 : 3;
+    v = e ? (atoi(e) == 2 ? 2 : 3) : 0;
   }
-  return v;
+  return v ? v : (nd >= 5 ? 3 : 2);
 }
 
 /* raise a kernel's dynamic shared memory limit once per kernel (not per launch):
@@ -735,7 +769,7 @@ int launch_kind(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 
     k_hess_apply<ND, NQ, true><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
     break;
   case K_HAPPLY_F:
-    if (p.metric == 303 && happly_minb() == 2) {
+    if (p.metric == 303 && happly_minb(p.nd) == 2) {
       HX_CALL(set_smem(k_hess_apply<ND, NQ, false, 303, 2>, smem));
       k_hess_apply<ND, NQ, false, 303, 2><<<grid, block, smem>>>(p, a.xl, a.H, a.x, a.y);
       break;
@@ -887,7 +921,7 @@ int cu_diag(const hx_pa *pa, double *d) {
   cuda_data *cd = cdata(pa);
   HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "diag called before hess_setup");
   int stored = pa->hess_strategy == HX_HESS_STORED;
-  launch_args a = {NULL, cd->x_lin, cd->H, d};
+  launch_args a = {NULL, cd->x_lin, stored ? cd->H : cd->Alin, d};
   return run_kernel(pa, stored ? K_DIAG_S : K_DIAG_F, a);
 }
 
@@ -1087,14 +1121,34 @@ int cu_inv_abs(const hx_pa *pa, size_t n, double *d) {
   return HX_OK;
 }
 
-int cu_dot(const hx_pa *pa, const double *x, const double *y, double *out) {
-  cuda_data *cd = cdata(pa);
-  k_dot<<<DOT_BLOCKS, VEC_THREADS>>>(cd->nl, cd->owned, x, y, cd->part);
-  HX_CHECK_LAUNCH(k_dot);
+int finish_dot(cuda_data *cd, double *out) {
   k_reduce<<<1, 1024>>>(cd->part, DOT_BLOCKS, 0, cd->scalar);
   HX_CHECK_LAUNCH(k_reduce);
   HX_CALL_CUDA(cudaMemcpy(out, cd->scalar, sizeof(double), cudaMemcpyDeviceToHost));
   return HX_OK;
+}
+
+int cu_dot(const hx_pa *pa, const double *x, const double *y, double *out) {
+  cuda_data *cd = cdata(pa);
+  k_dot<<<DOT_BLOCKS, VEC_THREADS>>>(cd->nl, cd->owned, x, y, cd->part);
+  HX_CHECK_LAUNCH(k_dot);
+  return finish_dot(cd, out);
+}
+
+int cu_axpby_dot(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y, const double *w,
+                 double *out) {
+  cuda_data *cd = cdata(pa);
+  HX_CHECK(n == 3 * (size_t)cd->nl, HX_ERR_INTERNAL, "axpby_dot: %zu doubles, the L-space has %lld", n, 3 * cd->nl);
+  k_axpby_dot<<<DOT_BLOCKS, VEC_THREADS>>>(cd->nl, cd->owned, a, x, b, y, w, cd->part);
+  HX_CHECK_LAUNCH(k_axpby_dot);
+  return finish_dot(cd, out);
+}
+
+int cu_precond_dot(const hx_pa *pa, const double *dinv, const double *r, double *z, double *out) {
+  cuda_data *cd = cdata(pa);
+  k_precond_dot<<<DOT_BLOCKS, VEC_THREADS>>>(cd->nl, cd->owned, cd->ncon, cd->nrm, dinv, r, z, cd->part);
+  HX_CHECK_LAUNCH(k_precond_dot);
+  return finish_dot(cd, out);
 }
 
 int cu_project(const hx_pa *pa, const double *v, double *out) {
@@ -1155,6 +1209,7 @@ const hx_backend hx_backend_cuda = {
   cu_min_detj,  cu_destroy,   cu_vec_alloc, cu_vec_free, cu_vec_upload, cu_vec_download, 0 /* host_memory */,
   cu_lsetup,    cu_l2e,       cu_e2l,    cu_vzero,  cu_axpby,    cu_waxpy,      cu_lc3,        cu_inv_abs,
   cu_dot,       cu_project,   cu_precond, cu_constrain, cu_pick, cu_put,        cu_nrm_put,
+  cu_axpby_dot, cu_precond_dot,
 };
 }
 
