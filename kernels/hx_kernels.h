@@ -139,6 +139,8 @@ typedef struct hx_backend {
   int (*axpby_dot)(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y, const double *w,
                    double *out);                                    /* y = a x + b y; out = w.y */
   int (*precond_dot)(const hx_pa *pa, const double *dinv, const double *r, double *z, double *out); /* z = M r; out = r.z */
+  int (*l2e_proj)(const hx_pa *pa, const double *L, double *E);     /* E = scatter Pi L */
+  int (*e2l_constrain)(const hx_pa *pa, const double *E, const double *v, double *L); /* L = gather E, then constrain(v, L) */
 } hx_backend;
 
 /** What lsetup copies (host arrays, borrowed during the call). Pi = per-node

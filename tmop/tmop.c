@@ -432,6 +432,15 @@ int hx_tmop_dhess_setup(hx_tmop *tm, const double *x) {
 
 int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
   double t = now_sync(tm);
+  if (!raw && !tm->gs_active) {
+    /* one rank: the projections fused into the E <-> L passes (same numbers) */
+    HX_CALL(tm->be->l2e_proj(tm->pa, v, tm->dV));
+    HX_CALL(tm->be->hess_apply(tm->pa, tm->dV, tm->dY));
+    HX_CALL(tm->be->e2l_constrain(tm->pa, tm->dY, v, y));
+    tm->t_hess_apply += now_sync(tm) - t;
+    tm->n_hess_apply++;
+    return HX_OK;
+  }
   const double *vin = v;
   if (!raw) {
     HX_CALL(tm->be->project(tm->pa, v, tm->dLt));

@@ -773,6 +773,37 @@ static int cpu_precond_dot(const hx_pa *pa, const double *dinv, const double *r,
   return cpu_dot(pa, r, z, out);
 }
 
+static int cpu_l2e_proj(const hx_pa *pa, const double *L, double *E) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  long long npe = (long long)pa->nd * pa->nd * pa->nd, ne = (long long)pa->num_elem;
+#pragma omp parallel for schedule(static) num_threads(cd->num_threads)
+  for (long long e = 0; e < ne; e++)
+    for (long long a = 0; a < npe; a++) {
+      size_t l = (size_t)cd->e2l[e * npe + a];
+      double p[3] = {L[3 * l], L[3 * l + 1], L[3 * l + 2]};
+      hx_lvec_project_node(cd->ncon[l], cd->nrm + 9 * l, p);
+      for (int c = 0; c < 3; c++) E[(e * 3 + c) * npe + a] = p[c];
+    }
+  return HX_OK;
+}
+
+static int cpu_e2l_constrain(const hx_pa *pa, const double *E, const double *v, double *L) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  size_t npe = (size_t)pa->nd * pa->nd * pa->nd;
+  long long nl = cd->nl;
+#pragma omp parallel for schedule(static) num_threads(cd->num_threads)
+  for (long long l = 0; l < nl; l++) {
+    double s[3] = {0, 0, 0};
+    for (size_t j = cd->loff[l]; j < cd->loff[l + 1]; j++) {
+      size_t g = cd->lidx[j], e = g / npe, a = g % npe;
+      for (int c = 0; c < 3; c++) s[c] += E[(e * 3 + c) * npe + a];
+    }
+    hx_lvec_constrain_node(cd->ncon[l], cd->nrm + 9 * l, v + 3 * l, s);
+    for (int c = 0; c < 3; c++) L[3 * l + c] = s[c];
+  }
+  return HX_OK;
+}
+
 const hx_backend hx_backend_cpu = {
   .name = "cpu",
   .available = 1,
@@ -806,4 +837,6 @@ const hx_backend hx_backend_cpu = {
   .nrm_put = cpu_nrm_put,
   .axpby_dot = cpu_axpby_dot,
   .precond_dot = cpu_precond_dot,
+  .l2e_proj = cpu_l2e_proj,
+  .e2l_constrain = cpu_e2l_constrain,
 };

@@ -601,6 +601,37 @@ __global__ void k_e2l(long long nl, int npe, const long long *__restrict__ loff,
   }
 }
 
+/* the same with Pi applied per node on the way (the Hessian input) */
+__global__ void k_l2e_proj(long long ne, int npe, const int *__restrict__ e2l, const int *__restrict__ ncon,
+                           const double *__restrict__ nrm, const double *__restrict__ L, double *__restrict__ E) {
+  for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < ne; g += (long long)gridDim.x * blockDim.x) {
+    long long e = g / npe, a = g % npe, l = e2l[g];
+    double p[3] = {L[3 * l], L[3 * l + 1], L[3 * l + 2]};
+    hx_lvec_project_node(ncon[l], nrm + 9 * l, p);
+    for (int c = 0; c < 3; c++) E[(e * 3 + c) * npe + a] = p[c];
+  }
+}
+
+/* gather, then y = Pi y + (v - Pi v) per node (the Hessian output) */
+__global__ void k_e2l_constrain(long long nl, int npe, const long long *__restrict__ loff, const int *__restrict__ lidx,
+                                const int *__restrict__ ncon, const double *__restrict__ nrm,
+                                const double *__restrict__ E, const double *__restrict__ v, double *__restrict__ L) {
+  for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < nl; l += (long long)gridDim.x * blockDim.x) {
+    double s[3] = {0, 0, 0};
+    for (long long j = loff[l]; j < loff[l + 1]; j++) {
+      long long g = lidx[j], e = g / npe, a = g % npe;
+      const double *Ee = E + e * 3 * npe + a;
+      s[0] += Ee[0];
+      s[1] += Ee[npe];
+      s[2] += Ee[2 * npe];
+    }
+    hx_lvec_constrain_node(ncon[l], nrm + 9 * l, v + 3 * l, s);
+    L[3 * l] = s[0];
+    L[3 * l + 1] = s[1];
+    L[3 * l + 2] = s[2];
+  }
+}
+
 #define VLOOP(n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)(n); i += (long long)gridDim.x * blockDim.x)
 
 __global__ void k_axpby(long long n, double a, const double *__restrict__ x, double b, double *__restrict__ y) {
@@ -1082,6 +1113,25 @@ int cu_e2l(const hx_pa *pa, const double *E, double *L) {
   return HX_OK;
 }
 
+int cu_l2e_proj(const hx_pa *pa, const double *L, double *E) {
+  cuda_data *cd = cdata(pa);
+  int npe = pa->nd * pa->nd * pa->nd;
+  long long ne = (long long)pa->num_elem * npe;
+  if (!ne) return HX_OK;
+  k_l2e_proj<<<vgrid(ne), VEC_THREADS>>>(ne, npe, cd->e2l, cd->ncon, cd->nrm, L, E);
+  HX_CHECK_LAUNCH(k_l2e_proj);
+  return HX_OK;
+}
+
+int cu_e2l_constrain(const hx_pa *pa, const double *E, const double *v, double *L) {
+  cuda_data *cd = cdata(pa);
+  if (!cd->nl) return HX_OK;
+  k_e2l_constrain<<<vgrid(cd->nl), VEC_THREADS>>>(cd->nl, pa->nd * pa->nd * pa->nd, cd->loff, cd->lidx, cd->ncon,
+                                                  cd->nrm, E, v, L);
+  HX_CHECK_LAUNCH(k_e2l_constrain);
+  return HX_OK;
+}
+
 int cu_vzero(const hx_pa *pa, size_t n, double *y) {
   (void)pa;
   HX_CALL_CUDA(cudaMemsetAsync(y, 0, n * sizeof(double)));
@@ -1209,7 +1259,7 @@ const hx_backend hx_backend_cuda = {
   cu_min_detj,  cu_destroy,   cu_vec_alloc, cu_vec_free, cu_vec_upload, cu_vec_download, 0 /* host_memory */,
   cu_lsetup,    cu_l2e,       cu_e2l,    cu_vzero,  cu_axpby,    cu_waxpy,      cu_lc3,        cu_inv_abs,
   cu_dot,       cu_project,   cu_precond, cu_constrain, cu_pick, cu_put,        cu_nrm_put,
-  cu_axpby_dot, cu_precond_dot,
+  cu_axpby_dot, cu_precond_dot, cu_l2e_proj, cu_e2l_constrain,
 };
 }
 

@@ -6,12 +6,14 @@
 # (Kershaw 24^3, orders 1..4). Logs go to $OUT (or ./gpu-out); a short table last.
 # --profile adds a second `bench tmop` with HX_TMOP_SYNC_TIMERS=1 (operator timers
 # wait for the GPU: where the solve's time goes, kernels incl. E<->L vs the rest).
-#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop] [--profile] [--cpu]
+# --no-gl skips the Gauss-Legendre (Q = p + 2) kernel sweep; --cpu adds the cpu backend
+# (all cores) on the same Kershaw bench.
+#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop] [--profile] [--cpu] [--no-gl]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-QUICK=0 BENCH=1 TMOP=1 PROFILE=0 CPU=0
+QUICK=0 BENCH=1 TMOP=1 PROFILE=0 CPU=0 GL=1
 for a in "$@"; do
   case $a in
   --quick) QUICK=1 ;;
@@ -19,6 +21,7 @@ for a in "$@"; do
   --no-tmop) TMOP=0 ;;
   --profile) PROFILE=1 ;;
   --cpu) CPU=1 ;;
+  --no-gl) GL=0 ;;
   *) echo "run.sh: unknown flag $a" >&2; exit 2 ;;
   esac
 done
@@ -40,7 +43,7 @@ cd ..
 if [ $BENCH = 1 ]; then
   maxm=400; [ $QUICK = 1 ] && maxm=20
   ./$B/kernels/cuda/hx_bench_kernels --orders 1,2,3,4 --max-mdofs $maxm 2>&1 | tee "$OUT/bench_kernels.txt"
-  ./$B/kernels/cuda/hx_bench_kernels --orders 1,2,3,4 --max-mdofs $maxm --gl 2>&1 | tee -a "$OUT/bench_kernels.txt"
+  [ $GL = 1 ] && ./$B/kernels/cuda/hx_bench_kernels --orders 1,2,3,4 --max-mdofs $maxm --gl 2>&1 | tee -a "$OUT/bench_kernels.txt"
 fi
 if [ $TMOP = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
