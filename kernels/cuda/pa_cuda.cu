@@ -406,8 +406,11 @@ __global__ void k_jac_store(kparams p, const double *__restrict__ x, double *__r
 /* MINB: blocks per SM the compiler must fit (register cap); the metric-303 kernel
    runs with MINB = 3 (80 registers, some spills, 3 blocks of 216 threads per SM)
    or 2 (116 registers, no spills, 2 blocks): see happly_minb */
+/* The stored-H kernel keeps the compiler's own choice for 1024-thread blocks (64
+   registers: with a 216-thread bound it took 226 and fell from 96 % to 71 % of the
+   copy roofline). */
 template <int ND, int NQ, bool STORED, int MET = 0, int MINB = 1>
-__global__ void __launch_bounds__((NQ == 6 ? 216 : 256), MINB) k_hess_apply(kparams p, const double *__restrict__ xl, const double *__restrict__ H,
+__global__ void __launch_bounds__((STORED ? 1024 : NQ == 6 ? 216 : 256), MINB) k_hess_apply(kparams p, const double *__restrict__ xl, const double *__restrict__ H,
                              const double *__restrict__ dx, double *__restrict__ y) {
   const int nd = ND ? ND : p.nd, nq = NQ ? NQ : p.nq, nq3 = nq * nq * nq;
   block_ctx b = prologue<ND, NQ>(p, false);
