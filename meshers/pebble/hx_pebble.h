@@ -48,6 +48,8 @@ typedef struct hx_pebble_opts {
   double overlap_tol;   /* largest allowed overlap as a fraction of d (default 0.1) */
   int rings;            /* extra rings of quads around bridges / near contacts (default 1) */
   double ring_gap;      /* non-bridged facets with gap below this fraction of d get rings */
+  double accept_sj;     /* a facet's fan variant is kept once its linear columns reach this corner
+                           scaled Jacobian (else the best of all variants; default 0.3) */
   double max_snap;      /* refuse cells reaching beyond the wall by more than this x d (1.0) */
   int order;            /* > 1: return the mesh at this order, nodes placed by the mesher's own
                            sweep map (exact spheres, bridges, walls, curved layers) */

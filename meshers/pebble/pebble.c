@@ -297,6 +297,7 @@ static int facet_roots(const builder *bd, int32_t *par, const facet *f, int32_t 
 }
 
 #define MAXPOLY 64
+#define NVAR 18 /* tessellation variants of a fan facet (the last re-builds the best) */
 
 static double pair_gap(const builder *bd, int32_t a, int32_t b) {
   return dist3(bd->sx + 3 * a, bd->sx + 3 * b) - bd->sr[a] - bd->sr[b];
@@ -716,10 +717,19 @@ static int fan_ok_angle(const double *P2, int M, double ox, double oy, double mi
 static void grading(int n, double ratio, double first, double *s);
 static double min_corner_det(const double *X, const int32_t *cn);
 
-/* every column of facet F's quads [q0, bd->nq) swept to each real sphere of the
-   facet, in every layer, has positive corner Jacobians (linear) */
-static int facet_columns_ok(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0) {
-  double sl[65], P[8 * 3 * 2];
+static double min_corner_sj(const double *X, const int32_t *cn);
+
+/* worst corner scaled Jacobian (det / product of the three edge lengths) of every
+   column of facet F's quads [q0, bd->nq) swept to each real sphere of the facet, in
+   every layer (linear); <= 0: some column inverts; returns early (some value <= stop)
+   once the worst is down to stop */
+static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0, double stop) {
+  /* each quad is split 2 x 2 (bilinear on the facet, feet radially on the sphere) so
+     that the sphere's curvature between the corners is seen, as the order-N sweep
+     map will see it */
+  enum { G = 2 }; /* fixed: the midpoint / centre construction below assumes 2 */
+  double worst = 1;
+  double sl[65], P[8 * 3];
   int L = o->layers;
   grading(L, o->ratio, o->first_layer, sl);
   for (int side = 0; side < 2; side++) {
@@ -730,29 +740,81 @@ static int facet_columns_ok(const builder *bd, const hx_pebble_opts *o, const fa
     for (hx_lid qi = q0; qi < bd->nq; qi++) {
       int32_t qx[4];
       for (int v = 0; v < 4; v++) qx[v] = side ? bd->Q[qi].x[3 - v] : bd->Q[qi].x[v];
-      double X[4][3], Y[4][3];
+      const double *C0 = bd->X + 3 * qx[0], *C1 = bd->X + 3 * qx[1], *C2 = bd->X + 3 * qx[2], *C3 = bd->X + 3 * qx[3];
+      double X[G + 1][G + 1][3], Y[G + 1][G + 1][3], YC[4][3];
+      const double *CC[4] = {C0, C1, C2, C3};
       for (int v = 0; v < 4; v++) {
         double d[3], l = 0;
-        for (int k = 0; k < 3; k++) X[v][k] = bd->X[3 * qx[v] + k], d[k] = X[v][k] - c[k], l += d[k] * d[k];
+        for (int k = 0; k < 3; k++) d[k] = CC[v][k] - c[k], l += d[k] * d[k];
         l = sqrt(l);
-        if (l <= r) return 0;
-        for (int k = 0; k < 3; k++) Y[v][k] = c[k] + r * d[k] / l;
+        if (l <= r) return -1;
+        for (int k = 0; k < 3; k++) YC[v][k] = c[k] + r * d[k] / l;
       }
-      static const int q2l[4] = {0, 1, 3, 2};
-      for (int lay = 0; lay < L; lay++) {
-        int32_t cn[8];
-        for (int v = 0; v < 4; v++)
-          for (int h = 0; h < 2; h++) {
-            double t = sl[lay + h];
-            int slot = q2l[v] + 4 * h;
-            for (int k = 0; k < 3; k++) P[3 * slot + k] = Y[v][k] + t * (X[v][k] - Y[v][k]);
-            cn[slot] = slot;
+      /* the feet as the sweep map makes them: on an edge the blend of the end feet put
+         back on the sphere, inside the Gordon-Hall blend of the edge feet put back */
+      /* facet points as the sweep map makes them: edge midpoints on their walls, the
+         centre by Gordon-Hall, on the facet's wall */
+      for (int j = 0; j <= G; j++)
+        for (int i = 0; i <= G; i++) {
+          double a1 = (double)i / G, a2 = (double)j / G;
+          for (int k = 0; k < 3; k++)
+            X[j][i][k] = (1 - a1) * (1 - a2) * C0[k] + a1 * (1 - a2) * C1[k] + a1 * a2 * C2[k] + (1 - a1) * a2 * C3[k];
+        }
+      {
+        static const int mij[4][2] = {{1, 0}, {2, 1}, {1, 2}, {0, 1}}; /* (i, j) of the midpoint of edge e */
+        double sum[3] = {0, 0, 0};
+        for (int e = 0; e < 4; e++) {
+          uint8_t em = bd->Q[qi].emask[side ? (6 - e) % 4 : e];
+          double *x = X[mij[e][1]][mij[e][0]];
+          if (em) snap(bd, em, x);
+          for (int k = 0; k < 3; k++) sum[k] += x[k];
+        }
+        for (int k = 0; k < 3; k++) X[1][1][k] = 0.5 * sum[k] - 0.25 * (C0[k] + C1[k] + C2[k] + C3[k]);
+        if (F->wall >= 0) wall_project(&bd->w[F->wall], X[1][1]);
+      }
+      for (int j = 0; j <= G; j++)
+        for (int i = 0; i <= G; i++) {
+          double a1 = (double)i / G, a2 = (double)j / G, d[3], l = 0;
+          double e0[3], e1[3], e2[3], e3[3], b[3];
+          for (int k = 0; k < 3; k++) {
+            e0[k] = (1 - a1) * YC[0][k] + a1 * YC[1][k];
+            e2[k] = (1 - a1) * YC[3][k] + a1 * YC[2][k];
+            e3[k] = (1 - a2) * YC[0][k] + a2 * YC[3][k];
+            e1[k] = (1 - a2) * YC[1][k] + a2 * YC[2][k];
           }
-        if (!(min_corner_det(P, cn) > 0)) return 0;
-      }
+          double *ev[4] = {e0, e1, e2, e3};
+          for (int q = 0; q < 4; q++) {
+            double lq = 0;
+            for (int k = 0; k < 3; k++) lq += (ev[q][k] - c[k]) * (ev[q][k] - c[k]);
+            lq = sqrt(lq);
+            for (int k = 0; k < 3; k++) ev[q][k] = c[k] + r * (ev[q][k] - c[k]) / lq;
+          }
+          for (int k = 0; k < 3; k++) {
+            b[k] = (1 - a1) * (1 - a2) * YC[0][k] + a1 * (1 - a2) * YC[1][k] + a1 * a2 * YC[2][k] + (1 - a1) * a2 * YC[3][k];
+            d[k] = (1 - a2) * e0[k] + a2 * e2[k] + (1 - a1) * e3[k] + a1 * e1[k] - b[k] - c[k];
+            l += d[k] * d[k];
+          }
+          l = sqrt(l);
+          for (int k = 0; k < 3; k++) Y[j][i][k] = c[k] + r * d[k] / l;
+        }
+      int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+      for (int j = 0; j < G; j++)
+        for (int i = 0; i < G; i++)
+          for (int lay = 0; lay < L; lay++) {
+            for (int v = 0; v < 4; v++)
+              for (int h = 0; h < 2; h++) {
+                int ii = i + (v & 1), jj = j + (v >> 1);
+                double t = sl[lay + h];
+                for (int k = 0; k < 3; k++) P[3 * (v + 4 * h) + k] = Y[jj][ii][k] + t * (X[jj][ii][k] - Y[jj][ii][k]);
+              }
+            double q = min_corner_sj(P, cn);
+            if (!(q > -1)) q = -1; /* NaN */
+            if (q < worst) worst = q;
+            if (worst <= stop) return worst; /* cannot beat the best so far */
+          }
     }
   }
-  return 1;
+  return worst;
 }
 
 static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
@@ -910,9 +972,14 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       /* variants of the tessellation, tried in turn until every column of the facet
          (to both spheres, every layer) has positive corner Jacobians; var 6 = var 0 kept */
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
-      for (int var = 0; var <= 6 && !rc; var++) {
+      int best = -1;
+      double best_q = -INFINITY;
+      for (int var = 0; var <= NVAR && !rc; var++) {
+        if (var == NVAR && best == var - 1) break; /* the best is the one just built */
         bd->nn = nn0, bd->nq = nq0;
-        int vsel = var == 6 ? 0 : var, var_outer = var;
+        outer = Bn; /* a previous variant's rings are gone */
+        outer_is_boundary = 1;
+        int vsel = var == NVAR ? (best >= 0 ? best : 0) : var, var_outer = var;
         {
           int var = vsel;
         /* centre: the pierce point if well inside, else the centroid */
@@ -941,6 +1008,11 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         }
         if (q0 > 0 && q0 >= 0.8 * qbest && var != 1 && var != 4) ox = 0, oy = 0;
         if (var == 5) ox = cx, oy = cy;
+        if (var >= 6) { /* extra variants: each fan centre candidate and a blend, with / without a ring */
+          int ci = (var - 6) / 2;
+          if (ci < 5) ox = cand[ci][0], oy = cand[ci][1];
+          else ox = 0.25 * (cx + vx), oy = 0.25 * (cy + vy);
+        }
         /* star-shaped around the centre (needed by the rings) */
         {
           int star = 1;
@@ -951,7 +1023,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           }
           found = star;
         }
-        if (!found && var_outer < 6) continue;
+        if (!found && var_outer < NVAR) continue;
         if (!found) {
           rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between spheres %d and %s%d is not star-shaped", (int)bd->sparent[a],
                         bd->smask[b] ? "the wall near sphere " : "", (int)bd->sparent[b]);
@@ -983,6 +1055,9 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         if (var == 2 || var == 5) round_inner = 0, K = K < 1 ? 1 : K;
         if (var == 3) round_inner = 1, K = K < 1 ? 1 : K;
         if (var == 4) round_inner = 0, K = 0;
+        double pull = 1; /* the innermost ring's midpoint-aligned nodes pulled in by this factor, so
+                            that a boundary vertex with a straight angle is a proper fan corner */
+        if (var >= 6) round_inner = 0, K = (var & 1) ? (K < 1 ? 1 : K) : K, pull = (var & 1) ? 0.8 : 1;
         double th[2 * MAXPOLY], inner_d = poly_inner_dist(P2, M, ox, oy);
         {
           double acc = 0, mean = 0;
@@ -1029,7 +1104,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
               double rr = fr * inner_d * ((k & 1) ? 0.85 : 1.0);
               x2 = ox + rr * cos(th[k]), y2 = oy + rr * sin(th[k]);
             } else {
-              x2 = ox + fr * (P2[2 * k] - ox), y2 = oy + fr * (P2[2 * k + 1] - oy);
+              double fk = fr * ((ring == 1 && (k & 1)) ? pull : 1);
+              x2 = ox + fk * (P2[2 * k] - ox), y2 = oy + fk * (P2[2 * k + 1] - oy);
             }
             double x[3];
             for (int c = 0; c < 3; c++) x[c] = p[c] + x2 * e1[c] + y2 * e2[c];
@@ -1071,7 +1147,22 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
     
         }
         if (rc) break;
-        if (var == 6 || facet_columns_ok(bd, o, F, nq0)) break;
+        if ((var == NVAR || (getenv("HX_PEBBLE_FACET") && atoi(getenv("HX_PEBBLE_FACET")) == (int)f)) && getenv("HX_PEBBLE_DEBUG")) {
+          fprintf(stderr, "facet %d var %d q %.3f: a %d (%.4f %.4f %.4f r %.3f) b %d mask %d (%.4f %.4f %.4f) wall %d nv %d\n", (int)f, var, facet_columns_q(bd, o, F, nq0, -INFINITY),
+                  (int)a, bd->sx[3 * a], bd->sx[3 * a + 1], bd->sx[3 * a + 2], bd->sr[a], (int)b, bd->smask[b], bd->sx[3 * b],
+                  bd->sx[3 * b + 1], bd->sx[3 * b + 2], F->wall, F->nv);
+          for (int k = 0; k < M; k++) {
+            const double *x = bd->X + 3 * Bn[k];
+            double r2[3];
+            for (int c = 0; c < 3; c++) r2[c] = x[c] - p[c];
+            fprintf(stderr, "   B%d node %d mask %d: %.4f %.4f %.4f  off-plane %.3e |x-a| %.4f  2d %.4f %.4f\n", k, Bn[k], bd->nmask[Bn[k]],
+                    x[0], x[1], x[2], dot3(r2, u), dist3(x, bd->sx + 3 * a), P2[2 * k], P2[2 * k + 1]);
+          }
+        }
+        if (var_outer == NVAR) break;
+        double qv = facet_columns_q(bd, o, F, nq0, best_q);
+        if (qv > best_q) best_q = qv, best = var_outer;
+        if (qv > 0 && qv >= o->accept_sj) break;
       }
     }
     F->nq = (int32_t)(bd->nq - F->q0);
@@ -1080,8 +1171,9 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
   return rc;
 }
 
-/* smallest corner Jacobian determinant of the trilinear hex with corners cn */
-static double min_corner_det(const double *X, const int32_t *cn) {
+/* smallest corner Jacobian determinant of the trilinear hex with corners cn (sj = 0)
+   or smallest corner scaled Jacobian (sj = 1) */
+static double corner_det(const double *X, const int32_t *cn, int sj) {
   double mn = INFINITY;
   for (int c = 0; c < 8; c++) {
     int i = c & 1, j = c >> 1 & 1, k = c >> 2 & 1;
@@ -1094,10 +1186,17 @@ static double min_corner_det(const double *X, const int32_t *cn) {
     }
     double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
                  J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    if (sj) {
+      double l[3];
+      for (int q = 0; q < 3; q++) l[q] = sqrt(J[0][q] * J[0][q] + J[1][q] * J[1][q] + J[2][q] * J[2][q]);
+      det /= l[0] * l[1] * l[2] + 1e-300;
+    }
     mn = fmin(mn, det);
   }
   return mn;
 }
+static double min_corner_det(const double *X, const int32_t *cn) { return corner_det(X, cn, 0); }
+static double min_corner_sj(const double *X, const int32_t *cn) { return corner_det(X, cn, 1); }
 
 /* ---- sweep, extrusion, mesh ------------------------------------------------- */
 

@@ -33,6 +33,8 @@ static void pebble_help(void) {
          "  --overlap-tol F       largest accepted overlap, fraction of d (0.1)\n"
          "  --rings K             extra quad rings around bridges and near contacts (1)\n"
          "  --ring-gap F          near contacts (gap < F x d) get the rings too (0.25)\n"
+         "  --accept-sj Q         keep a facet's first tessellation whose swept columns reach corner\n"
+         "                        scaled Jacobian Q, else the best of all tried (0.3; 0: the first with none inverted, faster)\n"
          "  --order N             geometry order of the outputs (default 7)\n"
          "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
          "  --stream              never hold the whole order-N mesh (check and write block by block)\n"
@@ -149,6 +151,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--ring-gap")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 10, &o.ring_gap));
+    } else if (!strcmp(a, "--accept-sj")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 1, &o.accept_sj));
     } else if (!strcmp(a, "--quality")) {
       quality = 1;
     } else if (!strcmp(a, "--stream")) {
