@@ -35,7 +35,8 @@
                        (MFEM's layout: [num_elem][nq^3][81]); apply streams it.
      HX_HESS_ONTHEFLY: hess_setup keeps x (borrowed: the caller leaves it unchanged
                        until the next hess_setup or destroy); apply recomputes T from x
-                       and dP from the contracted formulas. Nothing per qp is stored. */
+                       and dP from the contracted formulas. Nothing per qp is stored
+                       (cpu); cuda keeps A(x) per qp (9 doubles) to skip one sweep. */
 #pragma once
 #include <stddef.h>
 

@@ -18,8 +18,11 @@
       (0, 0) with run-time bounds.
    4. Hessian strategies: HX_HESS_STORED keeps 81 doubles per point in the layout
       [num_elem][81][nq^3] (structure of arrays: coalesced loads); HX_HESS_ONTHEFLY
-      recomputes A(x_lin) in the same kernel as d(dx)/dxi and forms dP = H(T):dT
-      from the contracted formulas.
+      stores A(x_lin) at setup ([num_elem][9][nq^3]) and forms dP = H(T):dT from
+      the contracted formulas in the action.
+   6. L-vector ops for the device-resident solver (lsetup, E<->L with a CSR
+      transpose in the CPU's summation order, axpby/dot/precond/constraints, fused
+      pairs); dot products reduce in a fixed grid and order (deterministic).
    5. Energy and min det J reduce per element in the block, then one single-block
       kernel reduces over elements in a fixed order; one scalar crosses to the host.
    All offsets into per-point and per-node arrays are 64-bit. Every CUDA call and
