@@ -10,6 +10,7 @@
 #include "hx_io.h"
 #include "hx_kernels.h"
 #include "hx_metrics.h"
+#include "hx_quality.h"
 #include "hx_tmop.h"
 
 void hx_cli_tmop_help(void) {
@@ -102,24 +103,46 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
   return 1;
 }
 
+/* Nek5000's scaled Jacobian (min det J / max det J at the GLL nodes of an element):
+   minimum and mean over the mesh (collective). */
+static int nek_quality(const hx_mesh *m, double *sj_min, double *sj_mean) {
+  hx_quality_opts qo;
+  hx_quality_opts_default(&qo);
+  qo.num_worst = 0;
+  hx_quality_report q;
+  memset(&q, 0, sizeof q);
+  HX_CALL(hx_quality_mesh(m, &qo, NULL, &q));
+  *sj_min = q.stat[4].min;
+  *sj_mean = q.stat[4].mean;
+  hx_quality_report_free(&q);
+  return HX_OK;
+}
+
 int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
   int rank = hx_comm_rank(m->comm);
   o->log = (!quiet && rank == 0) ? (json ? stderr : stdout) : NULL;
+  double sj0 = 0, sjm0 = 0, sj1 = 0, sjm1 = 0;
+  HX_CALL(nek_quality(m, &sj0, &sjm0));
   hx_tmop_result r;
   HX_CALL(hx_tmop_optimize(m, o, &r));
+  HX_CALL(nek_quality(m, &sj1, &sjm1));
   if (rank == 0) {
     if (json)
       printf("{\"command\": \"optimize\", \"metric\": %d, \"target\": \"%s\", \"vector_dofs\": %lld, "
              "\"energy0\": %.10e, \"energy\": %.10e, \"min_detj0\": %.10e, \"min_detj\": %.10e, "
+             "\"scaled_jacobian_min0\": %.6f, \"scaled_jacobian_min\": %.6f, \"scaled_jacobian_mean0\": %.6f, "
+             "\"scaled_jacobian_mean\": %.6f, "
              "\"newton_iters\": %d, \"linear_iters\": %d, \"stop\": \"%s\", \"seconds\": %.3f}\n",
-             o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj,
-             r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
-    else
+             o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0,
+             sj1, sjm0, sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
+    else {
       printf("optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
              "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy,
              r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj,
              r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
+      printf("optimize: Nek5000 scaled Jacobian min %.4f -> %.4f, mean %.4f -> %.4f\n", sj0, sj1, sjm0, sjm1);
+    }
   }
   return HX_OK;
 }
