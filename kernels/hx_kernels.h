@@ -142,6 +142,8 @@ typedef struct hx_backend {
   int (*precond_dot)(const hx_pa *pa, const double *dinv, const double *r, double *z, double *out); /* z = M r; out = r.z */
   int (*l2e_proj)(const hx_pa *pa, const double *L, double *E);     /* E = scatter Pi L */
   int (*e2l_constrain)(const hx_pa *pa, const double *E, const double *v, double *L); /* L = gather E, then constrain(v, L) */
+  /* optional (NULL: tmop downloads x and uses hx_cpu_min_detj_nodes on the host) */
+  int (*min_detj_nodes)(const hx_pa *pa, const double *x, double *m); /* local min det A at the GLL nodes */
 } hx_backend;
 
 /** What lsetup copies (host arrays, borrowed during the call). Pi = per-node

@@ -45,6 +45,8 @@ typedef struct hx_tmop_opts {
   double linear_rtol;   /* fixed linear tolerance when !adaptive_rtol, default 1e-12 */
   int adaptive_rtol;    /* 1: Eisenstat-Walker type 1 forcing (default), 0: linear_rtol */
   int strict_decrease;  /* line search: demand E_new < E (default 0: MFEM's rules) */
+  int detj_nodes;       /* line search: also reject det J <= 0 at a GLL node (default 1; off when
+                           the initial mesh already has one there); 0: quadrature points only (MFEM) */
   int normalize;        /* 1: nu = 1 / initial energy */
   FILE *log;            /* one line per Newton iteration (NULL: none); rank 0 writes */
 } hx_tmop_opts;

@@ -39,6 +39,8 @@ int hx_tmop_dhess_setup(hx_tmop *tm, const double *x);
 int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw);
 int hx_tmop_ddiag(hx_tmop *tm, double *d);
 int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m);
+/** Global min det J at the GLL nodes (the writers' test; the line search's second check). */
+int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m);
 /** Global dot product (owned nodes once, MPI sum). */
 int hx_tmop_ddot(hx_tmop *tm, const double *a, const double *b, double *out);
 /** v <- Pi v: remove the constrained components. */

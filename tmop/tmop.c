@@ -53,6 +53,7 @@ void hx_tmop_opts_default(hx_tmop_opts *o) {
   o->linear_iters = 40;
   o->linear_rtol = 1e-12;
   o->adaptive_rtol = 1;
+  o->detj_nodes = 1;
 }
 
 static const char *target_names[4] = {NULL, "ideal-unit", "ideal-equal", "ideal-given"};
@@ -473,6 +474,26 @@ int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m) {
   HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
   tm->t_mindet += now_sync(tm) - t;
   tm->n_mindet++;
+  return HX_OK;
+}
+
+int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m) {
+  double t = now_sync(tm);
+  if (tm->be->min_detj_nodes) {
+    HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
+    HX_CALL(tm->be->min_detj_nodes(tm->pa, tm->dV, m));
+  } else {
+    /* host fallback: the positions down, scattered to elements, checked here */
+    HX_CALL(tm->be->vec_download(tm->pa, x, tm->hL, tm->nL));
+    double *xe = NULL;
+    HX_CALL(hx_malloc((tm->nE + 1) * sizeof(double), &xe));
+    hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
+    int rc = hx_cpu_min_detj_nodes(tm->mesh->nd, tm->mesh->num_elem, xe, tm->o.num_threads, m);
+    hx_free(&xe);
+    HX_CALL(rc);
+  }
+  HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
+  tm->t_mindet += now_sync(tm) - t;
   return HX_OK;
 }
 

@@ -523,6 +523,11 @@ static int cpu_min_detj(const hx_pa *pa, const double *x, double *m) {
   return HX_OK;
 }
 
+static int cpu_min_detj_nodes(const hx_pa *pa, const double *x, double *m) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  return hx_cpu_min_detj_nodes(pa->nd, pa->num_elem, x, cd->num_threads, m);
+}
+
 /* ---------------------------------------------------------------- setup, memory */
 
 static int cpu_destroy(hx_pa *pa) {
@@ -839,4 +844,5 @@ const hx_backend hx_backend_cpu = {
   .precond_dot = cpu_precond_dot,
   .l2e_proj = cpu_l2e_proj,
   .e2l_constrain = cpu_e2l_constrain,
+  .min_detj_nodes = cpu_min_detj_nodes,
 };

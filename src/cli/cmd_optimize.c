@@ -26,6 +26,8 @@ void hx_cli_tmop_help(void) {
          "                      their sphere/cylinder; fixed: every boundary node stays\n"
          "  --hessian onthefly|stored  Hessian strategy (default onthefly)\n"
          "  --strict-decrease   line search demands an energy decrease\n"
+         "  --detj-check nodes|quad  line search rejects det J <= 0 at quadrature points and\n"
+         "                      GLL nodes (nodes, default) or at quadrature points only (quad, MFEM)\n"
          "  --backend B         auto (default), %s\n"
          "  --threads N         OpenMP threads of the cpu backend\n"
          "  --quiet             no per-iteration log\n",
@@ -83,6 +85,11 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     if (!strcmp(v, "onthefly")) o->hess_strategy = HX_HESS_ONTHEFLY;
     else if (!strcmp(v, "stored")) o->hess_strategy = HX_HESS_STORED;
     else return -HX_ERROR(HX_ERR_INPUT, "flag --hessian expects onthefly or stored, got '%s'", v);
+  } else if (!strcmp(a, "--detj-check")) {
+    VAL();
+    if (!strcmp(v, "nodes")) o->detj_nodes = 1;
+    else if (!strcmp(v, "quad")) o->detj_nodes = 0;
+    else return -HX_ERROR(HX_ERR_INPUT, "flag --detj-check expects nodes or quad, got '%s'", v);
   } else if (!strcmp(a, "--strict-decrease")) {
     o->strict_decrease = 1;
   } else if (!strcmp(a, "--backend")) {

@@ -1,0 +1,50 @@
+/* Minimum of det J at the GLL nodes of every element (the points the writers and
+   hx_mesh_check test), for the Newton line search: det J is a polynomial of degree
+   3p - 1 per direction, and the quadrature points alone (all the energy sees) can
+   miss a fold between them (an element that is valid at every quadrature point but
+   inverted at a node). Plain host code: the CPU backend's min_detj_nodes, and tmop's
+   host fallback for backends without the op. */
+#include <math.h>
+
+#include "hx_basis.h"
+#include "hx_config.h"
+#include "hx_error.h"
+#include "hx_kernels_cpu.h"
+#include "hx_mesh.h"
+
+int hx_cpu_min_detj_nodes(int nd, hx_lid num_elem, const double *xE, int num_threads, double *m) {
+  HX_CHECK(nd >= 2 && nd <= HX_MAX_ND, HX_ERR_INPUT, "min det J at nodes: %d nodes per direction", nd);
+  double xg[HX_MAX_ND], wg[HX_MAX_ND], I[HX_MAX_ND * HX_MAX_ND], D[HX_MAX_ND * HX_MAX_ND];
+  HX_CALL(hx_gll(nd, xg, wg));
+  hx_lagrange_matrices(nd, xg, nd, xg, I, D); /* D[i][a] = phi_a'(xi_i) */
+  size_t n3 = (size_t)nd * nd * nd;
+  double mn = HUGE_VAL;
+  int nt = num_threads > 0 ? num_threads : 1;
+  (void)nt;
+#pragma omp parallel for num_threads(nt) reduction(min : mn) schedule(static) if (num_threads != 1)
+  for (hx_lid e = 0; e < num_elem; e++) {
+    const double *x = xE + (size_t)e * 3 * n3;
+    double emn = HUGE_VAL;
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          double J[9];
+          for (int c = 0; c < 3; c++) {
+            const double *xc = x + c * n3;
+            double d1 = 0, d2 = 0, d3 = 0;
+            for (int a = 0; a < nd; a++) {
+              d1 += D[i * nd + a] * xc[(k * nd + j) * nd + a];
+              d2 += D[j * nd + a] * xc[(k * nd + a) * nd + i];
+              d3 += D[k * nd + a] * xc[(a * nd + j) * nd + i];
+            }
+            J[3 * c] = d1, J[3 * c + 1] = d2, J[3 * c + 2] = d3;
+          }
+          double d = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+                     J[2] * (J[3] * J[7] - J[4] * J[6]);
+          if (!(d >= emn)) emn = d; /* NaN propagates */
+        }
+    if (!(emn >= mn)) mn = emn;
+  }
+  *m = mn;
+  return HX_OK;
+}
