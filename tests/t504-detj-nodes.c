@@ -1,4 +1,4 @@
-/* t503: min det J at the GLL nodes (the line search's second check, kernels/cpu/
+/* t504: min det J at the GLL nodes (the line search's second check, kernels/cpu/
    detj_nodes.c). (A) On a randomly perturbed p = 4 Kershaw mesh it equals the
    minimum of hx_mesh_jacobian_at_node (an independent implementation in core) to
    1e-12, with 1 and 2 threads. (B) A p = 4 element folded only between the
@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
     fail |= !(r.energy < 1e-3 * r.energy0 && after > 0);
   }
   hx_mesh_destroy(&m);
-  printf("t503 %s\n", fail ? "FAILED" : "passed");
+  printf("t504 %s\n", fail ? "FAILED" : "passed");
 #if HX_HAVE_MPI
   MPI_Finalize();
 #endif
