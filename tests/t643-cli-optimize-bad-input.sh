@@ -2,7 +2,8 @@
 # t643: bad input to the optimizer in every readable format. For each of .vtu,
 # .msh, .mesh, .re2: a file that does not parse (garbage, and a good file cut in
 # half), a missing file, and an inverted mesh (x -> -x, written with convert
-# --force) given to a barrier metric (every barrier metric on .vtu); plus bad optimizer flag values on
+# --force) given to a barrier metric (every barrier metric on .vtu; the message
+# names the file and the metric); plus bad optimizer flag values on
 # optimize and on box --optimize. Each gets one line on stderr naming the file or
 # flag, a non-zero exit status and no output file. The same inverted file given
 # to the non-barrier size metric 315 may run (no untangling step is accepted: the
@@ -57,7 +58,8 @@ for ext in vtu msh mesh re2; do
   metrics="303"
   [ $ext = vtu ] && metrics="302 303 318 321 332 338"
   for metric in $metrics; do
-    expect_fail "metric $metric is a barrier metric" optimize inv.$ext --metric $metric -o out.$ext
+    expect_fail "inv.$ext: the mesh has det J" optimize inv.$ext --metric $metric -o out.$ext
+    grep -qF "metric $metric is a barrier metric" err.txt || { echo "FAIL: metric $metric not named: $(cat err.txt)"; fail=1; }
   done
   # the non-barrier size metric: no error from the optimizer, but no inverted output
   rm -f out.*

@@ -245,6 +245,12 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
     m = raised;
   }
   rc = hx_cli_optimize(m, &o, quiet, c.json);
+  if (rc == HX_ERR_INVALID_MESH) { /* name the file the bad mesh came from */
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", hx_error_message());
+    hx_error_clear(); /* the first error is kept: replace it */
+    rc = HX_ERROR(rc, "%s: %s", in, msg);
+  }
   if (!rc) {
     c.order = m->order;
     rc = hx_cli_write_outputs(m, &c);

@@ -1,4 +1,4 @@
-/* t503: Newton-MINRES on Kershaw meshes with every boundary node fixed, p = 1..4
+/* t505: Newton-MINRES on Kershaw meshes with every boundary node fixed, p = 1..4
    (6 x 4 x 4 elements, eps 0.3, and a stronger eps 0.15 at p = 2), metric 303,
    unit-size target, GLL -qo 8:
    - the energy drops (final < 0.9 E0), the reported min det J stays positive,
