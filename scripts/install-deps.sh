@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(build-essential cmake pkg-config zlib1g-dev time
       libqhull-dev libopenmpi-dev openmpi-bin libgmsh-dev libcairo2-dev
       libexodusii-dev libmetis-dev
-      python3 python3-numpy python3-vtk9 python3-meshio python3-gmsh)
+      python3 python3-numpy python3-vtk9 python3-meshio python3-gmsh python3-netcdf4)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -64,6 +64,9 @@ int hx_re2_field_path(const char *re2_path, char *out, size_t cap);
 /** Read the coordinates of a Nek field file ('X', nelt elements) as an E-vector. */
 int hx_nek_field_read(const char *path, int64_t nelt, int *order, double **x);
 
+/** Exodus II HEX8 (order 1) / HEX27 (order 2), one block, named sidesets (needs libexodusii). */
+int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o);
+
 /** An output file written under a temporary name and renamed on commit. */
 typedef struct hx_outfile {
   FILE *fp;
