@@ -77,8 +77,8 @@ def read_exo(path):
     return nn, ne, x, conn, etype, ss, word
 
 
-n = 3
-rc, out = run("box", "--n", str(n), "--kershaw", "0.3,0.3", "--order", "2", "--separate-ids", "-o", "k.exo", "-o", "k.mesh")
+n = 6
+rc, out = run("box", "--n", str(n), "--kershaw", "0.3,0.3,3", "--order", "2", "--separate-ids", "-o", "k.exo", "-o", "k.mesh")
 check(rc == 0 and os.path.exists("k.exo") and os.path.exists("k.mesh"), "box --kershaw --order 2 -o k.exo -o k.mesh: " + out.strip()[-200:])
 nn, ne, x, conn, etype, ss, word = read_exo("k.exo")
 mne, ev, bf, mx = read_mfem("k.mesh")
