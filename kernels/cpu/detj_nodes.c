@@ -11,6 +11,9 @@
 #include "hx_error.h"
 #include "hx_kernels_cpu.h"
 #include "hx_mesh.h"
+#if HX_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 int hx_cpu_min_detj_nodes(int nd, hx_lid num_elem, const double *xE, int num_threads, double *m) {
   HX_CHECK(nd >= 2 && nd <= HX_MAX_ND, HX_ERR_INPUT, "min det J at nodes: %d nodes per direction", nd);
@@ -19,9 +22,13 @@ int hx_cpu_min_detj_nodes(int nd, hx_lid num_elem, const double *xE, int num_thr
   hx_lagrange_matrices(nd, xg, nd, xg, I, D); /* D[i][a] = phi_a'(xi_i) */
   size_t n3 = (size_t)nd * nd * nd;
   double mn = HUGE_VAL;
-  int nt = num_threads > 0 ? num_threads : 1;
+  int nan = 0; /* OpenMP's min reduction drops NaN: count them apart */
+  int nt = num_threads;
+#if HX_HAVE_OPENMP
+  if (nt <= 0) nt = omp_get_max_threads();
+#endif
   (void)nt;
-#pragma omp parallel for num_threads(nt) reduction(min : mn) schedule(static) if (num_threads != 1)
+#pragma omp parallel for num_threads(nt) reduction(min : mn) reduction(| : nan) schedule(static) if (nt > 1)
   for (hx_lid e = 0; e < num_elem; e++) {
     const double *x = xE + (size_t)e * 3 * n3;
     double emn = HUGE_VAL;
@@ -41,10 +48,11 @@ int hx_cpu_min_detj_nodes(int nd, hx_lid num_elem, const double *xE, int num_thr
           }
           double d = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
                      J[2] * (J[3] * J[7] - J[4] * J[6]);
-          if (!(d >= emn)) emn = d; /* NaN propagates */
+          if (isnan(d)) nan = 1;
+          else if (d < emn) emn = d;
         }
-    if (!(emn >= mn)) mn = emn;
+    if (emn < mn) mn = emn;
   }
-  *m = mn;
+  *m = nan ? NAN : mn;
   return HX_OK;
 }

@@ -36,6 +36,7 @@
 #include <new>
 
 extern "C" {
+#include "hx_basis.h"
 #include "hx_error.h"
 }
 #include "hx_kernels.h"
@@ -556,6 +557,47 @@ __global__ void k_diag(kparams p, const double *__restrict__ xl, const double *_
   }
 }
 
+/* min det A at the GLL nodes (the Newton line search's fold check, tmop.c): one
+   block per element, one thread per node (strided), the element's coordinates read
+   through L1; D[i][a] = l_a'(xi_i) at the GLL nodes is passed by value. The same
+   sums in the same order as hx_cpu_min_detj_nodes, so the minimum is bitwise the
+   CPU one; a NaN anywhere gives NaN (the line search then rejects the step). */
+#define DETJ_NODES_THREADS 128
+struct dnodes_mat {
+  double D[HX_MAX_ND * HX_MAX_ND];
+};
+__global__ void k_detj_nodes(int nd, const double *__restrict__ x, dnodes_mat dm, double *__restrict__ elem_val) {
+  __shared__ double red[DETJ_NODES_THREADS];
+  const int n3 = nd * nd * nd;
+  const double *xe = x + (size_t)blockIdx.x * 3 * n3;
+  const double *D = dm.D;
+  double mn = HUGE_VAL;
+  for (int t = threadIdx.x; t < n3; t += blockDim.x) {
+    const int i = t % nd, j = (t / nd) % nd, k = t / (nd * nd);
+    double J[9];
+    for (int c = 0; c < 3; c++) {
+      const double *xc = xe + c * n3;
+      double d1 = 0, d2 = 0, d3 = 0;
+      for (int a = 0; a < nd; a++) {
+        d1 += D[i * nd + a] * xc[(k * nd + j) * nd + a];
+        d2 += D[j * nd + a] * xc[(k * nd + a) * nd + i];
+        d3 += D[k * nd + a] * xc[(a * nd + j) * nd + i];
+      }
+      J[3 * c] = d1, J[3 * c + 1] = d2, J[3 * c + 2] = d3;
+    }
+    double d = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
+               J[2] * (J[3] * J[7] - J[4] * J[6]);
+    mn = (isnan(d) || isnan(mn)) ? NAN : fmin(mn, d);
+  }
+  red[threadIdx.x] = mn;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    double r = red[0];
+    for (int t = 1; t < (int)blockDim.x; t++) r = (isnan(r) || isnan(red[t])) ? NAN : fmin(r, red[t]);
+    elem_val[blockIdx.x] = r;
+  }
+}
+
 /* single-block reduction over elements: mode 0 sum, 1 min (NaN sticky) */
 __global__ void k_reduce(const double *__restrict__ v, long long n, int mode, double *__restrict__ out) {
   __shared__ double red[1024];
@@ -925,6 +967,21 @@ int cu_min_detj(const hx_pa *pa, const double *x, double *m) {
   return reduce_scalar(pa, 1, m);
 }
 
+int cu_min_detj_nodes(const hx_pa *pa, const double *x, double *m) {
+  if (pa->num_elem == 0) {
+    *m = HUGE_VAL;
+    return HX_OK;
+  }
+  const int nd = pa->nd;
+  double xg[HX_MAX_ND], wg[HX_MAX_ND], I[HX_MAX_ND * HX_MAX_ND];
+  dnodes_mat dm;
+  HX_CALL(hx_gll(nd, xg, wg));
+  hx_lagrange_matrices(nd, xg, nd, xg, I, dm.D);
+  k_detj_nodes<<<(unsigned)pa->num_elem, DETJ_NODES_THREADS>>>(nd, x, dm, cdata(pa)->elem_val);
+  HX_CHECK_LAUNCH(k_detj_nodes);
+  return reduce_scalar(pa, 1, m);
+}
+
 int cu_grad(const hx_pa *pa, const double *x, double *g) {
   launch_args a = {x, NULL, NULL, g};
   return run_kernel(pa, K_GRAD, a);
@@ -1265,7 +1322,7 @@ const hx_backend hx_backend_cuda = {
   cu_min_detj,  cu_destroy,   cu_vec_alloc, cu_vec_free, cu_vec_upload, cu_vec_download, 0 /* host_memory */,
   cu_lsetup,    cu_l2e,       cu_e2l,    cu_vzero,  cu_axpby,    cu_waxpy,      cu_lc3,        cu_inv_abs,
   cu_dot,       cu_project,   cu_precond, cu_constrain, cu_pick, cu_put,        cu_nrm_put,
-  cu_axpby_dot, cu_precond_dot, cu_l2e_proj, cu_e2l_constrain,
+  cu_axpby_dot, cu_precond_dot, cu_l2e_proj, cu_e2l_constrain, cu_min_detj_nodes,
 };
 }
 
