@@ -11,6 +11,7 @@
 #include "hx_memory.h"
 #include "hx_pebble.h"
 #include "hx_quality.h"
+#include "hx_tmop.h"
 
 static void pebble_help(void) {
   printf("usage: hexpack pebble CENTRES [options] -o OUT...\n\n"
@@ -37,6 +38,8 @@ static void pebble_help(void) {
          "                        scaled Jacobian Q, else the best of all tried (0.3; 0: the first with none inverted, faster)\n"
          "  --order N             geometry order of the outputs (default 7)\n"
          "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
+         "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
+         "                        (optimizer flags below)\n"
          "  --stream              never hold the whole order-N mesh (check and write block by block)\n"
          "  -o FILE               write the mesh (format from the extension); several allowed\n"
          "  --json                print the summary as JSON\n\n"
@@ -63,7 +66,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_pebble_opts_default(&o);
   hx_cli_common c = {0};
   const char *centres = NULL, *plot = NULL;
-  int quality = 0, no_raise = 0;
+  int quality = 0, no_raise = 0, tquiet = 0;
+  hx_tmop_opts topt;
+  hx_tmop_opts_default(&topt);
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
   qo.num_worst = 5;
@@ -73,8 +78,12 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     int r = hx_cli_common_flag(argc, argv, &i, &c);
     if (r < 0) return -r;
     if (r > 0) continue;
+    r = hx_cli_tmop_flag(argc, argv, &i, &topt, &tquiet);
+    if (r < 0) return -r;
+    if (r > 0) continue;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       pebble_help();
+      hx_cli_tmop_help();
       return HX_OK;
     } else if (a[0] != '-' || !a[1]) {
       HX_CHECK(!centres, HX_ERR_INPUT, "pebble: one centres file expected, got '%s' and '%s'", centres, a);
@@ -169,7 +178,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     }
   }
   HX_CHECK(centres, HX_ERR_INPUT, "pebble: no centres file given (hexpack pebble CENTRES [options] -o OUT)");
-  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: not wired to the pebble mesher yet (write the mesh, then run hexpack optimize on it)");
+  HX_CHECK(!(c.optimize && no_raise), HX_ERR_INPUT, "flag --optimize: needs the whole order-N mesh, not --stream");
   HX_CALL(hx_cli_plot_check(plot));
   int order = c.order ? c.order : 7;
   /* check the output formats before any work, so a bad -o leaves nothing */
@@ -228,6 +237,14 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     if (rc && c.force) {
       hx_error_clear();
       rc = HX_OK;
+    }
+    /* TMOP with every boundary node sliding on its analytic surface (pebble spheres,
+       chamfer cylinders, container wall, planes); the order-N mesh is the mesher's */
+    if (!rc && c.optimize) {
+      rc = hx_cli_optimize(m, &topt, tquiet || c.json, c.json);
+      hx_mesh_check_report rep;
+      if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
+      if (!rc) num_bad = rep.bad_elems;
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     t_curve = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
