@@ -8,6 +8,7 @@
 
 #include "hx_basis.h"
 #include "hx_config.h"
+#include "hx_detj_point.h"
 #include "hx_error.h"
 #include "hx_kernels_cpu.h"
 #include "hx_mesh.h"
@@ -35,19 +36,7 @@ int hx_cpu_min_detj_nodes(int nd, hx_lid num_elem, const double *xE, int num_thr
     for (int k = 0; k < nd; k++)
       for (int j = 0; j < nd; j++)
         for (int i = 0; i < nd; i++) {
-          double J[9];
-          for (int c = 0; c < 3; c++) {
-            const double *xc = x + c * n3;
-            double d1 = 0, d2 = 0, d3 = 0;
-            for (int a = 0; a < nd; a++) {
-              d1 += D[i * nd + a] * xc[(k * nd + j) * nd + a];
-              d2 += D[j * nd + a] * xc[(k * nd + a) * nd + i];
-              d3 += D[k * nd + a] * xc[(a * nd + j) * nd + i];
-            }
-            J[3 * c] = d1, J[3 * c + 1] = d2, J[3 * c + 2] = d3;
-          }
-          double d = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-                     J[2] * (J[3] * J[7] - J[4] * J[6]);
+          double d = hx_detj_node(nd, D, x, i, j, k);
           if (isnan(d)) nan = 1;
           else if (d < emn) emn = d;
         }

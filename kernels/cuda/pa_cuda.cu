@@ -40,6 +40,7 @@ extern "C" {
 #include "hx_error.h"
 }
 #include "hx_kernels.h"
+#include "hx_detj_point.h"
 #include "hx_lvec_point.h"
 #include "hx_metric_point.h"
 
@@ -574,19 +575,7 @@ __global__ void k_detj_nodes(int nd, const double *__restrict__ x, dnodes_mat dm
   double mn = HUGE_VAL;
   for (int t = threadIdx.x; t < n3; t += blockDim.x) {
     const int i = t % nd, j = (t / nd) % nd, k = t / (nd * nd);
-    double J[9];
-    for (int c = 0; c < 3; c++) {
-      const double *xc = xe + c * n3;
-      double d1 = 0, d2 = 0, d3 = 0;
-      for (int a = 0; a < nd; a++) {
-        d1 += D[i * nd + a] * xc[(k * nd + j) * nd + a];
-        d2 += D[j * nd + a] * xc[(k * nd + a) * nd + i];
-        d3 += D[k * nd + a] * xc[(a * nd + j) * nd + i];
-      }
-      J[3 * c] = d1, J[3 * c + 1] = d2, J[3 * c + 2] = d3;
-    }
-    double d = J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-               J[2] * (J[3] * J[7] - J[4] * J[6]);
+    double d = hx_detj_node(nd, D, xe, i, j, k);
     mn = (isnan(d) || isnan(mn)) ? NAN : fmin(mn, d);
   }
   red[threadIdx.x] = mn;
