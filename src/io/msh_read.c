@@ -38,6 +38,19 @@ static void sort4(int64_t *v) {
     }
 }
 
+/* frees what gmshModelMeshGetElements returned */
+static void free_elements(int *types, size_t ntypes, size_t **et, size_t *et_n, size_t **nt, size_t *nt_n) {
+  for (size_t t = 0; t < ntypes; t++) {
+    gmshFree(et[t]);
+    gmshFree(nt[t]);
+  }
+  gmshFree(types);
+  gmshFree(et);
+  gmshFree(et_n);
+  gmshFree(nt);
+  gmshFree(nt_n);
+}
+
 static int gmsh_err(const char *path, const char *what) {
   char *msg = NULL;
   int ierr = 0;
@@ -123,15 +136,7 @@ int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out) {
       if (name) gmshFree(name);
       if (lc) gmshFree(lc);
     }
-    for (size_t t = 0; t < ntypes; t++) {
-      gmshFree(et[t]);
-      gmshFree(nt[t]);
-    }
-    gmshFree(types);
-    gmshFree(et);
-    gmshFree(et_n);
-    gmshFree(nt);
-    gmshFree(nt_n);
+    free_elements(types, ntypes, et, et_n, nt, nt_n);
   }
   if (rc) goto done;
   if (nhex == 0) {
@@ -228,15 +233,7 @@ int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out) {
       if (name) gmshFree(name);
       if (lc) gmshFree(lc);
     }
-    for (size_t t = 0; t < ntypes; t++) {
-      gmshFree(et[t]);
-      gmshFree(nt[t]);
-    }
-    gmshFree(types);
-    gmshFree(et);
-    gmshFree(et_n);
-    gmshFree(nt);
-    gmshFree(nt_n);
+    free_elements(types, ntypes, et, et_n, nt, nt_n);
   }
 done:
   if (ntags) gmshFree(ntags);
