@@ -22,7 +22,10 @@
 typedef enum {
   HX_TARGET_IDEAL_SHAPE_UNIT_SIZE = 1,  /* MFEM -tid 1: W = I */
   HX_TARGET_IDEAL_SHAPE_EQUAL_SIZE = 2, /* -tid 2: W = (mean volume)^(1/3) I */
-  HX_TARGET_IDEAL_SHAPE_GIVEN_SIZE = 3  /* -tid 3: W = (det A0(xi_q))^(1/3) I per point */
+  HX_TARGET_IDEAL_SHAPE_GIVEN_SIZE = 3, /* -tid 3: W = (det A0(xi_q))^(1/3) I per point */
+  HX_TARGET_IDEAL_SHAPE_ELEM_SIZE = 4   /* hexpack: W = (V0_e)^(1/3) I, the element's own initial
+                                           volume at every point of it (not in MFEM): with a
+                                           shape+size metric it evens det J out inside elements */
 } hx_target_type;
 
 typedef enum { HX_BND_FIXED = 0, HX_BND_SLIDE = 1 } hx_boundary_mode;
@@ -52,7 +55,7 @@ typedef struct hx_tmop_opts {
 } hx_tmop_opts;
 
 void hx_tmop_opts_default(hx_tmop_opts *o);
-/** Parse names: "1"/"ideal-unit", "2"/"ideal-equal", "3"/"ideal-given" ... */
+/** Parse names: "1"/"ideal-unit", "2"/"ideal-equal", "3"/"ideal-given", "4"/"ideal-elem" ... */
 int hx_target_parse(const char *s, int *target);
 const char *hx_target_name(int target);
 

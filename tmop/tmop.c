@@ -56,12 +56,12 @@ void hx_tmop_opts_default(hx_tmop_opts *o) {
   o->detj_nodes = 1;
 }
 
-static const char *target_names[4] = {NULL, "ideal-unit", "ideal-equal", "ideal-given"};
+static const char *target_names[5] = {NULL, "ideal-unit", "ideal-equal", "ideal-given", "ideal-elem"};
 
-const char *hx_target_name(int target) { return target >= 1 && target <= 3 ? target_names[target] : "?"; }
+const char *hx_target_name(int target) { return target >= 1 && target <= 4 ? target_names[target] : "?"; }
 
 int hx_target_parse(const char *s, int *target) {
-  for (int t = 1; t <= 3; t++) {
+  for (int t = 1; t <= 4; t++) {
     char num[4];
     snprintf(num, sizeof num, "%d", t);
     if (!strcmp(s, num) || !strcmp(s, target_names[t])) {
@@ -69,13 +69,15 @@ int hx_target_parse(const char *s, int *target) {
       return HX_OK;
     }
   }
-  return HX_ERROR(HX_ERR_INPUT, "unknown target '%s'; known: 1|ideal-unit, 2|ideal-equal, 3|ideal-given", s);
+  return HX_ERROR(HX_ERR_INPUT, "unknown target '%s'; known: 1|ideal-unit, 2|ideal-equal, 3|ideal-given, 4|ideal-elem", s);
 }
 
 /* ------------------------------------------------------------------ targets */
 
 /* tmop.md 1.6. All three ideal-shape targets for hexes are W = s I (W_ideal = I),
-   with s = 1, s = (V / NE)^(1/3), or s = (det A0(xi_q))^(1/3) per point. */
+   with s = 1, s = (V / NE)^(1/3), or s = (det A0(xi_q))^(1/3) per point; hexpack's
+   target 4 takes s = (V0_e)^(1/3) per element (V0_e = the element's initial volume, for
+   the reference cube [0,1]^3), stored per point like target 3. */
 static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, double **winv, double **detw) {
   *winv = *detw = NULL;
   if (o->target == HX_TARGET_IDEAL_SHAPE_UNIT_SIZE) return HX_OK;
@@ -123,6 +125,12 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
                : HX_OK;
       if (!rc) rc = hx_malloc((9 * (size_t)m->num_elem * nq3 + 1) * sizeof(double), winv);
       if (!rc) rc = hx_malloc(((size_t)m->num_elem * nq3 + 1) * sizeof(double), detw);
+      if (!rc && o->target == HX_TARGET_IDEAL_SHAPE_ELEM_SIZE)
+        for (hx_lid e = 0; e < m->num_elem; e++) { /* the element's volume at each of its points */
+          double ve = 0;
+          for (size_t q = 0; q < nq3; q++) ve += wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)] * dets[e * nq3 + q];
+          for (size_t q = 0; q < nq3; q++) dets[e * nq3 + q] = ve;
+        }
       for (size_t g = 0; !rc && g < (size_t)m->num_elem * nq3; g++) {
         double s = cbrt(dets[g]);
         double *W = *winv + 9 * g;
@@ -279,7 +287,7 @@ static int setup_lspace(hx_tmop *tm) {
 int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   const hx_metric_info *mi;
   HX_CALL(hx_metric_find(o->metric, &mi));
-  HX_CHECK(o->target >= 1 && o->target <= 3, HX_ERR_INPUT, "unknown target %d; known: 1, 2, 3", o->target);
+  HX_CHECK(o->target >= 1 && o->target <= 4, HX_ERR_INPUT, "unknown target %d; known: 1, 2, 3, 4", o->target);
   const hx_backend *be;
   HX_CALL(hx_backend_find(o->backend ? o->backend : "auto", &be));
   hx_tmop *tm;

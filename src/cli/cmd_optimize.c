@@ -16,7 +16,8 @@
 void hx_cli_tmop_help(void) {
   printf("optimizer flags (TMOP, MFEM numbering):\n"
          "  --metric N          %s (default 303)\n"
-         "  --target T          1|ideal-unit (default), 2|ideal-equal, 3|ideal-given\n"
+         "  --target T          1|ideal-unit (default), 2|ideal-equal, 3|ideal-given,\n"
+         "                      4|ideal-elem (each element's own initial volume; not in MFEM)\n"
          "  --quad-order Q      MFEM -qo, default 8 (GLL: 6 points per direction)\n"
          "  --quad-type T       gll (default) or gauss\n"
          "  --newton-iters N    default 100      --newton-rtol R   default 1e-10\n"

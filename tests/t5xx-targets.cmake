@@ -1,0 +1,1 @@
+hx_add_test(t506-target-elem NP 1 2)
