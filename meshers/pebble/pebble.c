@@ -31,6 +31,7 @@
 #include "hx_error.h"
 #include "hx_memory.h"
 #include "hx_pebble.h"
+#include "hx_quality.h"
 #include "hx_power3d.h"
 
 #define MAXW 6 /* walls */
@@ -63,7 +64,12 @@ typedef struct quad {
   int32_t x[4];
   uint8_t chamfer;  /* bit e: edge (x[e], x[e+1]) lies on the bridge circle */
   uint8_t emask[4]; /* wall mask of edge e when it lies on the facet boundary */
+  uint8_t kind;     /* QK_*: where in its facet's tessellation (quality analysis) */
 } quad;
+
+/* quad kinds: fan of a facet without rings, fan inside a ring, ring of a non-bridged
+   facet, bridge ring on the bridge circle, outer bridge rings */
+enum { QK_FAN, QK_FAN_RINGED, QK_RING, QK_BRIDGE_IN, QK_BRIDGE_OUT, QK_N };
 
 typedef struct builder {
   /* sites */
@@ -718,6 +724,7 @@ static void grading(int n, double ratio, double first, double *s);
 static double min_corner_det(const double *X, const int32_t *cn);
 
 static double min_corner_sj(const double *X, const int32_t *cn);
+static void foot_point(const builder *bd, const double *ca, double ra, int32_t a, int br, const double x[3], double y[3]);
 
 /* worst corner scaled Jacobian (det / product of the three edge lengths) of every
    column of facet F's quads [q0, bd->nq) swept to each real sphere of the facet, in
@@ -744,6 +751,10 @@ static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const 
       double X[G + 1][G + 1][3], Y[G + 1][G + 1][3], YC[4][3];
       const double *CC[4] = {C0, C1, C2, C3};
       for (int v = 0; v < 4; v++) {
+        if (bd->nbridge[qx[v]] >= 0) { /* along the bridge axis, as the sweep does */
+          foot_point(bd, c, r, s, bd->nbridge[qx[v]], CC[v], YC[v]);
+          continue;
+        }
         double d[3], l = 0;
         for (int k = 0; k < 3; k++) d[k] = CC[v][k] - c[k], l += d[k] * d[k];
         l = sqrt(l);
@@ -767,6 +778,15 @@ static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const 
           uint8_t em = bd->Q[qi].emask[side ? (6 - e) % 4 : e];
           double *x = X[mij[e][1]][mij[e][0]];
           if (em) snap(bd, em, x);
+          if (bd->Q[qi].chamfer >> (side ? (6 - e) % 4 : e) & 1) { /* on the bridge circle's arc */
+            const bridge *BR = &bd->B[F->bridge];
+            double xp[3], t, l = 0;
+            for (int k = 0; k < 3; k++) xp[k] = x[k] - BR->p[k];
+            t = dot3(xp, BR->u);
+            for (int k = 0; k < 3; k++) xp[k] -= t * BR->u[k], l += xp[k] * xp[k];
+            l = sqrt(l);
+            for (int k = 0; k < 3; k++) x[k] = BR->p[k] + t * BR->u[k] + BR->rb * xp[k] / l;
+          }
           for (int k = 0; k < 3; k++) sum[k] += x[k];
         }
         for (int k = 0; k < 3; k++) X[1][1][k] = 0.5 * sum[k] - 0.25 * (C0[k] + C1[k] + C2[k] + C3[k]);
@@ -918,6 +938,10 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         if (need > rb * rb) rb = sqrt(need);
       }
       double inner = poly_inner_dist(P2, M, 0, 0);
+      if (o->bridge_fit > 0) { /* a taller innermost ring: the column height at the circle grows like rb^2 */
+        double want = fmin(o->bridge_fit * inner, 0.25 * dmin);
+        if (want > rb) rb = want;
+      }
       if (inner < 1.2 * rb) {
         rc = HX_ERROR(HX_ERR_INPUT,
                       "pebble: the bridge (radius %.3g) between sphere %d and %s %d does not fit its facet (room "
@@ -938,34 +962,123 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       if (bd->smask[b]) st->num_wall_bridges++;
       else st->num_bridges++;
       if (!bd->smask[b] && gap < 0) st->num_overlaps++;
-      /* rings: geometric radii between rb and each boundary node */
+      /* rings between the circle and each boundary node. With --ring-sj S: the det J of
+         a ring element varies like rho h(rho) (tangential width times column height
+         h(rho) = h_c + sqrt(da^2 + rho^2) - sqrt(da^2 + rb^2), h_c the column on the
+         circle, da the centre-facet distance), so the ring radii are geometric in
+         f = rho h and as many rings as keep f within a factor 1/S from one ring to the
+         next; else radii geometric in rho and --rings rings. */
       int K = o->rings;
-      for (int ring = K; ring >= 0 && !rc; ring--) {
-        double fr = (double)ring / (K + 1);
-        for (int k = 0; k < M && !rc; k++) {
-          double rho = hypot(P2[2 * k], P2[2 * k + 1]), ang = atan2(P2[2 * k + 1], P2[2 * k]);
-          double rr = rb * pow(rho / rb, fr);
-          double x[3];
-          for (int c = 0; c < 3; c++) x[c] = p[c] + rr * (cos(ang) * e1[c] + sin(ang) * e2[c]);
-          if (W) wall_project_along(W, x, u);
-          rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, ring == 0 ? F->bridge : -1, &In[k]);
-        }
-        if (rc) break;
-        /* quads between outer and In */
-        if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M, sizeof *bd->Q))) break;
+      double da = dist3(bd->sx + 3 * a, p), Ra = bd->sr[a];
+      double hc = fmax(da - sqrt(fmax(0, Ra * Ra - rb * rb)), 1e-6 * dmin), sq0 = sqrt(da * da + rb * rb);
+#define RING_F(rho_) ((rho_) * (hc + sqrt(da * da + (rho_) * (rho_)) - sq0))
+      double fb = RING_F(rb);
+      if (o->ring_sj > 0 && o->ring_sj < 1) {
+        double rmax = 0;
+        for (int k = 0; k < M; k++) rmax = fmax(rmax, hypot(P2[2 * k], P2[2 * k + 1]));
+        int need = (int)ceil(log(RING_F(rmax) / fb) / -log(o->ring_sj) - 1e-9) - 1;
+        K = need > o->rings ? need : o->rings;
+        if (K > 16) K = 16;
+      }
+      /* node angles: the boundary's at the polygon, blended inwards towards uniform
+         spacing on the circle (weight a (1 - fr)^pw at ring fraction fr), so that the
+         inner rings' chords stay clear of the circle's arcs and are not skewed by uneven
+         boundary spacing. Variants (blend, power, one more ring) are scored like the fan
+         variants; the first reaching --accept-sj is kept, else the best. */
+      double thb[2 * MAXPOLY], thu[2 * MAXPOLY];
+      {
+        double mean = 0;
         for (int k = 0; k < M; k++) {
-          quad *q = &bd->Q[bd->nq++];
-          q->x[0] = outer[k];
-          q->x[1] = outer[(k + 1) % M];
-          q->x[2] = In[(k + 1) % M];
-          q->x[3] = In[k];
-          q->chamfer = ring == 0 ? 4 : 0; /* edge 2 = (x2, x3) on the circle */
-          memset(q->emask, 0, 4);
-          if (outer_is_boundary) q->emask[0] = bmask[k];
+          double t = atan2(P2[2 * k + 1], P2[2 * k]);
+          if (k) {
+            while (t <= thb[k - 1]) t += 2 * HX_PI;
+            while (t > thb[k - 1] + 2 * HX_PI) t -= 2 * HX_PI;
+          }
+          thb[k] = t;
+          mean += t - thb[0] - 2 * HX_PI * k / M;
         }
-        memcpy(Rn, In, (size_t)M * sizeof *In);
-        outer = Rn;
-        outer_is_boundary = 0;
+        mean /= M;
+        for (int k = 0; k < M; k++) thu[k] = thb[0] + mean + 2 * HX_PI * k / M;
+      }
+      static const double bvar[][3] = {{1, 1, 0}, {1, 2, 0}, {0.5, 1, 0}, {0, 1, 0}, {1, 2, 1}, {0.5, 2, 1}};
+      int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1;
+      hx_lid nn0 = bd->nn, nq0 = bd->nq;
+      int best = -1;
+      double best_q = -INFINITY;
+      for (int var = 0; var <= nbv && !rc; var++) {
+        if (var == nbv && best == var - 1) break; /* the best is the one just built */
+        int vs = var == nbv ? (best >= 0 ? best : 0) : var;
+        double ablend = o->ring_sj > 0 ? bvar[vs][0] : 0, apow = bvar[vs][1];
+        int KV = K + (int)bvar[vs][2];
+        bd->nn = nn0, bd->nq = nq0;
+        outer = Bn;
+        outer_is_boundary = 1;
+        for (int ring = KV; ring >= 0 && !rc; ring--) {
+          double fr = (double)ring / (KV + 1), wa = ablend * pow(1 - fr, apow);
+          double rr2[2 * MAXPOLY], an2[2 * MAXPOLY];
+          for (int k = 0; k < M; k++) {
+            double rho = hypot(P2[2 * k], P2[2 * k + 1]), ang = thb[k] + wa * (thu[k] - thb[k]);
+            double rr = rb * pow(rho / rb, fr);
+            if (o->ring_sj > 0 && o->ring_sj < 1 && ring > 0 && rho > rb) { /* f(rr) = fb^(1-fr) f(rho)^fr */
+              double ft = fb * pow(RING_F(rho) / fb, fr), lo = rb, hi = rho;
+              for (int it = 0; it < 60; it++) {
+                double mid = 0.5 * (lo + hi);
+                if (RING_F(mid) < ft) lo = mid;
+                else hi = mid;
+              }
+              rr = 0.5 * (lo + hi);
+            }
+            rr2[k] = rr, an2[k] = ang;
+          }
+          if (ring == 1 && o->ring_sj > 0) {
+            /* the ring next to the circle: its chords must clear the circle's arcs (which
+               bulge out by rb (1 - cos(dtheta / 2))) with a margin, or the elements between
+               fold at the chord's middle once curved */
+            for (int pass = 0; pass < 3; pass++)
+              for (int k = 0; k < M; k++) {
+                int k1 = (k + 1) % M;
+                double ax = rr2[k] * cos(an2[k]), ay = rr2[k] * sin(an2[k]);
+                double bx = rr2[k1] * cos(an2[k1]), by = rr2[k1] * sin(an2[k1]);
+                double dc = fabs(ax * by - ay * bx) / (hypot(bx - ax, by - ay) + 1e-300);
+                if (dc < 1.25 * rb) {
+                  double sc = 1.25 * rb / dc;
+                  for (int t = 0; t < 2; t++) {
+                    int kk = t ? k1 : k;
+                    double lim = 0.5 * (rb + hypot(P2[2 * kk], P2[2 * kk + 1]));
+                    rr2[kk] = fmin(rr2[kk] * sc, fmax(rr2[kk], lim));
+                  }
+                }
+              }
+          }
+          for (int k = 0; k < M && !rc; k++) {
+            double x[3];
+            for (int c = 0; c < 3; c++) x[c] = p[c] + rr2[k] * (cos(an2[k]) * e1[c] + sin(an2[k]) * e2[c]);
+            if (W) wall_project_along(W, x, u);
+            rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, ring == 0 ? F->bridge : -1, &In[k]);
+          }
+          if (rc) break;
+          /* quads between outer and In */
+          if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M, sizeof *bd->Q))) break;
+          for (int k = 0; k < M; k++) {
+            quad *q = &bd->Q[bd->nq++];
+            q->x[0] = outer[k];
+            q->x[1] = outer[(k + 1) % M];
+            q->x[2] = In[(k + 1) % M];
+            q->x[3] = In[k];
+            q->chamfer = ring == 0 ? 4 : 0; /* edge 2 = (x2, x3) on the circle */
+            q->kind = ring == 0 ? QK_BRIDGE_IN : QK_BRIDGE_OUT;
+            memset(q->emask, 0, 4);
+            if (outer_is_boundary) q->emask[0] = bmask[k];
+          }
+          memcpy(Rn, In, (size_t)M * sizeof *In);
+          outer = Rn;
+          outer_is_boundary = 0;
+        }
+#undef RING_F
+        if (rc || var == nbv || nbv == 1) break;
+        double qv = facet_columns_q(bd, o, F, nq0, best_q);
+        if (qv > best_q) best_q = qv, best = var;
+        if (qv > 0 && qv >= o->accept_sj) break;
       }
       if (rc) break;
     } else {
@@ -1039,7 +1152,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
            loop is a rounded polygon (angles halfway to uniform, midpoint-aligned
            nodes slightly inside) so the fan on it has proper corners */
         int K = 0;
-        if (!bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin) K = o->rings;
+        int near_c = !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin;
+        if (near_c && !(o->ring_sj > 0)) K = o->rings;
         int round_inner = !fan_ok(P2, M, ox, oy);
         if (round_inner && K < 1) K = 1;
         /* a vertex whose two edges lie on the same other wall (the rim of the
@@ -1096,8 +1210,38 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
             if (!near && !straight && fan_ok_angle(P2, M, ox, oy, -1.0)) K = 0;
           }
         }
+        /* near contacts with --ring-sj: the innermost ring where the column height
+           (about g/2 + rho^2 / 2R) is three times its value at the centre, rho_c =
+           sqrt(g d), and rings from there to the polygon geometric in rho h(rho) (see
+           the bridge rings) */
+        double rfr[10];
+        int geo = 0;
+        if (near_c && o->ring_sj > 0 && o->ring_sj < 1) {
+          double g = fmax(pair_gap(bd, a, b), 1e-3 * dmin), rhoc = sqrt(g * dmin);
+          double da = dist3(bd->sx + 3 * a, p), Ra = bd->sr[a];
+#define FAN_F(rho_) ((rho_) * fmax(sqrt(da * da + (rho_) * (rho_)) - Ra, 1e-9 * dmin))
+          if (rhoc < inner_d) {
+            int Kg = (int)ceil(log(FAN_F(inner_d) / FAN_F(rhoc)) / -log(o->ring_sj) - 1e-9);
+            if (Kg > 8) Kg = 8;
+            if (Kg > K) K = Kg;
+            if (K >= 1) {
+              geo = 1;
+              double f0 = FAN_F(rhoc), f1 = FAN_F(inner_d);
+              for (int j = 1; j <= K; j++) {
+                double ft = f0 * pow(f1 / f0, (double)(j - 1) / K), lo = rhoc, hi = inner_d;
+                for (int it = 0; it < 60; it++) {
+                  double mid = 0.5 * (lo + hi);
+                  if (FAN_F(mid) < ft) lo = mid;
+                  else hi = mid;
+                }
+                rfr[j] = 0.5 * (lo + hi) / inner_d;
+              }
+            }
+          }
+#undef FAN_F
+        }
         for (int ring = K; ring >= 1 && !rc; ring--) {
-          double fr = (double)ring / (K + 1);
+          double fr = geo ? rfr[ring] : (double)ring / (K + 1);
           for (int k = 0; k < M && !rc; k++) {
             double x2, y2;
             if (round_inner && ring == 1) {
@@ -1121,6 +1265,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
             q->x[2] = In[(k + 1) % M];
             q->x[3] = In[k];
             q->chamfer = 0;
+            q->kind = QK_RING;
             memset(q->emask, 0, 4);
             if (outer_is_boundary) q->emask[0] = bmask[k];
           }
@@ -1138,6 +1283,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           q->x[2] = outer[2 * k];
           q->x[3] = outer[2 * k + 1];
           q->chamfer = 0;
+          q->kind = outer_is_boundary ? QK_FAN : QK_FAN_RINGED;
           memset(q->emask, 0, 4);
           if (outer_is_boundary) {
             q->emask[1] = bmask[(2 * k + M - 1) % M];
@@ -1487,6 +1633,73 @@ static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mes
   return HX_OK;
 }
 
+/* Quality analysis (HX_PEBBLE_CLASSIFY set): Nek5000 scaled Jacobian and aspect
+   ratio of the order-N mesh by class of element (where its quad lies in the facet
+   tessellation, on a wall facet or not, extrusion), with counts below 0.1 / 0.3 and
+   of aspect > 20, and per radial layer; printed to stderr. */
+static int classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m, int layers) {
+  static const char *kname[QK_N] = {"fan", "fan in ring", "ring (no bridge)", "bridge ring (circle)", "bridge outer ring"};
+  hx_elem_quality *q = NULL;
+  hx_quality_opts qo;
+  hx_quality_opts_default(&qo);
+  qo.num_worst = 0;
+  hx_quality_report r;
+  HX_CALL(hx_malloc((size_t)m->num_elem * sizeof *q, &q));
+  int rc = hx_quality_mesh(m, &qo, q, &r);
+  if (rc) {
+    hx_free(&q);
+    return rc;
+  }
+  hx_quality_report_free(&r);
+  enum { NC = 2 * QK_N + 1 + 64 };
+  hx_lid cnt[NC] = {0}, lo1[NC] = {0}, lo3[NC] = {0}, asp[NC] = {0};
+  double mn[NC], amax[NC];
+  for (int c = 0; c < NC; c++) mn[c] = INFINITY, amax[c] = 0;
+  for (hx_lid e = 0; e < m->num_elem; e++) {
+    const elinfo *E = &ei[e];
+    int cls[2] = {2 * QK_N, -1};
+    if (E->cell >= 0) {
+      int32_t lo = 0, hi2 = (int32_t)bd->nf - 1;
+      while (lo < hi2) {
+        int32_t mid = (lo + hi2 + 1) / 2;
+        if (bd->F[mid].q0 <= E->quad) lo = mid;
+        else hi2 = mid - 1;
+      }
+      cls[0] = bd->Q[E->quad].kind + (bd->F[lo].wall >= 0 ? QK_N : 0);
+      if (getenv("HX_PEBBLE_CLASSIFY")[0] == '2' && q[e].scaled_jac < 0.05) {
+        const facet *F = &bd->F[lo];
+        fprintf(stderr, "  e%lld SJ %.3f asp %.1f kind %d facet %d (a %d b %d ghost %d wall %d nv %d nq %d) gap/d %.4f rb/d %.3f quad %d layer %d\n",
+                (long long)e, q[e].scaled_jac, q[e].aspect, bd->Q[E->quad].kind, (int)lo, F->a, F->b, bd->smask[F->b], F->wall, F->nv, F->nq,
+                bd->smask[F->b] ? -1.0 : pair_gap(bd, F->a, F->b) / (2 * bd->sr[F->a]), F->bridge >= 0 ? bd->B[F->bridge].rb / (2 * bd->sr[F->a]) : 0.0,
+                E->quad - F->q0, E->layer);
+      }
+      cls[1] = 2 * QK_N + 1 + (E->rev ? E->layer : E->layer); /* layer 0 on the sphere */
+    }
+    for (int t = 0; t < 2; t++) {
+      int c = cls[t];
+      if (c < 0) continue;
+      cnt[c]++;
+      if (q[e].scaled_jac < 0.1) lo1[c]++;
+      if (q[e].scaled_jac < 0.3) lo3[c]++;
+      if (q[e].aspect > 20) asp[c]++;
+      mn[c] = fmin(mn[c], q[e].scaled_jac);
+      amax[c] = fmax(amax[c], q[e].aspect);
+    }
+  }
+  fprintf(stderr, "%-34s %8s %8s %8s %8s %10s %8s\n", "class", "elems", "SJ<0.1", "SJ<0.3", "asp>20", "min SJ", "max asp");
+  for (int c = 0; c < 2 * QK_N + 1 + layers; c++) {
+    if (!cnt[c]) continue;
+    char name[64];
+    if (c < 2 * QK_N) snprintf(name, sizeof name, "%s%s", kname[c % QK_N], c >= QK_N ? " [wall facet]" : "");
+    else if (c == 2 * QK_N) snprintf(name, sizeof name, "inlet/outlet extrusion");
+    else snprintf(name, sizeof name, "  bulk layer %d (0: on the sphere)", c - 2 * QK_N - 1);
+    fprintf(stderr, "%-34s %8lld %8lld %8lld %8lld %10.3e %8.1f\n", name, (long long)cnt[c], (long long)lo1[c],
+            (long long)lo3[c], (long long)asp[c], mn[c], amax[c]);
+  }
+  hx_free(&q);
+  return HX_OK;
+}
+
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
                      hx_pebble_stats *stats) {
   *out = NULL;
@@ -1798,6 +2011,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     hx_mesh *hi = NULL;
     sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo};
     rc = sweep_curve(&sc, m, o->order, &hi);
+    if (!rc && getenv("HX_PEBBLE_CLASSIFY")) rc = classify_report(bd, einfo, hi, L);
     if (!rc) {
       hx_mesh_destroy(&m);
       m = hi;

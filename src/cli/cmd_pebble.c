@@ -34,6 +34,10 @@ static void pebble_help(void) {
          "  --overlap-tol F       largest accepted overlap, fraction of d (0.1)\n"
          "  --rings K             extra quad rings around bridges and near contacts (1)\n"
          "  --ring-gap F          near contacts (gap < F x d) get the rings too (0.25)\n"
+         "  --ring-sj S           rings per bridged / near-contact facet spaced and counted so that\n"
+         "                        each ring's estimated det J ratio is >= S (default off: --rings)\n"
+         "  --bridge-fit F        bridge radius up to F x the facet's inner radius, at most 0.25 d\n"
+         "                        (default off: --bridge)\n"
          "  --accept-sj Q         keep a facet's first tessellation whose swept columns reach corner\n"
          "                        scaled Jacobian Q, else the best of all tried (0.3; 0: the first with none inverted, faster)\n"
          "  --order N             geometry order of the outputs (default 7)\n"
@@ -160,6 +164,12 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--ring-gap")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 10, &o.ring_gap));
+    } else if (!strcmp(a, "--ring-sj")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 0.9, &o.ring_sj));
+    } else if (!strcmp(a, "--bridge-fit")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 0.8, &o.bridge_fit));
     } else if (!strcmp(a, "--accept-sj")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 1, &o.accept_sj));
