@@ -1455,19 +1455,9 @@ static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mes
   int nd = order + 1, nd3 = nd * nd * nd;
   double g[HX_MAX_ND], w[HX_MAX_ND];
   HX_CALL(hx_gll(nd, g, w));
-  hx_curve_ctx *cc = NULL;
-  HX_CALL(hx_curve_create(m1, order, &cc));
+  /* node ids: pnum_ids (the caller) */
   hx_mesh *m = NULL;
   int rc = hx_mesh_create(m1->comm, order, m1->num_elem, &m);
-  double *xtmp = NULL;
-  const hx_lid blk = 256;
-  if (!rc) rc = hx_malloc((size_t)blk * 3 * nd3 * sizeof *xtmp, &xtmp);
-  for (hx_lid e0 = 0; !rc && e0 < m1->num_elem; e0 += blk) {
-    hx_lid cnt = m1->num_elem - e0 < blk ? m1->num_elem - e0 : blk;
-    rc = hx_curve_block(cc, e0, cnt, xtmp, m->node_id + (size_t)e0 * nd3);
-  }
-  hx_free(&xtmp);
-  hx_curve_destroy(&cc);
   if (rc) {
     hx_mesh_destroy(&m);
     return rc;
@@ -1700,6 +1690,240 @@ static int classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m
   return HX_OK;
 }
 
+/* ---- numbering shared by every rank (the distribution) ---------------------
+   Pseudo-cell c (sphere, or extrusion n / n+1) with Lc layers, nN_c distinct facet
+   nodes, nQ_c quads and nT_c distinct tessellation edges. Layout of the global ids:
+   vertices: facet nodes [0, nfn), then per cell Lc * nN_c column nodes (vbase);
+   elements: per cell Lc * nQ_c (ebase);
+   edges:    tessellation edges [0, nte), then one "vertical" edge per column node
+             (the edge from it towards the facet, index nte + id - nfn), then per cell
+             Lc * nT_c layer copies of its tessellation edges (hbase);
+   faces:    tessellation quads [0, nq), then per cell Lc * nQ_c layer copies of its
+             quads and Lc * nT_c side faces (fbase).
+   Order-N node ids: vertex ids, then (N-1) per edge, (N-1)^2 per face, (N-1)^3 per
+   element, each entity's nodes in a frame fixed by its corner ids alone. */
+typedef struct pnum {
+  hx_lid n, ncell, nfn, nq, nte;
+  int L[3];            /* layers of a sphere cell, of the inlet, of the outlet */
+  int32_t *cf_start;   /* [ncell + 1] */
+  int32_t *cf;         /* 2 f + reversed */
+  int32_t *qedge;      /* [4 nq] tessellation edge of quad edge (x[e], x[e+1]) */
+  int64_t *vbase, *ebase, *hbase, *fbase; /* [ncell + 1] */
+  int32_t *nQ;         /* [ncell] quads of each cell */
+} pnum;
+
+static int pnum_layers(const pnum *P, hx_lid c) { return c < P->n ? P->L[0] : P->L[1 + (c - P->n)]; }
+
+static void pnum_free(pnum *P) {
+  hx_free(&P->cf_start), hx_free(&P->cf), hx_free(&P->qedge), hx_free(&P->nQ);
+  hx_free(&P->vbase), hx_free(&P->ebase), hx_free(&P->hbase), hx_free(&P->fbase);
+}
+
+static int pnum_build(pnum *P, const builder *bd) {
+  hx_lid n = P->n, nc = P->ncell;
+  HX_CALL(hx_malloc((size_t)(nc + 1) * sizeof *P->cf_start, &P->cf_start));
+  HX_CALL(hx_malloc((size_t)(3 * bd->nf + 1) * sizeof *P->cf, &P->cf));
+  /* cell -> facets: a sphere's facets, and the plane facets of an extruded wall */
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    P->cf_start[bd->sparent[F->a] + 1]++;
+    if (!bd->smask[F->b]) P->cf_start[bd->sparent[F->b] + 1]++;
+    if (F->wall >= 0 && bd->w[F->wall].kind && P->L[bd->w[F->wall].kind]) P->cf_start[n + bd->w[F->wall].kind]++;
+  }
+  for (hx_lid i = 0; i < nc; i++) P->cf_start[i + 1] += P->cf_start[i];
+  int32_t *fill = NULL, *stamp = NULL, *tstamp = NULL;
+  HX_CALL(hx_malloc((size_t)(nc + 1) * sizeof *fill, &fill));
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    int32_t a = F->a;
+    P->cf[P->cf_start[a] + fill[a]++] = (int32_t)(2 * f);
+    if (!bd->smask[F->b]) P->cf[P->cf_start[F->b] + fill[F->b]++] = (int32_t)(2 * f + 1); /* reversed */
+    if (F->wall >= 0 && bd->w[F->wall].kind && P->L[bd->w[F->wall].kind]) {
+      hx_lid c = n + bd->w[F->wall].kind - 1;
+      P->cf[P->cf_start[c] + fill[c]++] = (int32_t)(2 * f + 1); /* extruded away from the bed */
+    }
+  }
+  hx_free(&fill);
+  /* tessellation edges */
+  int rc = hx_malloc((size_t)(4 * P->nq + 1) * sizeof *P->qedge, &P->qedge);
+  emap em = {0};
+  if (!rc) rc = emap_init(&em, 4 * P->nq + 16);
+  P->nte = 0;
+  for (hx_lid q = 0; q < P->nq && !rc; q++)
+    for (int e = 0; e < 4; e++) {
+      hx_lid sl = emap_slot(&em, bd->Q[q].x[e], bd->Q[q].x[(e + 1) % 4]);
+      if (em.mid[sl] < 0) em.mid[sl] = (int32_t)P->nte++;
+      P->qedge[4 * q + e] = em.mid[sl];
+    }
+  emap_free(&em);
+  if (!rc) rc = hx_malloc((size_t)(nc + 1) * sizeof *P->vbase, &P->vbase);
+  if (!rc) rc = hx_malloc((size_t)(nc + 1) * sizeof *P->ebase, &P->ebase);
+  if (!rc) rc = hx_malloc((size_t)(nc + 1) * sizeof *P->hbase, &P->hbase);
+  if (!rc) rc = hx_malloc((size_t)(nc + 1) * sizeof *P->fbase, &P->fbase);
+  if (!rc) rc = hx_malloc((size_t)(nc + 1) * sizeof *P->nQ, &P->nQ);
+  if (!rc) rc = hx_malloc((size_t)(P->nfn + 1) * sizeof *stamp, &stamp);
+  if (!rc) rc = hx_malloc((size_t)(P->nte + 1) * sizeof *tstamp, &tstamp);
+  if (rc) {
+    hx_free(&stamp), hx_free(&tstamp);
+    return rc;
+  }
+  for (hx_lid i = 0; i < P->nfn; i++) stamp[i] = -1;
+  for (hx_lid i = 0; i < P->nte; i++) tstamp[i] = -1;
+  /* per-cell counts, then the prefix sums */
+  P->vbase[0] = P->nfn, P->ebase[0] = 0;
+  P->hbase[0] = 0, P->fbase[0] = P->nq;
+  int64_t nvert = 0;
+  for (hx_lid c = 0; c < nc; c++) {
+    int64_t nN = 0, nQ = 0, nT = 0, Lc = pnum_layers(P, c);
+    for (int32_t z = P->cf_start[c]; z < P->cf_start[c + 1]; z++) {
+      const facet *F = &bd->F[P->cf[z] / 2];
+      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
+        nQ++;
+        for (int v = 0; v < 4; v++) {
+          int32_t x = bd->Q[q].x[v], t = P->qedge[4 * q + v];
+          if (stamp[x] != (int32_t)c) stamp[x] = (int32_t)c, nN++;
+          if (tstamp[t] != (int32_t)c) tstamp[t] = (int32_t)c, nT++;
+        }
+      }
+    }
+    P->nQ[c] = (int32_t)nQ;
+    P->vbase[c + 1] = P->vbase[c] + Lc * nN;
+    P->ebase[c + 1] = P->ebase[c] + Lc * nQ;
+    P->hbase[c + 1] = P->hbase[c] + Lc * nT;
+    P->fbase[c + 1] = P->fbase[c] + Lc * (nQ + nT);
+    nvert += Lc * nN;
+  }
+  /* the layer edges come after the tessellation and vertical edges */
+  for (hx_lid c = 0; c <= nc; c++) P->hbase[c] += P->nte + nvert;
+  hx_free(&stamp), hx_free(&tstamp);
+  HX_CHECK(P->vbase[nc] < INT32_MAX, HX_ERR_INPUT, "pebble: %lld order-1 nodes exceed the 32-bit node index",
+           (long long)P->vbase[nc]);
+  return HX_OK;
+}
+
+/* Order-N node ids of the local elements of m (vert_id and elem_offset set), from
+   the shared numbering alone: the same ids for any number of ranks. */
+static int pnum_ids(const pnum *P, const builder *bd, const elinfo *ei, hx_mesh *m) {
+  int N = m->order, nd = N + 1, N1 = N - 1;
+  hx_lid npe = hx_mesh_nodes_per_elem(m);
+  int64_t V = P->vbase[P->ncell], nE = P->hbase[P->ncell], nF = P->fbase[P->ncell];
+  int64_t ebase = V, fbase = V + nE * N1, ibase = fbase + nF * N1 * N1;
+  static const int lex_to_quad[4] = {0, 1, 3, 2};
+  static const int face_edge[4] = {3, 1, 0, 2}; /* element side face -> quad edge (inverse of edge_face) */
+  int32_t *tloc = NULL, *qloc = NULL;
+  int rc = hx_malloc((size_t)(P->nte + 1) * sizeof *tloc, &tloc);
+  if (!rc) rc = hx_malloc((size_t)(P->nq + 1) * sizeof *qloc, &qloc);
+  if (rc) {
+    hx_free(&tloc);
+    return rc;
+  }
+  hx_lid cur = -1;
+  for (hx_lid e = 0; e < m->num_elem; e++) {
+    const elinfo *E = &ei[e];
+    hx_lid c = E->cell >= 0 ? E->cell : P->n + (-1 - E->cell);
+    int Lc = pnum_layers(P, c);
+    if (c != cur) { /* local numbering of the cell's tessellation edges and quads, in sweep order */
+      cur = c;
+      int32_t nt = 0, nqc = 0;
+      for (int32_t z = P->cf_start[c]; z < P->cf_start[c + 1]; z++) {
+        const facet *F = &bd->F[P->cf[z] / 2];
+        for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
+          qloc[q] = nqc++;
+          for (int v = 0; v < 4; v++) tloc[P->qedge[4 * q + v]] = -1;
+        }
+      }
+      for (int32_t z = P->cf_start[c]; z < P->cf_start[c + 1]; z++) {
+        const facet *F = &bd->F[P->cf[z] / 2];
+        for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+          for (int v = 0; v < 4; v++)
+            if (tloc[P->qedge[4 * q + v]] < 0) tloc[P->qedge[4 * q + v]] = nt++;
+      }
+    }
+    /* distance (in layers) of the bottom (xi3 = 0) and top faces from the facet */
+    int db = E->cell >= 0 ? Lc - E->layer : E->layer + 1, dt = db - 1;
+    const hx_gid *vid = m->vert_id + (size_t)e * 8;
+    /* tessellation edge of the quad edge between lex corners c0, c1 of one level */
+    int64_t eid[12], fid[6];
+    int ec[12][2];
+    int ne_ = 0;
+    for (int dir = 0; dir < 3; dir++)
+      for (int c0 = 0; c0 < 8; c0++) {
+        if (c0 >> dir & 1) continue;
+        int c1 = c0 | 1 << dir;
+        ec[ne_][0] = c0, ec[ne_][1] = c1;
+        int64_t id;
+        if (dir == 2) {
+          id = P->nte + (vid[c0] - P->nfn); /* from the far (bottom) node towards the facet */
+        } else {
+          int v0 = lex_to_quad[c0 & 3], v1 = lex_to_quad[c1 & 3];
+          int eq = v1 == (v0 + 1) % 4 ? v0 : v1;
+          int eo = E->rev ? (6 - eq) % 4 : eq;
+          int32_t te = P->qedge[4 * E->quad + eo];
+          int d = c0 < 4 ? db : dt;
+          id = d == 0 ? te : P->hbase[c] + (int64_t)Lc * tloc[te] + d - 1;
+        }
+        eid[ne_++] = id;
+      }
+    for (int f = 0; f < 6; f++) {
+      if (f >= 4) {
+        int d = f == 4 ? db : dt;
+        fid[f] = d == 0 ? E->quad : P->fbase[c] + (int64_t)Lc * qloc[E->quad] + d - 1;
+      } else {
+        int eq = face_edge[f];
+        int eo = E->rev ? (6 - eq) % 4 : eq;
+        int32_t te = P->qedge[4 * E->quad + eo];
+        fid[f] = P->fbase[c] + (int64_t)Lc * P->nQ[c] + (int64_t)Lc * tloc[te] + dt;
+      }
+    }
+    hx_gid *nid = m->node_id + (size_t)e * npe;
+    int64_t g = m->elem_offset + e;
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          int ijk[3] = {i, j, k}, nb = 0, bmask = 0;
+          for (int d = 0; d < 3; d++)
+            if (ijk[d] == 0 || ijk[d] == N) nb++, bmask |= 1 << d;
+          hx_gid id;
+          if (nb == 3) {
+            id = vid[(i ? 1 : 0) + (j ? 2 : 0) + (k ? 4 : 0)];
+          } else if (nb == 2) {
+            int dir = 0;
+            while (bmask >> dir & 1) dir++;
+            int c0 = 0;
+            for (int d = 0; d < 3; d++)
+              if (d != dir && ijk[d] == N) c0 |= 1 << d;
+            int c1 = c0 | 1 << dir, slot = 0;
+            while (ec[slot][0] != c0 || ec[slot][1] != c1) slot++;
+            int t = vid[c0] < vid[c1] ? ijk[dir] : N - ijk[dir];
+            id = ebase + eid[slot] * N1 + (t - 1);
+          } else if (nb == 1) {
+            int fd = 0;
+            while (!(bmask >> fd & 1)) fd++;
+            int f = 2 * fd + (ijk[fd] == N), u = fd == 0 ? 1 : 0, w = fd == 2 ? 1 : 2;
+            int side = ijk[fd] == N ? 1 << fd : 0;
+            hx_gid cv[2][2];
+            for (int pu = 0; pu < 2; pu++)
+              for (int qw = 0; qw < 2; qw++) cv[pu][qw] = vid[side | pu << u | qw << w];
+            int pu0 = 0, qw0 = 0;
+            for (int pu = 0; pu < 2; pu++)
+              for (int qw = 0; qw < 2; qw++)
+                if (cv[pu][qw] < cv[pu0][qw0]) pu0 = pu, qw0 = qw;
+            int p = pu0 ? N - ijk[u] : ijk[u], q = qw0 ? N - ijk[w] : ijk[w];
+            if (cv[1 - pu0][qw0] > cv[pu0][1 - qw0]) {
+              int t = p;
+              p = q, q = t;
+            }
+            id = fbase + fid[f] * N1 * N1 + (p - 1) + (int64_t)N1 * (q - 1);
+          } else {
+            id = ibase + g * N1 * N1 * N1 + (i - 1) + (int64_t)N1 * ((j - 1) + (int64_t)N1 * (k - 1));
+          }
+          nid[hx_lex(nd, i, j, k)] = id;
+        }
+  }
+  hx_free(&tloc), hx_free(&qloc);
+  return HX_OK;
+}
+
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
                      hx_pebble_stats *stats) {
   *out = NULL;
@@ -1742,7 +1966,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (!rc) rc = tessellate(bd, o, &st);
   hx_mesh *m = NULL;
-  int32_t *cf_start = NULL, *cf = NULL, *stamp = NULL, *colbase = NULL, *ext[2] = {NULL, NULL};
+  int32_t *stamp = NULL, *colbase = NULL;
   int32_t *corners = NULL;
   int32_t *eattr = NULL;
   elinfo *einfo = NULL;
@@ -1796,46 +2020,52 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
       S->r = bd->B[k].rb;
     }
   }
-  /* cell -> facets */
-  if (!rc) rc = hx_malloc((size_t)(bed->n + 1) * sizeof *cf_start, &cf_start);
-  if (!rc) rc = hx_malloc((size_t)(2 * bd->nf + 1) * sizeof *cf, &cf);
+  /* ---- distribution over the ranks --------------------------------------------
+     Pseudo-cells c: the spheres 0..n-1, then the inlet (n) and outlet (n+1)
+     extrusions; each is a list of (facet, reversed) in facet order, swept into Lc
+     layers (L for a sphere, NE[k] for an extrusion). Nodes, elements and the order-N
+     edges/faces are numbered cell by cell from prefix sums of per-cell counts that
+     every rank computes from the replicated tessellation, so a rank sweeps only its
+     own contiguous range of cells and still gets the ids and element order of a
+     1-rank run (pnum). */
+  pnum P;
+  memset(&P, 0, sizeof P);
+  P.n = bed->n;
+  P.ncell = bed->n + 2;
+  P.L[0] = L, P.L[1] = NE[0], P.L[2] = NE[1];
+  P.nfn = bd->nn;
+  P.nq = bd->nq;
+  if (!rc) rc = pnum_build(&P, bd);
+  int nrank = hx_comm_size(comm), myrank = hx_comm_rank(comm);
+  hx_lid c_lo = 0, c_hi = 0;
   if (!rc) {
-    for (hx_lid f = 0; f < bd->nf; f++) {
-      cf_start[bd->sparent[bd->F[f].a] + 1]++;
-      if (!bd->smask[bd->F[f].b]) cf_start[bd->sparent[bd->F[f].b] + 1]++;
-    }
-    for (hx_lid i = 0; i < bed->n; i++) cf_start[i + 1] += cf_start[i];
-    int32_t *fill = NULL;
-    rc = hx_malloc((size_t)(bed->n + 1) * sizeof *fill, &fill);
-    if (!rc) {
-      for (hx_lid f = 0; f < bd->nf; f++) {
-        int32_t a = bd->F[f].a;
-        cf[cf_start[a] + fill[a]++] = (int32_t)(2 * f);
-        if (!bd->smask[bd->F[f].b]) {
-          int32_t b = bd->F[f].b;
-          cf[cf_start[b] + fill[b]++] = (int32_t)(2 * f + 1); /* reversed */
-        }
-      }
-      hx_free(&fill);
-    }
+    /* cell c goes to the rank whose share of the global element range holds its first element */
+    int64_t etot = P.ebase[P.ncell];
+    while (c_lo < P.ncell && (etot ? P.ebase[c_lo] * nrank / etot : 0) < myrank) c_lo++;
+    c_hi = c_lo;
+    while (c_hi < P.ncell && (etot ? P.ebase[c_hi] * nrank / etot : 0) < myrank + 1) c_hi++;
+    if (myrank == nrank - 1) c_hi = P.ncell;
+    st.elems_bulk = (hx_lid)P.ebase[bed->n];
+    st.elems_inlet = (hx_lid)(P.ebase[bed->n + 1] - P.ebase[bed->n]);
+    st.elems_outlet = (hx_lid)(P.ebase[bed->n + 2] - P.ebase[bed->n + 1]);
   }
+  int64_t vlo = P.vbase ? P.vbase[c_lo] : 0;
+  double *Xl = NULL; /* coordinates of this rank's column nodes, ids vlo.. */
   hx_lid nfacetnodes = bd->nn;
+  if (!rc) rc = hx_malloc((size_t)(P.vbase[c_hi] - vlo + 1) * 3 * sizeof *Xl, &Xl);
   if (!rc) rc = hx_malloc((size_t)nfacetnodes * sizeof *stamp, &stamp);
   if (!rc) rc = hx_malloc((size_t)nfacetnodes * sizeof *colbase, &colbase);
-  for (int k = 0; k < 2 && !rc; k++)
-    if (NE[k]) {
-      rc = hx_malloc((size_t)nfacetnodes * sizeof *ext[k], &ext[k]);
-      if (!rc)
-        for (hx_lid i = 0; i < nfacetnodes; i++) ext[k][i] = -1;
-    }
   if (!rc)
     for (hx_lid i = 0; i < nfacetnodes; i++) stamp[i] = -1;
+  if (!rc) {
+    cape = (hx_lid)(P.ebase[c_hi] - P.ebase[c_lo]);
+    rc = hx_malloc((size_t)(cape + 1) * 8 * sizeof *corners, &corners);
+    if (!rc) rc = hx_malloc((size_t)(cape + 1) * sizeof *eattr, &eattr);
+    if (!rc) rc = hx_malloc((size_t)(cape + 1) * sizeof *einfo, &einfo);
+  }
+#define NODE_X(id) ((id) < (int32_t)nfacetnodes ? bd->X + 3 * (size_t)(id) : Xl + 3 * (size_t)((id) - vlo))
 #define ADD_ELEM(cn, attr)                                                          \
   do {                                                                              \
-    hx_lid oldcap_ = cape;                                                          \
-    if ((rc = grow(&corners, &cape, ne + 1, 8 * sizeof *corners))) break;           \
-    if (cape != oldcap_ && (rc = hx_realloc((size_t)cape * sizeof *eattr, &eattr))) break; \
-    if (cape != oldcap_ && (rc = hx_realloc((size_t)cape * sizeof *einfo, &einfo))) break; \
     memcpy(corners + 8 * ne, (cn), 8 * sizeof(int32_t));                            \
     eattr[ne] = (attr);                                                             \
     ne++;                                                                           \
@@ -1846,18 +2076,20 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     pf[npf].e = (int32_t)(E_), pf[npf].f = (F_), pf[npf].kind = (K_), pf[npf].surf = (S_); \
     npf++;                                                                          \
   } while (0)
-  /* sweep */
-  for (hx_lid a = 0; a < bed->n && !rc; a++) {
+  /* sweep of this rank's sphere cells */
+  for (hx_lid a = c_lo; a < c_hi && a < bed->n && !rc; a++) {
     const double *ca = bed->xyz + 3 * a;
     double ra = bed->r[a];
-    for (int32_t z = cf_start[a]; z < cf_start[a + 1] && !rc; z++) {
-      const facet *F = &bd->F[cf[z] / 2];
+    int32_t nextcol = (int32_t)P.vbase[a];
+    for (int32_t z = P.cf_start[a]; z < P.cf_start[a + 1] && !rc; z++) {
+      const facet *F = &bd->F[P.cf[z] / 2];
       for (int32_t qi = F->q0; qi < F->q0 + F->nq && !rc; qi++)
         for (int v = 0; v < 4 && !rc; v++) {
           int32_t x = bd->Q[qi].x[v];
           if (stamp[x] == (int32_t)a) continue;
           stamp[x] = (int32_t)a;
-          colbase[x] = (int32_t)bd->nn;
+          colbase[x] = nextcol;
+          nextcol += L;
           double X[3], y[3], r[3];
           memcpy(X, bd->X + 3 * x, sizeof X);
           for (int c = 0; c < 3; c++) r[c] = X[c] - ca[c];
@@ -1880,17 +2112,15 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
             }
             for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * r[c] / rl;
           }
-          for (int k = 0; k < L && !rc; k++) {
-            double q[3];
+          for (int k = 0; k < L; k++) {
+            double *q = Xl + 3 * (size_t)(colbase[x] + k - vlo);
             for (int c = 0; c < 3; c++) q[c] = y[c] + s[k] * (X[c] - y[c]);
             if (k == 0 && br < 0) /* exactly on the sphere */
               for (int c = 0; c < 3; c++) q[c] = y[c];
-            int32_t id;
-            rc = add_node(bd, q, 0, -1, &id);
           }
         }
       if (rc) break;
-      int rev = cf[z] & 1;
+      int rev = P.cf[z] & 1;
       for (int32_t qi = F->q0; qi < F->q0 + F->nq && !rc; qi++) {
         const quad *Qd = &bd->Q[qi];
         int32_t qx[4];
@@ -1906,14 +2136,17 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
             cn[4 + quad_to_lex[v]] = k + 1 == L ? x : colbase[x] + k + 1;
           }
           ADD_ELEM(cn, 1);
-          if (rc) break;
           hx_lid e = ne - 1;
           einfo[e].quad = qi, einfo[e].cell = (int32_t)a, einfo[e].layer = k, einfo[e].rev = rev;
-          if (debug && min_corner_det(bd->X, cn) <= 0) {
-            const double *cc = bd->X + 3 * qx[0];
-            fprintf(stderr, "bad elem %d: cell %d facet %d (b=%d ghost=%d wall=%d bridge=%d nv=%d nq=%d) quad %d layer %d at (%.3f %.3f %.3f) det %.3e\n",
-                    (int)e, (int)a, cf[z] / 2, (int)F->b, bd->smask[F->b], F->wall, F->bridge, F->nv, F->nq, qi - F->q0, k, cc[0], cc[1], cc[2], min_corner_det(bd->X, cn));
-            if (debug > 1 || getenv("HX_PEBBLE_DUMP")) for (int c = 0; c < 8; c++) fprintf(stderr, "   c%d node %d: %.6f %.6f %.6f  |x-ca|=%.6f\n", c, cn[c], bd->X[3*cn[c]], bd->X[3*cn[c]+1], bd->X[3*cn[c]+2], dist3(bd->X+3*cn[c], ca));
+          if (debug) {
+            double P8[24];
+            const int32_t c8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+            for (int c = 0; c < 8; c++) memcpy(P8 + 3 * c, NODE_X(cn[c]), 3 * sizeof(double));
+            double dm = min_corner_det(P8, c8);
+            if (dm <= 0)
+              fprintf(stderr, "bad elem %lld: cell %d facet %d (b=%d ghost=%d wall=%d bridge=%d nv=%d nq=%d) quad %d layer %d at (%.3f %.3f %.3f) det %.3e\n",
+                      (long long)(P.ebase[c_lo] + e), (int)a, P.cf[z] / 2, (int)F->b, bd->smask[F->b], F->wall, F->bridge, F->nv,
+                      F->nq, qi - F->q0, k, P8[0], P8[1], P8[2], dm);
           }
           if (k == 0) ADD_FACE(e, 4, 1, (int32_t)a);
           for (int ed = 0; ed < 4 && !rc; ed++)
@@ -1927,63 +2160,66 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
       }
     }
   }
-  st.elems_bulk = ne;
-  /* extrusion of the plane facets */
-  for (hx_lid f = 0; f < bd->nf && !rc; f++) {
-    const facet *F = &bd->F[f];
-    if (F->wall < 0) continue;
-    const wall *W = &bd->w[F->wall];
-    if (W->kind == 0) continue;
-    int k = W->kind - 1;
-    if (!NE[k]) continue;
+  /* extrusion of the plane facets (pseudo-cells n, n+1) */
+  for (int k = 0; k < 2 && !rc; k++) {
+    hx_lid c = bed->n + k;
+    if (c < c_lo || c >= c_hi || !NE[k]) continue;
     double len = k ? o->outlet_len : o->inlet_len, dir = k ? 1 : -1;
-    for (int32_t qi = F->q0; qi < F->q0 + F->nq && !rc; qi++) {
-      const quad *Qd = &bd->Q[qi];
-      for (int v = 0; v < 4 && !rc; v++) {
-        int32_t x = Qd->x[v];
-        if (ext[k][x] >= 0) continue;
-        ext[k][x] = (int32_t)bd->nn;
-        for (int l = 1; l <= NE[k] && !rc; l++) {
-          double q[3];
-          memcpy(q, bd->X + 3 * x, sizeof q);
-          q[2] = (k ? o->zhi : o->zlo) + dir * len * se[k][l];
-          int32_t id;
-          rc = add_node(bd, q, 0, -1, &id);
-        }
-      }
-      if (rc) break;
-      int32_t qx[4];
-      uint8_t em[4];
-      for (int v = 0; v < 4; v++) qx[v] = Qd->x[3 - v];
-      for (int e = 0; e < 4; e++) em[e] = Qd->emask[(6 - e) % 4];
-      for (int l = 0; l < NE[k] && !rc; l++) {
-        int32_t cn[8];
+    int32_t nextcol = (int32_t)P.vbase[c];
+    for (int32_t z = P.cf_start[c]; z < P.cf_start[c + 1] && !rc; z++) {
+      const facet *F = &bd->F[P.cf[z] / 2];
+      for (int32_t qi = F->q0; qi < F->q0 + F->nq && !rc; qi++) {
+        const quad *Qd = &bd->Q[qi];
         for (int v = 0; v < 4; v++) {
-          int32_t x = qx[v];
-          cn[quad_to_lex[v]] = ext[k][x] + l;                        /* deeper: level l+1 */
-          cn[4 + quad_to_lex[v]] = l == 0 ? x : ext[k][x] + l - 1;   /* level l */
+          int32_t x = Qd->x[v];
+          if (stamp[x] == (int32_t)c) continue;
+          stamp[x] = (int32_t)c;
+          colbase[x] = nextcol;
+          nextcol += NE[k];
+          for (int l = 1; l <= NE[k]; l++) {
+            double *q = Xl + 3 * (size_t)(colbase[x] + l - 1 - vlo);
+            memcpy(q, bd->X + 3 * x, 3 * sizeof(double));
+            q[2] = (k ? o->zhi : o->zlo) + dir * len * se[k][l];
+          }
         }
-        ADD_ELEM(cn, 2 + k);
-        if (rc) break;
-        hx_lid e = ne - 1;
-        einfo[e].quad = qi, einfo[e].cell = -1 - k, einfo[e].layer = l, einfo[e].rev = 1;
-        if (l == NE[k] - 1) ADD_FACE(e, 4, 4 + k, end_surf[k]);
-        for (int ed = 0; ed < 4 && !rc; ed++) {
-          uint8_t side = em[ed] & (uint8_t)~((1u << (bd->nw - 1)) | (1u << (bd->nw - 2)));
-          if (!side) continue;
-          int wk = 0;
-          while (!(side >> wk & 1)) wk++;
-          ADD_FACE(e, edge_face[ed], 3, bd->w[wk].surf);
+        int32_t qx[4];
+        uint8_t em[4];
+        for (int v = 0; v < 4; v++) qx[v] = Qd->x[3 - v];
+        for (int e = 0; e < 4; e++) em[e] = Qd->emask[(6 - e) % 4];
+        for (int l = 0; l < NE[k] && !rc; l++) {
+          int32_t cn[8];
+          for (int v = 0; v < 4; v++) {
+            int32_t x = qx[v];
+            cn[quad_to_lex[v]] = colbase[x] + l;                        /* deeper: level l+1 */
+            cn[4 + quad_to_lex[v]] = l == 0 ? x : colbase[x] + l - 1;   /* level l */
+          }
+          ADD_ELEM(cn, 2 + k);
+          hx_lid e = ne - 1;
+          einfo[e].quad = qi, einfo[e].cell = -1 - k, einfo[e].layer = l, einfo[e].rev = 1;
+          if (l == NE[k] - 1) ADD_FACE(e, 4, 4 + k, end_surf[k]);
+          for (int ed = 0; ed < 4 && !rc; ed++) {
+            uint8_t side = em[ed] & (uint8_t)~((1u << (bd->nw - 1)) | (1u << (bd->nw - 2)));
+            if (!side) continue;
+            int wk = 0;
+            while (!(side >> wk & 1)) wk++;
+            ADD_FACE(e, edge_face[ed], 3, bd->w[wk].surf);
+          }
         }
       }
-      if (k == 0) st.elems_inlet += NE[k];
-      else st.elems_outlet += NE[k];
     }
   }
 #undef ADD_ELEM
 #undef ADD_FACE
+  if (!rc && ne != cape)
+    rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: rank %d swept %lld elements, the counts said %lld", myrank, (long long)ne,
+                  (long long)cape);
+  hx_free(&stamp), hx_free(&colbase);
   clock_gettime(CLOCK_MONOTONIC, &t2);
-  /* the hx_mesh */
+  /* the hx_mesh (collective: every rank gets here, with rc agreed) */
+  {
+    int rca = hx_comm_agree(comm, rc);
+    if (rca && !rc) rc = HX_ERROR(rca, "pebble: meshing failed on another rank");
+  }
   if (!rc) rc = hx_mesh_create(comm, 1, (hx_lid)ne, &m);
   if (!rc) {
     for (hx_lid e = 0; e < ne; e++) {
@@ -1991,31 +2227,44 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
         int32_t v = corners[8 * e + c];
         m->vert_id[8 * e + c] = v;
         m->node_id[8 * e + c] = v;
-        for (int d = 0; d < 3; d++) hx_mesh_elem_x(m, e, d)[c] = bd->X[3 * v + d];
+        const double *xv = NODE_X(v);
+        for (int d = 0; d < 3; d++) hx_mesh_elem_x(m, e, d)[c] = xv[d];
       }
       m->elem_attr[e] = eattr[e];
     }
-    /* boundary ids contiguous from 1 in the order pebble, chamfer, wall, inlet, outlet */
+    hx_free(&corners), hx_free(&eattr), hx_free(&Xl);
+    /* boundary ids contiguous from 1 in the order pebble, chamfer, wall, inlet, outlet
+       (the kinds present on any rank) */
     static const char *names[5] = {"pebble", "chamfer", "wall", "inlet", "outlet"};
-    int present[6] = {0}, bid[6] = {0}, next = 1;
+    int64_t present[6] = {0};
+    int bid[6] = {0}, next = 1;
     for (hx_lid i = 0; i < npf; i++) present[pf[i].kind] = 1;
+    rc = hx_comm_max_int64(comm, present, 6);
     for (int k = 1; k <= 5 && !rc; k++)
       if (present[k]) {
         bid[k] = next;
         rc = hx_mesh_set_bname(m, next++, names[k - 1]);
       }
     for (hx_lid i = 0; i < npf && !rc; i++) rc = hx_mesh_add_face(m, pf[i].e, pf[i].f, bid[pf[i].kind], pf[i].surf);
+    hx_free(&pf);
     for (int k = 0; k < nsurf && !rc; k++) rc = hx_mesh_add_surface(m, &surf[k], NULL);
   }
+#undef NODE_X
   if (!rc && o->order > 1) {
     hx_mesh *hi = NULL;
     sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo};
     rc = sweep_curve(&sc, m, o->order, &hi);
+    if (!rc) rc = pnum_ids(&P, bd, einfo, hi);
     if (!rc && getenv("HX_PEBBLE_CLASSIFY")) rc = classify_report(bd, einfo, hi, L);
     if (!rc) {
       hx_mesh_destroy(&m);
       m = hi;
-    }
+    } else
+      hx_mesh_destroy(&hi);
+  }
+  {
+    int rca = hx_comm_agree(comm, rc);
+    if (rca && !rc) rc = HX_ERROR(rca, "pebble: meshing failed on another rank");
   }
   st.t_diagram = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   st.t_mesh = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
@@ -2031,7 +2280,8 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     }
     st.bridge_volume += HX_PI * rb * rb * len;
   }
-  hx_free(&cf_start), hx_free(&cf), hx_free(&stamp), hx_free(&colbase), hx_free(&ext[0]), hx_free(&ext[1]);
+  hx_free(&stamp), hx_free(&colbase), hx_free(&Xl);
+  pnum_free(&P);
   hx_free(&corners), hx_free(&eattr), hx_free(&einfo), hx_free(&pf), hx_free(&surf);
   hx_free(&bd->sx), hx_free(&bd->sr), hx_free(&bd->sparent), hx_free(&bd->smask);
   hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);

@@ -1,0 +1,7 @@
+# pebble mesher distributed over MPI ranks (t256-t259, t686-t689)
+if(HX_HAVE_QHULL)
+  hx_add_test(t256-pebble-mpi NP 1 2 4)
+endif()
+if(HX_HAVE_QHULL AND HX_ENABLE_MPI)
+  hx_add_script_test(t686-pebble-cli-mpi COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t686-pebble-cli-mpi.sh)
+endif()
