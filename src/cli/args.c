@@ -121,6 +121,8 @@ int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c) {
     HX_CALL(hx_format_for_path(c->out[k], &f));
     HX_CHECK(f->write, HX_ERR_INPUT, "format '%s' has no writer (output '%s')", f->name, c->out[k]);
   }
+  /* ... and their estimated sizes against the free space, all outputs on one filesystem together */
+  if (c->num_out) HX_CALL(hx_export_check_space(m, c->out, c->num_out, &eo));
   for (int k = 0; k < c->num_out; k++) HX_CALL(hx_export(m, c->out[k], &eo));
   return HX_OK;
 }

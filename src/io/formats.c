@@ -6,6 +6,7 @@
 
 #include "hx_error.h"
 #include "hx_io.h"
+#include "io_impl.h"
 
 static const hx_format formats[] = {
   /* name   ext      writer  reader  what */
@@ -45,6 +46,8 @@ int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   const hx_format *f = NULL;
   HX_CALL(hx_format_for_path(path, &f));
   HX_CHECK(f->write, HX_ERR_INPUT, "'%s': format '%s' has no writer", path, f->name);
+  /* refuse before writing anything when the estimated size exceeds the free space */
+  HX_CALL(hx_io_check_space(m, &path, 1, o, 0));
   if (!o->force) {
     /* det J > 0 at every GLL node (the full hx_mesh_check sorts all node ids:
        too slow to repeat before every file) */

@@ -64,6 +64,20 @@ int hx_re2_field_path(const char *re2_path, char *out, size_t cap);
 /** Read the coordinates of a Nek field file ('X', nelt elements) as an E-vector. */
 int hx_nek_field_read(const char *path, int64_t nelt, int *order, double **x);
 
+/** Estimated size of what hx_export(m, path, o) writes (from element, face and order
+    counts only; rather low than high). extra_* is a second file (.re2's field file). */
+typedef struct hx_export_estimate_t {
+  double bytes, extra_bytes;
+  char extra_path[4200];
+} hx_export_estimate_t;
+int hx_export_estimate(const hx_mesh *m, const char *path, const hx_export_opts *o, hx_export_estimate_t *out);
+/** Refuse (HX_ERR_IO, one line: files, estimate, free space) when the estimated bytes of
+    the n outputs exceed the free space of their filesystem (statvfs; the environment
+    variable HX_TEST_FREE_BYTES replaces it for tests). Collective on m->comm. */
+int hx_export_check_space(const hx_mesh *m, const char *const *paths, int n, const hx_export_opts *o);
+/** Free bytes for an unprivileged writer in path's directory and the filesystem id. */
+int hx_free_bytes(const char *path, double *free_bytes, unsigned long *fsid);
+
 /** Exodus II HEX8 (order 1) / HEX27 (order 2), one block, named sidesets (needs libexodusii). */
 int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o);
 

@@ -117,3 +117,5 @@ int hx_io_exterior_faces(hx_mesh *m, int bid, const char *name);
 int hx_io_unify_shared(hx_mesh *m);
 /** Set vert_id from node_id at the corners. */
 void hx_io_set_vert_ids(hx_mesh *m);
+/** hx_export_check_space; verbose = 0: no -v estimate lines (hx_export's own check). */
+int hx_io_check_space(const hx_mesh *m, const char *const *paths, int n, const hx_export_opts *o, int verbose);
