@@ -54,6 +54,8 @@ for ext in vtu msh mesh re2; do
   head -c $((size / 2)) k.$ext > half.$ext
   expect_fail "half.$ext" optimize half.$ext -o out.vtu
   expect_fail "missing.$ext" optimize missing.$ext -o out.vtu
+  # the message says why (the same for every format)
+  expect_fail "cannot read 'missing.$ext': No such file or directory" quality missing.$ext
   # inverted: every barrier metric refuses it before any work
   metrics="303"
   [ $ext = vtu ] && metrics="302 303 318 321 332 338"

@@ -8,6 +8,7 @@
    3. boundary faces from the quadrangles of the surface entities, matched to hex
       faces by their sorted corner tags; boundary id = the surface's physical tag
       (or its entity tag when it has none), name = the physical name. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,7 @@ static int gmsh_err(const char *path, const char *what) {
 int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out) {
   int ierr = 0;
   FILE *probe = fopen(path, "rb");
-  HX_CHECK(probe, HX_ERR_IO, "cannot read '%s'", path);
+  HX_CHECK(probe, HX_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
   char head[12] = {0};
   size_t got = fread(head, 1, 11, probe);
   fclose(probe);
