@@ -16,6 +16,9 @@ int hx_error_set(int code, const char *src, int line, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err_msg, sizeof err_msg, fmt, ap);
     va_end(ap);
+    /* one line, whatever bytes a message quotes from a broken input file */
+    for (char *c = err_msg; *c; c++)
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     const char *base = strrchr(src, '/');
     snprintf(err_where, sizeof err_where, "%s:%d", base ? base + 1 : src, line);
     err_code = code;
