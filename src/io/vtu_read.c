@@ -238,7 +238,9 @@ static int array_bytes(const vreader *r, const varr *a, uint64_t want, unsigned 
       size_t hb = (3 + nb) * (size_t)r->hsize;
       HX_CALL(hx_malloc(want + 1, raw));
       *own = 1;
-      return inflate_blocks(r, a, (const unsigned char *)p, (const unsigned char *)p + hb, avail - hb, want, *raw);
+      int rc = inflate_blocks(r, a, (const unsigned char *)p, (const unsigned char *)p + hb, avail - hb, want, *raw);
+      if (rc) hx_free(raw), *own = 0; /* the caller frees only on success */
+      return rc;
     }
     *own = 1;
     return b64_array(r, a, p, fend, want, raw);
