@@ -205,6 +205,14 @@ static int cmp_cellkey(const void *a, const void *b) {
   return x->key < y->key ? -1 : x->key > y->key ? 1 : (x->i - y->i);
 }
 
+/* grid cell index of coordinate v >= 0 (in cells) wrapped into [0, M): a bed wider
+   than M cells (far-apart or tiny spheres) only makes distant cells share a key,
+   which adds candidates, never loses one; the key (< M^3) cannot overflow */
+static int64_t grid_cell(double v, int64_t M) {
+  if (!(v >= 0) || !isfinite(v)) return 0;
+  return (int64_t)fmod(floor(v), (double)M);
+}
+
 int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
   char w1[1100], w2[1100];
   const char *src = b->path[0] ? b->path : "bed";
@@ -246,7 +254,7 @@ int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
   const int64_t M = 1 << 20;
   for (hx_lid i = 0; i < b->n; i++) {
     int64_t g[3];
-    for (int c = 0; c < 3; c++) g[c] = (int64_t)floor((b->xyz[3 * i + c] - lo[c]) / h);
+    for (int c = 0; c < 3; c++) g[c] = grid_cell((b->xyz[3 * i + c] - lo[c]) / h, M);
     keys[i].key = (g[2] * M + g[1]) * M + g[0];
     keys[i].i = i;
   }
@@ -255,11 +263,11 @@ int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
   for (hx_lid a = 0; a < b->n && !rc; a++) {
     hx_lid i = keys[a].i;
     int64_t g[3];
-    for (int c = 0; c < 3; c++) g[c] = (int64_t)floor((b->xyz[3 * i + c] - lo[c]) / h);
+    for (int c = 0; c < 3; c++) g[c] = grid_cell((b->xyz[3 * i + c] - lo[c]) / h, M);
     for (int dz = -1; dz <= 1 && !rc; dz++)
       for (int dy = -1; dy <= 1 && !rc; dy++)
         for (int dx = -1; dx <= 1 && !rc; dx++) {
-          int64_t key = ((g[2] + dz) * M + (g[1] + dy)) * M + g[0] + dx;
+          int64_t key = (((g[2] + dz + M) % M * M + (g[1] + dy + M) % M) * M) + (g[0] + dx + M) % M;
           /* binary search for the first entry with this key */
           hx_lid L = 0, R = b->n;
           while (L < R) {
