@@ -94,6 +94,11 @@ typedef struct builder {
   hx_lid nq, capq;
   bridge *B;
   hx_lid nb, capb;
+  /* distribution of the variant scoring: tessellate facets [f_lo, f_hi) only (f_hi 0:
+     all) and record each facet's kept variant in choice[f]; forced: build choice[f] */
+  hx_lid f_lo, f_hi;
+  int8_t *choice;
+  int forced;
 } builder;
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -851,9 +856,10 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
   int rc = HX_OK;
   int32_t Bn[2 * MAXPOLY], In[2 * MAXPOLY], Rn[2 * MAXPOLY];
   double P2[4 * MAXPOLY];
-  for (hx_lid f = 0; f < bd->nf && !rc; f++) {
+  hx_lid f_end = bd->f_hi ? bd->f_hi : bd->nf;
+  for (hx_lid f = bd->f_lo; f < f_end && !rc; f++) {
     facet *F = &bd->F[f];
-    int n = F->nv, M = 2 * n;
+    int n = F->nv, M = 2 * n, kept = 0;
     /* boundary loop: v0 m0 v1 m1 ... */
     for (int k = 0; k < n && !rc; k++) {
       int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % n];
@@ -1003,11 +1009,13 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       static const double bvar[][3] = {{1, 1, 0}, {1, 2, 0}, {0.5, 1, 0}, {0, 1, 0}, {1, 2, 1}, {0.5, 2, 1}};
       int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1;
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
-      int best = -1;
+      int best = -1, var0 = 0;
       double best_q = -INFINITY;
-      for (int var = 0; var <= nbv && !rc; var++) {
-        if (var == nbv && best == var - 1) break; /* the best is the one just built */
+      if (bd->forced) best = bd->choice[f], var0 = nbv; /* build the variant chosen before */
+      for (int var = var0; var <= nbv && !rc; var++) {
+        if (var == nbv && best == var - 1 && !var0) break; /* the best is the one just built */
         int vs = var == nbv ? (best >= 0 ? best : 0) : var;
+        kept = vs;
         double ablend = o->ring_sj > 0 ? bvar[vs][0] : 0, apow = bvar[vs][1];
         int KV = K + (int)bvar[vs][2];
         bd->nn = nn0, bd->nq = nq0;
@@ -1085,14 +1093,16 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       /* variants of the tessellation, tried in turn until every column of the facet
          (to both spheres, every layer) has positive corner Jacobians; var 6 = var 0 kept */
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
-      int best = -1;
+      int best = -1, var0 = 0;
       double best_q = -INFINITY;
-      for (int var = 0; var <= NVAR && !rc; var++) {
-        if (var == NVAR && best == var - 1) break; /* the best is the one just built */
+      if (bd->forced) best = bd->choice[f], var0 = NVAR; /* build the variant chosen before */
+      for (int var = var0; var <= NVAR && !rc; var++) {
+        if (var == NVAR && best == var - 1 && !var0) break; /* the best is the one just built */
         bd->nn = nn0, bd->nq = nq0;
         outer = Bn; /* a previous variant's rings are gone */
         outer_is_boundary = 1;
         int vsel = var == NVAR ? (best >= 0 ? best : 0) : var, var_outer = var;
+        kept = vsel;
         {
           int var = vsel;
         /* centre: the pierce point if well inside, else the centroid */
@@ -1312,6 +1322,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       }
     }
     F->nq = (int32_t)(bd->nq - F->q0);
+    if (bd->choice && !bd->forced) bd->choice[f] = (int8_t)kept;
   }
   emap_free(&em);
   return rc;
@@ -1924,6 +1935,25 @@ static int pnum_ids(const pnum *P, const builder *bd, const elinfo *ei, hx_mesh 
   return HX_OK;
 }
 
+/* HX_PEBBLE_MEM set: peak and current RSS after each stage, on stderr */
+static void stage_mem(const char *stage) {
+  if (!getenv("HX_PEBBLE_MEM")) return;
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256], out[256] = "";
+  static struct timespec t0;
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  if (!t0.tv_sec) t0 = t;
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "VmHWM:", 6) || !strncmp(line, "VmRSS:", 6)) {
+      line[strcspn(line, "\n")] = 0;
+      strncat(out, line, sizeof out - strlen(out) - 2);
+      strcat(out, " ");
+    }
+  if (f) fclose(f);
+  fprintf(stderr, "pebble mem %-14s %7.2f s  %s\n", stage, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), out);
+}
+
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
                      hx_pebble_stats *stats) {
   *out = NULL;
@@ -1957,14 +1987,45 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     w = &bd->w[bd->nw++];
     w->p[2] = o->zhi, w->n[2] = 1, w->kind = 2;
   }
+  stage_mem("start");
   int rc = build_sites(bd, bed, o);
   if (!rc) rc = hx_power3d_compute(bd->sx, bd->sr, bd->ns, &bd->pd);
   st.num_spheres = bed->n;
   st.num_ghosts = bd->ns - bd->nreal;
   if (!rc) rc = build_diagram(bd, o, bed, &st);
+  stage_mem("diagram");
   hx_power3d_destroy(&bd->pd);
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (!rc && hx_comm_size(comm) > 1) {
+    /* the variant scoring (most of the tessellation time) is shared: each rank scores
+       a contiguous range of facets, the kept variants are combined (max over ranks of
+       -1 elsewhere), and every rank then builds the whole tessellation in facet order
+       with those variants, i.e. the same nodes and quads as one rank scoring them all */
+    int np = hx_comm_size(comm), me = hx_comm_rank(comm);
+    hx_lid nn0 = bd->nn, nb0 = bd->nb, nf = bd->nf;
+    int64_t *ch = NULL;
+    hx_pebble_stats scratch = st;
+    rc = hx_malloc((size_t)(nf + 1) * sizeof *bd->choice, &bd->choice);
+    if (!rc) rc = hx_malloc((size_t)(nf + 1) * sizeof *ch, &ch);
+    if (!rc) {
+      bd->f_lo = nf * me / np, bd->f_hi = nf * (me + 1) / np;
+      rc = bd->f_lo < bd->f_hi ? tessellate(bd, o, &scratch) : HX_OK;
+      for (hx_lid f = 0; f < nf; f++) ch[f] = f >= bd->f_lo && f < bd->f_hi ? bd->choice[f] : -1;
+    }
+    int rca = hx_comm_agree(comm, rc);
+    if (rca && !rc) rc = HX_ERROR(rca, "pebble: tessellation failed on another rank");
+    if (!rc) rc = hx_comm_max_int64(comm, ch, (int)nf);
+    if (!rc) {
+      for (hx_lid f = 0; f < nf; f++) bd->choice[f] = (int8_t)ch[f];
+      bd->nn = nn0, bd->nb = nb0, bd->nq = 0;
+      bd->f_lo = 0, bd->f_hi = 0, bd->forced = 1;
+    }
+    hx_free(&ch);
+    stage_mem("variant scoring");
+  }
   if (!rc) rc = tessellate(bd, o, &st);
+  hx_free(&bd->choice);
+  stage_mem("tessellation");
   hx_mesh *m = NULL;
   int32_t *stamp = NULL, *colbase = NULL;
   int32_t *corners = NULL;
@@ -2214,6 +2275,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: rank %d swept %lld elements, the counts said %lld", myrank, (long long)ne,
                   (long long)cape);
   hx_free(&stamp), hx_free(&colbase);
+  stage_mem("sweep");
   clock_gettime(CLOCK_MONOTONIC, &t2);
   /* the hx_mesh (collective: every rank gets here, with rc agreed) */
   {
@@ -2250,6 +2312,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     for (int k = 0; k < nsurf && !rc; k++) rc = hx_mesh_add_surface(m, &surf[k], NULL);
   }
 #undef NODE_X
+  stage_mem("order-1 mesh");
   if (!rc && o->order > 1) {
     hx_mesh *hi = NULL;
     sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo};
