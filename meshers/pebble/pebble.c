@@ -2028,8 +2028,6 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   stage_mem("tessellation");
   hx_mesh *m = NULL;
   int32_t *stamp = NULL, *colbase = NULL;
-  int32_t *corners = NULL;
-  int32_t *eattr = NULL;
   elinfo *einfo = NULL;
   typedef struct pface {
     int32_t e, f, kind, surf;
@@ -2110,25 +2108,36 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     st.elems_inlet = (hx_lid)(P.ebase[bed->n + 1] - P.ebase[bed->n]);
     st.elems_outlet = (hx_lid)(P.ebase[bed->n + 2] - P.ebase[bed->n + 1]);
   }
-  int64_t vlo = P.vbase ? P.vbase[c_lo] : 0;
-  double *Xl = NULL; /* coordinates of this rank's column nodes, ids vlo.. */
+  /* the elements go straight into the mesh; the column nodes of one cell at a time
+     live in Xl (ids xbase..) */
+  int64_t xbase = 0, xmax = 1;
+  double *Xl = NULL;
   hx_lid nfacetnodes = bd->nn;
-  if (!rc) rc = hx_malloc((size_t)(P.vbase[c_hi] - vlo + 1) * 3 * sizeof *Xl, &Xl);
+  for (hx_lid c = c_lo; c < c_hi && !rc; c++)
+    if (P.vbase[c + 1] - P.vbase[c] > xmax) xmax = P.vbase[c + 1] - P.vbase[c];
+  if (!rc) rc = hx_malloc((size_t)xmax * 3 * sizeof *Xl, &Xl);
   if (!rc) rc = hx_malloc((size_t)nfacetnodes * sizeof *stamp, &stamp);
   if (!rc) rc = hx_malloc((size_t)nfacetnodes * sizeof *colbase, &colbase);
   if (!rc)
     for (hx_lid i = 0; i < nfacetnodes; i++) stamp[i] = -1;
   if (!rc) {
     cape = (hx_lid)(P.ebase[c_hi] - P.ebase[c_lo]);
-    rc = hx_malloc((size_t)(cape + 1) * 8 * sizeof *corners, &corners);
-    if (!rc) rc = hx_malloc((size_t)(cape + 1) * sizeof *eattr, &eattr);
-    if (!rc) rc = hx_malloc((size_t)(cape + 1) * sizeof *einfo, &einfo);
+    if (o->order > 1) rc = hx_malloc((size_t)(cape + 1) * sizeof *einfo, &einfo); /* for the sweep map */
   }
-#define NODE_X(id) ((id) < (int32_t)nfacetnodes ? bd->X + 3 * (size_t)(id) : Xl + 3 * (size_t)((id) - vlo))
+  {
+    int rca = hx_comm_agree(comm, rc);
+    if (rca && !rc) rc = HX_ERROR(rca, "pebble: meshing failed on another rank");
+  }
+  if (!rc) rc = hx_mesh_create(comm, 1, cape, &m);
+#define NODE_X(id) ((id) < (int32_t)nfacetnodes ? bd->X + 3 * (size_t)(id) : Xl + 3 * (size_t)((id) - xbase))
 #define ADD_ELEM(cn, attr)                                                          \
   do {                                                                              \
-    memcpy(corners + 8 * ne, (cn), 8 * sizeof(int32_t));                            \
-    eattr[ne] = (attr);                                                             \
+    for (int c_ = 0; c_ < 8; c_++) {                                                \
+      const double *xv_ = NODE_X((cn)[c_]);                                         \
+      m->vert_id[8 * ne + c_] = m->node_id[8 * ne + c_] = (cn)[c_];                 \
+      for (int d_ = 0; d_ < 3; d_++) hx_mesh_elem_x(m, ne, d_)[c_] = xv_[d_];       \
+    }                                                                               \
+    m->elem_attr[ne] = (attr);                                                      \
     ne++;                                                                           \
   } while (0)
 #define ADD_FACE(E_, F_, K_, S_)                                                    \
@@ -2142,6 +2151,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     const double *ca = bed->xyz + 3 * a;
     double ra = bed->r[a];
     int32_t nextcol = (int32_t)P.vbase[a];
+    xbase = P.vbase[a];
     for (int32_t z = P.cf_start[a]; z < P.cf_start[a + 1] && !rc; z++) {
       const facet *F = &bd->F[P.cf[z] / 2];
       for (int32_t qi = F->q0; qi < F->q0 + F->nq && !rc; qi++)
@@ -2174,7 +2184,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
             for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * r[c] / rl;
           }
           for (int k = 0; k < L; k++) {
-            double *q = Xl + 3 * (size_t)(colbase[x] + k - vlo);
+            double *q = Xl + 3 * (size_t)(colbase[x] + k - xbase);
             for (int c = 0; c < 3; c++) q[c] = y[c] + s[k] * (X[c] - y[c]);
             if (k == 0 && br < 0) /* exactly on the sphere */
               for (int c = 0; c < 3; c++) q[c] = y[c];
@@ -2198,7 +2208,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
           }
           ADD_ELEM(cn, 1);
           hx_lid e = ne - 1;
-          einfo[e].quad = qi, einfo[e].cell = (int32_t)a, einfo[e].layer = k, einfo[e].rev = rev;
+          if (einfo) einfo[e].quad = qi, einfo[e].cell = (int32_t)a, einfo[e].layer = k, einfo[e].rev = rev;
           if (debug) {
             double P8[24];
             const int32_t c8[8] = {0, 1, 2, 3, 4, 5, 6, 7};
@@ -2227,6 +2237,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     if (c < c_lo || c >= c_hi || !NE[k]) continue;
     double len = k ? o->outlet_len : o->inlet_len, dir = k ? 1 : -1;
     int32_t nextcol = (int32_t)P.vbase[c];
+    xbase = P.vbase[c];
     for (int32_t z = P.cf_start[c]; z < P.cf_start[c + 1] && !rc; z++) {
       const facet *F = &bd->F[P.cf[z] / 2];
       for (int32_t qi = F->q0; qi < F->q0 + F->nq && !rc; qi++) {
@@ -2238,7 +2249,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
           colbase[x] = nextcol;
           nextcol += NE[k];
           for (int l = 1; l <= NE[k]; l++) {
-            double *q = Xl + 3 * (size_t)(colbase[x] + l - 1 - vlo);
+            double *q = Xl + 3 * (size_t)(colbase[x] + l - 1 - xbase);
             memcpy(q, bd->X + 3 * x, 3 * sizeof(double));
             q[2] = (k ? o->zhi : o->zlo) + dir * len * se[k][l];
           }
@@ -2256,7 +2267,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
           }
           ADD_ELEM(cn, 2 + k);
           hx_lid e = ne - 1;
-          einfo[e].quad = qi, einfo[e].cell = -1 - k, einfo[e].layer = l, einfo[e].rev = 1;
+          if (einfo) einfo[e].quad = qi, einfo[e].cell = -1 - k, einfo[e].layer = l, einfo[e].rev = 1;
           if (l == NE[k] - 1) ADD_FACE(e, 4, 4 + k, end_surf[k]);
           for (int ed = 0; ed < 4 && !rc; ed++) {
             uint8_t side = em[ed] & (uint8_t)~((1u << (bd->nw - 1)) | (1u << (bd->nw - 2)));
@@ -2277,24 +2288,13 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   hx_free(&stamp), hx_free(&colbase);
   stage_mem("sweep");
   clock_gettime(CLOCK_MONOTONIC, &t2);
-  /* the hx_mesh (collective: every rank gets here, with rc agreed) */
+  hx_free(&Xl);
+  /* boundary faces, names, surfaces (collective: every rank gets here, with rc agreed) */
   {
     int rca = hx_comm_agree(comm, rc);
     if (rca && !rc) rc = HX_ERROR(rca, "pebble: meshing failed on another rank");
   }
-  if (!rc) rc = hx_mesh_create(comm, 1, (hx_lid)ne, &m);
   if (!rc) {
-    for (hx_lid e = 0; e < ne; e++) {
-      for (int c = 0; c < 8; c++) {
-        int32_t v = corners[8 * e + c];
-        m->vert_id[8 * e + c] = v;
-        m->node_id[8 * e + c] = v;
-        const double *xv = NODE_X(v);
-        for (int d = 0; d < 3; d++) hx_mesh_elem_x(m, e, d)[c] = xv[d];
-      }
-      m->elem_attr[e] = eattr[e];
-    }
-    hx_free(&corners), hx_free(&eattr), hx_free(&Xl);
     /* boundary ids contiguous from 1 in the order pebble, chamfer, wall, inlet, outlet
        (the kinds present on any rank) */
     static const char *names[5] = {"pebble", "chamfer", "wall", "inlet", "outlet"};
@@ -2345,7 +2345,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   }
   hx_free(&stamp), hx_free(&colbase), hx_free(&Xl);
   pnum_free(&P);
-  hx_free(&corners), hx_free(&eattr), hx_free(&einfo), hx_free(&pf), hx_free(&surf);
+  hx_free(&einfo), hx_free(&pf), hx_free(&surf);
   hx_free(&bd->sx), hx_free(&bd->sr), hx_free(&bd->sparent), hx_free(&bd->smask);
   hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);
   hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);
