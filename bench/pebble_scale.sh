@@ -8,9 +8,10 @@
 #   e.g. bench/pebble_scale.sh build "10000 100000 350000" "1 4 16" 1
 # Environment: EXTRA (more pebble flags, e.g. "--order 1 -o /tmp/x.re2"), DIR (work dir,
 # default /tmp/pebble_scale), MPIEXEC (default mpiexec).
-# Memory: about 0.45 KB per order-1 element over all ranks plus, on every rank, the
-# replicated power diagram and tessellation (~15 KB per sphere; 10^4 spheres: 3.8M
-# elements, 1.4 GB on 1 rank); 3.5 x 10^5 spheres ~ 1.3 x 10^8 elements ~ 60 GB in all.
+# Memory: about 0.33 KB per order-1 element over all ranks plus, on every rank, the
+# process (~60 MB) and the replicated power diagram and tessellation (~10 KB per sphere;
+# 10^4 spheres: 3.8M elements, 1.39 GB on 1 rank, 0.77 GB per rank on 2);
+# 3.5 x 10^5 spheres ~ 1.4 x 10^8 elements ~ 45 GB in all + ~3.5 GB per rank.
 set -euo pipefail
 B=${1:-build}; NS=${2:-"1000 10000"}; PS=${3:-"1 2"}; RUNS=${4:-1}
 DIR=${DIR:-/tmp/pebble_scale}; MPIEXEC=${MPIEXEC:-mpiexec}; EXTRA=${EXTRA:-}
