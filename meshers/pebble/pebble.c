@@ -331,6 +331,84 @@ static int facet_contact(const builder *bd, const hx_pebble_opts *o, const facet
   return *gap < o->wall_gap * dmin;
 }
 
+/* ---- plane fit of diagram vertices ------------------------------------------ */
+
+/* the plane of a wall near x (the tangent plane for the cylinder): n . y = off */
+static void wall_plane(const wall *w, const double x[3], double n[3], double *off) {
+  if (w->cyl) {
+    double rx = x[0] - w->p[0], ry = x[1] - w->p[1], rr = hypot(rx, ry);
+    if (!(rr > 0)) rx = 1, ry = 0, rr = 1;
+    n[0] = rx / rr, n[1] = ry / rr, n[2] = 0;
+    *off = n[0] * (w->p[0] + w->R * n[0]) + n[1] * (w->p[1] + w->R * n[1]);
+    return;
+  }
+  memcpy(n, w->n, 3 * sizeof(double));
+  *off = dot3(w->n, w->p);
+}
+
+/* the plane a facet's polygon should lie in: the power plane of its two sites, or the
+   wall for a facet with a ghost (the tessellation puts those on the wall) */
+static void facet_plane(const builder *bd, const facet *F, const double x[3], double n[3], double *off) {
+  if (F->wall >= 0) {
+    wall_plane(&bd->w[F->wall], x, n, off);
+    return;
+  }
+  const double *xa = bd->sx + 3 * F->a, *xb = bd->sx + 3 * F->b;
+  double d[3], L2 = 0;
+  for (int c = 0; c < 3; c++) d[c] = xb[c] - xa[c], L2 += d[c] * d[c];
+  double L = sqrt(L2), t = (L2 + bd->sr[F->a] * bd->sr[F->a] - bd->sr[F->b] * bd->sr[F->b]) / (2 * L2);
+  *off = 0;
+  for (int c = 0; c < 3; c++) n[c] = d[c] / L, *off += n[c] * (xa[c] + t * d[c]);
+}
+
+/* Where a diagram vertex goes when it is snapped onto its walls or when a cluster of
+   vertices is merged: the least-squares point of the planes of every facet incident to
+   the cluster (each facet once), the walls of mask weighted 100, pulled towards x0 with
+   weight 0.01. Moving along the wall normal (snap) or to the cluster's mean instead
+   takes the vertex off the power planes of its facets; a small facet seen nearly edge
+   on from a sphere centre then stops being star-shaped from it and its columns fold
+   (issue 5). The caller snaps the result and checks how far it moved. */
+static void plane_fit(const builder *bd, const int32_t *vf_start, const int32_t *vf, const int32_t *next, int32_t r1,
+                      int32_t r2, uint8_t mask, const double x0[3], double out[3]) {
+  double A[3][3] = {{0.01, 0, 0}, {0, 0.01, 0}, {0, 0, 0.01}}, rhs[3];
+  for (int c = 0; c < 3; c++) rhs[c] = 0.01 * x0[c];
+  int32_t seen[128];
+  int nseen = 0;
+  for (int side = 0; side < 2; side++)
+    for (int32_t t = side ? r2 : r1; t >= 0; t = next ? next[t] : -1)
+      for (int32_t k = vf_start[t]; k < vf_start[t + 1]; k++) {
+        int32_t f = vf[k], dup = 0;
+        for (int z = 0; z < nseen && !dup; z++) dup = seen[z] == f;
+        if (dup) continue;
+        if (nseen < 128) seen[nseen++] = f;
+        double n[3], off;
+        facet_plane(bd, &bd->F[f], x0, n, &off);
+        for (int i = 0; i < 3; i++) {
+          rhs[i] += off * n[i];
+          for (int j = 0; j < 3; j++) A[i][j] += n[i] * n[j];
+        }
+      }
+  for (int k = 0; k < bd->nw; k++)
+    if (mask >> k & 1) {
+      double n[3], off;
+      wall_plane(&bd->w[k], x0, n, &off);
+      for (int i = 0; i < 3; i++) {
+        rhs[i] += 100 * off * n[i];
+        for (int j = 0; j < 3; j++) A[i][j] += 100 * n[i] * n[j];
+      }
+    }
+  double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) - A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
+               A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
+  for (int c = 0; c < 3; c++) {
+    double M[3][3];
+    memcpy(M, A, sizeof M);
+    for (int i = 0; i < 3; i++) M[i][c] = rhs[i];
+    out[c] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
+              M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) / det;
+  }
+  if (!(isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]))) memcpy(out, x0, 3 * sizeof(double));
+}
+
 static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
   hx_power3d *pd = bd->pd;
   hx_lid T = pd->num_tets;
@@ -427,7 +505,25 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   hx_free(&ek);
   if (rc) return rc;
   st->num_tets = T;
-  /* 3. vertex positions: power centres snapped onto the walls of their ghost sites */
+  /* vertex -> facets incidence, for the plane fit and the collapse guards */
+  int32_t *vf_start, *vf;
+  HX_CALL(hx_malloc((size_t)(T + 1) * sizeof *vf_start, &vf_start));
+  HX_CALL(hx_malloc((size_t)bd->nfv * sizeof *vf, &vf));
+  for (hx_lid f = 0; f < bd->nf; f++)
+    for (int k = 0; k < bd->F[f].nv; k++) vf_start[bd->fv[bd->F[f].v0 + k] + 1]++;
+  for (hx_lid t = 0; t < T; t++) vf_start[t + 1] += vf_start[t];
+  {
+    int32_t *fill;
+    HX_CALL(hx_malloc((size_t)T * sizeof *fill, &fill));
+    for (hx_lid f = 0; f < bd->nf; f++)
+      for (int k = 0; k < bd->F[f].nv; k++) {
+        int32_t t = bd->fv[bd->F[f].v0 + k];
+        vf[vf_start[t] + fill[t]++] = (int32_t)f;
+      }
+    hx_free(&fill);
+  }
+  /* 3. vertex positions: power centres snapped onto the walls of their ghost sites,
+     along the power planes of their facets (plane_fit) where that stays near */
   double *V;
   uint8_t *vmask;
   int32_t *par;
@@ -443,6 +539,13 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     double y[3];
     memcpy(y, V + 3 * t, sizeof y);
     snap(bd, m, y);
+    if (m) {
+      double z[3];
+      plane_fit(bd, vf_start, vf, NULL, (int32_t)t, -1, m, pd->centre + 3 * t, z);
+      snap(bd, m, z);
+      double dz = dist3(z, pd->centre + 3 * t), dy = dist3(y, pd->centre + 3 * t);
+      if (dz <= 3 * dy + 1e-12 * dmean && dz < 0.5 * o->max_snap * dmean) memcpy(y, z, sizeof y);
+    }
     memcpy(V + 3 * t, y, sizeof y);
   }
   /* snapping distance check: only for vertices that are used */
@@ -473,23 +576,6 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     }
   }
   qsort(pe, (size_t)npe, sizeof *pe, cmp_pedge);
-  /* vertex -> facets incidence, for the guards */
-  int32_t *vf_start, *vf;
-  HX_CALL(hx_malloc((size_t)(T + 1) * sizeof *vf_start, &vf_start));
-  HX_CALL(hx_malloc((size_t)bd->nfv * sizeof *vf, &vf));
-  for (hx_lid f = 0; f < bd->nf; f++)
-    for (int k = 0; k < bd->F[f].nv; k++) vf_start[bd->fv[bd->F[f].v0 + k] + 1]++;
-  for (hx_lid t = 0; t < T; t++) vf_start[t + 1] += vf_start[t];
-  {
-    int32_t *fill;
-    HX_CALL(hx_malloc((size_t)T * sizeof *fill, &fill));
-    for (hx_lid f = 0; f < bd->nf; f++)
-      for (int k = 0; k < bd->F[f].nv; k++) {
-        int32_t t = bd->fv[bd->F[f].v0 + k];
-        vf[vf_start[t] + fill[t]++] = (int32_t)f;
-      }
-    hx_free(&fill);
-  }
   /* cluster member lists (linked) to enumerate the facets of a cluster */
   int32_t *next, *csize;
   HX_CALL(hx_malloc((size_t)T * sizeof *next, &next));
@@ -509,6 +595,12 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     uint8_t m = vmask[ru] | vmask[rv];
     double P[3];
     for (int c = 0; c < 3; c++) P[c] = (csize[ru] * Pu[c] + csize[rv] * Pv[c]) / (csize[ru] + csize[rv]);
+    if (len > eps0) { /* on the facets' planes rather than at the mean, if near */
+      double z[3];
+      plane_fit(bd, vf_start, vf, next, ru, rv, m, P, z);
+      snap(bd, m, z);
+      if (dist3(z, P) < 0.5 * tol) memcpy(P, z, sizeof P);
+    }
     snap(bd, m, P);
     if (len > eps0) {
       if (len > tol) continue;
