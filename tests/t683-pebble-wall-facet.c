@@ -1,0 +1,207 @@
+/* t683: regression for inverted columns next to a container wall in large beds (issue 5).
+   The 29 spheres below (radius 1) are a window of a 10^4-sphere bed dropped by
+   `hexpack pack --n 10000 --container box:19.4194 --trials 20` (its top layer next to the
+   wall y = -19.4194), trimmed by deleting spheres while the bug stayed. Before the fix
+   the diagram clean-up moved a cluster of 7 collapsed power-diagram vertices on the top
+   plane to their mean, 0.14 off the power plane of spheres 20 and 27 (0-based below),
+   whose small triangular facet then was no longer star-shaped seen from sphere 27: every
+   tessellation variant left a column with corner Jacobians < 0 and the order-1 mesh had 3
+   elements with det J < 0 (min -5.6e-4). Checks, at order 1 and order 3:
+   - the mesher succeeds and reports no element with det J <= 0;
+   - hx_mesh_check: det J > 0 at every GLL node, consistent node ids, boundary nodes on
+     their analytic surfaces (1e-12 relative);
+   - watertight: every element face is shared by exactly two elements with the same
+     node ids (as sets) or is a recorded boundary face, and no recorded face is shared;
+   - the smallest corner scaled Jacobian of the linear mesh is above 0.02. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hx_basis.h"
+#include "hx_error.h"
+#include "hx_memory.h"
+#include "hx_pebble.h"
+#include "hx_test_meshes.h"
+
+static int fail = 0;
+#define EXPECT(cond, ...)           \
+  do {                              \
+    if (!(cond)) {                  \
+      printf("FAIL: " __VA_ARGS__); \
+      printf("\n");                 \
+      fail = 1;                     \
+    }                               \
+  } while (0)
+
+static const double xyz[][3] = {
+    {4.2255379629758503, -10.932392835823242, 63.33665529643816},
+    {10.628874351793071, -15.576150228561751, 63.490519195275326},
+    {9.9119358059100033, -11.596595172277773, 63.011510986043056},
+    {13.280149465005012, -9.4256099601125083, 63.903901532306648},
+    {6.0648079902085446, -17.685554816936477, 64.253116947414185},
+    {5.3165962612867066, -14.421053741724913, 64.710102184175682},
+    {8.5563660902820295, -9.2854596422109754, 64.241701909545171},
+    {8.7012859683407928, -15.175916258501069, 64.475032699021583},
+    {10.292422427387182, -12.830461864745386, 64.538862588033254},
+    {13.108380045819832, -13.732573334534527, 64.774303366550683},
+    {4.4930314938075071, -12.548289962959133, 64.598658670313966},
+    {12.1837114605654, -11.257233773208334, 64.892465231626929},
+    {9.0222152571698633, -10.945445771544431, 65.255324425146767},
+    {7.4060121299398229, -16.627132817297866, 65.292787244312606},
+    {10.706866888466926, -14.495093229448118, 65.567083482750121},
+    {7.2038331439154044, -14.280299254242905, 65.452532172324752},
+    {11.714045512231518, -9.5095586124991289, 65.743961226696257},
+    {13.86153688868492, -17.493397803976226, 65.956276434332821},
+    {6.325014773709337, -11.890114094112979, 65.777575215087367},
+    {9.057214212548466, -16.088457916805602, 66.284432863459131},
+    {9.7611562052982173, -11.715231325052937, 66.946890704308046},
+    {7.9696636498785391, -12.774386313460823, 66.52291988288836},
+    {11.978802508444934, -12.789757831541728, 66.161079567024146},
+    {12.369219912397728, -14.976034996016669, 66.569718730984519},
+    {4.745663797526503, -10.862917170683993, 66.448780827795602},
+    {12.105011148650469, -17.99008313518501, 66.773540777346582},
+    {7.6536490972309581, -10.694581786390501, 66.692019913699767},
+    {6.8935760097403183, -14.455776849642, 67.420512894845757},
+    {7.8914941678259849, -17.832255275033891, 66.8133092115187},
+};
+
+static int cmp_gid(const void *a, const void *b) {
+  hx_gid x = *(const hx_gid *)a, y = *(const hx_gid *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct fkey {
+  hx_gid v[4];
+  hx_lid elem;
+  int face;
+} fkey;
+static int cmp_fkey(const void *a, const void *b) {
+  const fkey *x = a, *y = b;
+  for (int k = 0; k < 4; k++)
+    if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
+  return 0;
+}
+
+/* sorted order-N node ids of face f of element e */
+static void face_ids(const hx_mesh *m, hx_lid e, int f, hx_gid *out) {
+  int nd = m->nd, n = 0;
+  for (int k = 0; k < nd; k++)
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++)
+        if (hx_node_on_face(nd, f, i, j, k)) out[n++] = m->node_id[(size_t)e * nd * nd * nd + hx_lex(nd, i, j, k)];
+  qsort(out, (size_t)n, sizeof *out, cmp_gid);
+}
+
+/* smallest corner scaled Jacobian of the trilinear hexes of the element corners */
+static double min_corner_sj(const hx_mesh *m) {
+  double worst = INFINITY;
+  int nd = m->nd, q = nd - 1, n3 = nd * nd * nd;
+  for (hx_lid e = 0; e < m->num_elem; e++) {
+    const double *x = m->x + (size_t)e * 3 * n3; /* [3][nd][nd][nd] */
+    for (int c = 0; c < 8; c++) {
+      int i = c & 1, j = c >> 1 & 1, k = c >> 2 & 1;
+      int p = hx_lex(nd, i * q, j * q, k * q), pi = hx_lex(nd, (1 - i) * q, j * q, k * q),
+          pj = hx_lex(nd, i * q, (1 - j) * q, k * q), pk = hx_lex(nd, i * q, j * q, (1 - k) * q);
+      double J[3][3];
+      for (int d = 0; d < 3; d++) {
+        J[d][0] = (x[d * n3 + pi] - x[d * n3 + p]) * (i ? -1 : 1);
+        J[d][1] = (x[d * n3 + pj] - x[d * n3 + p]) * (j ? -1 : 1);
+        J[d][2] = (x[d * n3 + pk] - x[d * n3 + p]) * (k ? -1 : 1);
+      }
+      double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                   J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+      double l = 1;
+      for (int a = 0; a < 3; a++) l *= sqrt(J[0][a] * J[0][a] + J[1][a] * J[1][a] + J[2][a] * J[2][a]);
+      worst = fmin(worst, det / l);
+    }
+  }
+  return worst;
+}
+
+static int run(void);
+int main(int argc, char **argv) {
+  tm_init(&argc, &argv);
+  return tm_finalize(run());
+}
+
+static int run(void) {
+  int n = (int)(sizeof xyz / sizeof xyz[0]);
+  for (int order = 1; order <= 3; order += 2) {
+    hx_pebble_bed *bed = NULL;
+    hx_pebble_opts o;
+    hx_pebble_opts_default(&o);
+    o.container = HX_PEBBLE_BOX;
+    o.box_lo[0] = 2.936007, o.box_hi[0] = 14.961537;
+    o.box_lo[1] = -19.4194, o.box_hi[1] = -8.185460;
+    o.zhi = 68.76287547602679;
+    o.order = order;
+    hx_mesh *m = NULL;
+    hx_pebble_stats st;
+    int rc = hx_pebble_bed_create(n, &xyz[0][0], NULL, 1.0, &bed);
+    if (!rc) rc = hx_pebble_opts_finish(&o, bed);
+    if (!rc) rc = hx_pebble_bed_check(bed, &o);
+    if (!rc) rc = hx_mesher_pebble(HX_COMM_SELF, bed, &o, &m, &st);
+    if (rc) {
+      printf("FAIL: order %d: meshing: %s\n", order, hx_error_message());
+      hx_pebble_bed_destroy(&bed);
+      return 1;
+    }
+    printf("order %d: %d spheres, %d elements, %d facets, %d collapsed edges, %d dropped facets\n", order, n,
+           (int)m->num_elem, (int)st.num_facets, (int)st.num_collapsed, (int)st.num_dropped_facets);
+    hx_mesh_check_report rep;
+    rc = hx_mesh_check(m, 1e-12, &rep);
+    printf("  check: bad elements %lld (min det J %.3e), id mismatches %lld, off-surface nodes %lld, bad faces %lld\n",
+           (long long)rep.bad_elems, rep.min_detj, (long long)rep.id_mismatch, (long long)rep.off_surface,
+           (long long)rep.bad_faces);
+    EXPECT(rc == HX_OK && rep.bad_elems == 0, "order %d: hx_mesh_check: %s", order, hx_error_message());
+    hx_error_clear();
+    /* watertight */
+    hx_lid E = m->num_elem;
+    fkey *fk = NULL;
+    char *isb = NULL;
+    if (hx_malloc((size_t)E * 6 * sizeof *fk, &fk) || hx_malloc((size_t)E * 6, &isb)) return 1;
+    for (hx_lid e = 0; e < E; e++)
+      for (int f = 0; f < 6; f++) {
+        int c[4];
+        hx_face_corners(f, c);
+        fkey *k = &fk[6 * e + f];
+        for (int q = 0; q < 4; q++) k->v[q] = m->vert_id[8 * e + c[q]];
+        qsort(k->v, 4, sizeof(hx_gid), cmp_gid);
+        k->elem = e, k->face = f;
+      }
+    qsort(fk, (size_t)E * 6, sizeof *fk, cmp_fkey);
+    for (hx_lid k = 0; k < m->num_faces; k++) isb[6 * m->faces[k].elem + m->faces[k].face]++;
+    long shared = 0, boundary = 0, bad = 0;
+    int nfn = m->nd * m->nd;
+    hx_gid *ia = malloc(sizeof(hx_gid) * nfn), *ib = malloc(sizeof(hx_gid) * nfn);
+    for (hx_lid k = 0; k < E * 6;) {
+      hx_lid h = k;
+      while (h < E * 6 && !cmp_fkey(&fk[k], &fk[h])) h++;
+      if (h - k == 2) {
+        shared++;
+        if (isb[6 * fk[k].elem + fk[k].face] || isb[6 * fk[k + 1].elem + fk[k + 1].face]) bad++;
+        face_ids(m, fk[k].elem, fk[k].face, ia);
+        face_ids(m, fk[k + 1].elem, fk[k + 1].face, ib);
+        if (memcmp(ia, ib, sizeof(hx_gid) * nfn)) bad++;
+      } else if (h - k == 1) {
+        boundary++;
+        if (isb[6 * fk[k].elem + fk[k].face] != 1) bad++;
+      } else {
+        bad++;
+      }
+      k = h;
+    }
+    printf("  faces: %ld shared, %ld boundary (%d recorded), %ld bad\n", shared, boundary, (int)m->num_faces, bad);
+    EXPECT(bad == 0 && boundary == m->num_faces, "order %d: the mesh is not watertight", order);
+    free(ia), free(ib);
+    hx_free(&fk), hx_free(&isb);
+    double sj = min_corner_sj(m);
+    printf("  smallest corner scaled Jacobian %.4f\n", sj);
+    EXPECT(sj > 0.02, "order %d: smallest corner scaled Jacobian %.4f <= 0.02", order, sj);
+    hx_mesh_destroy(&m);
+    hx_pebble_bed_destroy(&bed);
+  }
+  printf(fail ? "FAILED\n" : "PASSED\n");
+  return fail;
+}
