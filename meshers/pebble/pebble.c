@@ -367,9 +367,15 @@ static void facet_plane(const builder *bd, const facet *F, const double x[3], do
    weight 0.01. Moving along the wall normal (snap) or to the cluster's mean instead
    takes the vertex off the power planes of its facets; a small facet seen nearly edge
    on from a sphere centre then stops being star-shaped from it and its columns fold
-   (issue 5). The caller snaps the result and checks how far it moved. */
+   (issue 5). The caller snaps the result and checks how far it moved. A vertex on the
+   cylinder keeps x0. */
 static void plane_fit(const builder *bd, const int32_t *vf_start, const int32_t *vf, const int32_t *next, int32_t r1,
                       int32_t r2, uint8_t mask, const double x0[3], double out[3]) {
+  /* not on the container cylinder: its mirror sites' power planes are only tangent to
+     it, the facets there are curved onto it, and fitting planes made facets there worse */
+  memcpy(out, x0, 3 * sizeof(double));
+  for (int k = 0; k < bd->nw; k++)
+    if ((mask >> k & 1) && bd->w[k].cyl) return;
   double A[3][3] = {{0.01, 0, 0}, {0, 0.01, 0}, {0, 0, 0.01}}, rhs[3];
   for (int c = 0; c < 3; c++) rhs[c] = 0.01 * x0[c];
   int32_t seen[128];
@@ -407,6 +413,40 @@ static void plane_fit(const builder *bd, const int32_t *vf_start, const int32_t 
               M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) / det;
   }
   if (!(isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]))) memcpy(out, x0, 3 * sizeof(double));
+}
+
+static double poly_inner_dist(const double *P, int n, double px, double py);
+
+/* room about the pierce point of facet F (line of centres through the power plane) if
+   its polygon were the m points pts: the signed distance to the polygon's boundary,
+   > 0 when the whole polygon is seen from there (poly_inner_dist), in the power plane */
+static double facet_room(const builder *bd, const facet *F, const double *const *pts, int m) {
+  const double *xa = bd->sx + 3 * F->a, *xb = bd->sx + 3 * F->b;
+  double d[3], u[3], p[3], L2 = 0;
+  for (int c = 0; c < 3; c++) d[c] = xb[c] - xa[c], L2 += d[c] * d[c];
+  double L = sqrt(L2), t = (L2 + bd->sr[F->a] * bd->sr[F->a] - bd->sr[F->b] * bd->sr[F->b]) / (2 * L2);
+  for (int c = 0; c < 3; c++) u[c] = d[c] / L, p[c] = xa[c] + t * d[c];
+  double e1[3], e2[3], tmp[3] = {1, 0, 0};
+  if (fabs(u[0]) > 0.6) tmp[0] = 0, tmp[1] = 1;
+  cross3(u, tmp, e1);
+  double l1 = norm3(e1);
+  for (int c = 0; c < 3; c++) e1[c] /= l1;
+  cross3(u, e1, e2);
+  double P2[2 * MAXPOLY], area = 0;
+  for (int k = 0; k < m; k++) {
+    double r[3];
+    for (int c = 0; c < 3; c++) r[c] = pts[k][c] - p[c];
+    P2[2 * k] = dot3(r, e1), P2[2 * k + 1] = dot3(r, e2);
+  }
+  for (int k = 0; k < m; k++)
+    area += P2[2 * k] * P2[2 * ((k + 1) % m) + 1] - P2[2 * ((k + 1) % m)] * P2[2 * k + 1];
+  if (area < 0)
+    for (int i = 0, j = m - 1; i < j; i++, j--)
+      for (int c = 0; c < 2; c++) {
+        double x = P2[2 * i + c];
+        P2[2 * i + c] = P2[2 * j + c], P2[2 * j + c] = x;
+      }
+  return poly_inner_dist(P2, m, 0, 0);
 }
 
 static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
@@ -628,6 +668,31 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
               ok = 0;
           }
         }
+      /* contact facets of either cluster: the merge must not take their pierce point
+         (the bridge axis) out of view of the polygon, nor close to its boundary, when
+         it was clear before (the vertices of a cluster drift with every merge) */
+      for (int side = 0; side < 2 && ok; side++)
+        for (int32_t t = side ? rv : ru; t >= 0 && ok; t = next[t])
+          for (int32_t k = vf_start[t]; k < vf_start[t + 1] && ok; k++) {
+            const facet *F = &bd->F[vf[k]];
+            double gap;
+            if (!facet_contact(bd, o, F, &gap)) continue;
+            int32_t poly[MAXPOLY + 1];
+            int m2 = facet_roots(bd, par, F, poly, MAXPOLY);
+            if (m2 < 3 || m2 > MAXPOLY) continue;
+            const double *before[MAXPOLY], *after[MAXPOLY];
+            int na = 0;
+            for (int z = 0; z < m2; z++) {
+              before[z] = V + 3 * poly[z];
+              const double *x = poly[z] == ru || poly[z] == rv ? P : V + 3 * poly[z];
+              if (!na || after[na - 1] != x) after[na++] = x;
+            }
+            while (na > 1 && after[na - 1] == after[0]) na--;
+            if (na < 3) continue; /* the vanishing guard above decides */
+            double room_min = 1.5 * o->bridge_frac * 2 * fmin(bd->sr[F->a], bd->sr[F->b]);
+            double r1 = facet_room(bd, F, after, na);
+            if (r1 < room_min && r1 < facet_room(bd, F, before, m2)) ok = 0;
+          }
       if (!ok) continue;
       collapsed++;
     }
