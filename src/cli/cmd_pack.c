@@ -68,7 +68,8 @@ int hx_cmd_pack(hx_comm comm, int argc, char **argv) {
       double ztop = 0;
       for (hx_lid i = 0; i < bed->n; i++)
         if (bed->xyz[3 * i + 2] + bed->r[i] > ztop) ztop = bed->xyz[3 * i + 2] + bed->r[i];
-      printf("pack: %d spheres in cylinder radius %g, bed height %g; wrote %s\n", n, rc_cyl, ztop, outp);
+      printf("pack: %d spheres in %s %g, bed height %g; wrote %s\n", n,
+             square ? "the square prism of half-width" : "the cylinder of radius", rc_cyl, ztop, outp);
     }
   }
   hx_pebble_bed_destroy(&bed);
