@@ -192,6 +192,15 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
   TRY(tok_ll(&t, 3, 3, "VDim 3", &vdim));
   TRY(expect(&t, "Ordering:"));
   TRY(tok_ll(&t, 0, 1, "Ordering 0 or 1", &ordering));
+  {
+    /* refuse before allocating: every node value takes at least 2 bytes ("0 ") */
+    size_t nd1 = (size_t)order + 1, need = (size_t)ne * nd1 * nd1 * nd1 * 3, left = (size_t)(t.end - t.p);
+    if (need > left / 2) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: %lld elements of order %d need %zu node values, but only %zu bytes are left",
+                    path, line_of(&t), ne, order, need, left);
+      goto done;
+    }
+  }
   TRY(hx_mesh_create(comm, order, (hx_lid)ne, &m));
   {
     size_t npe = (size_t)hx_mesh_nodes_per_elem(m), ndof = (size_t)ne * npe;
