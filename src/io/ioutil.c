@@ -480,7 +480,10 @@ int hx_io_merge_points(int64_t np, const double *xyz, double tol, int64_t *rep) 
   for (int64_t p = 0; p < np; p++) {
     const double *x = xyz + 3 * p;
     int64_t c[3];
-    for (int d = 0; d < 3; d++) c[d] = (int64_t)floor(x[d] / tol);
+    for (int d = 0; d < 3; d++) { /* cells clamped to +-2^62 (huge or non-finite values): no overflow below */
+      double v = floor(x[d] / tol);
+      c[d] = v < 4.6e18 && v > -4.6e18 ? (int64_t)v : (v > 0 ? INT64_C(1) << 62 : -(INT64_C(1) << 62));
+    }
     rep[p] = p;
     for (int dz = -1; dz <= 1 && rep[p] == p; dz++)
       for (int dy = -1; dy <= 1 && rep[p] == p; dy++)

@@ -568,6 +568,12 @@ int hx_import_re2_at(hx_comm comm, const char *path, int order, hx_mesh **out) {
       memcpy(xe, fx + (size_t)e * 3 * npe, 3 * (size_t)npe * sizeof(double));
     else
       nek_element(&r, e, cv, ncv, nd, g01, xe);
+    for (int k = 0; k < 3 * npe; k++)
+      if (!isfinite(xe[k])) { /* finite corners and curve data can still overflow (huge radii, far midpoints) */
+        rc = HX_ERROR(HX_ERR_INPUT, "%s: element %lld: its %d curved side(s) give non-finite coordinates", path,
+                      (long long)e + 1, ncv);
+        goto done;
+      }
   }
   /* node ids by coordinates */
   {
