@@ -3,6 +3,7 @@
    With HX_HAVE_MPI the type is MPI_Comm; without, a dummy int and every
    collective acts on one rank. MPI_COMM_WORLD appears only in src/cli/. */
 #pragma once
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hx_config.h"
@@ -29,3 +30,14 @@ int hx_comm_sum_int64(hx_comm comm, int64_t *v, int n);
 int hx_comm_max_int64(hx_comm comm, int64_t *v, int n);
 /** Exclusive prefix sum of one int64 over ranks (rank 0 gets 0). */
 int hx_comm_exscan_int64(hx_comm comm, int64_t v, int64_t *out);
+/** In-place global minimum of n int64. Collective on comm. */
+int hx_comm_min_int64(hx_comm comm, int64_t *v, int n);
+/** out[r] = v of rank r (out has hx_comm_size entries). Collective on comm. */
+int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out);
+/** Broadcast bytes from root. Collective on comm. */
+int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root);
+/** Point to point: bytes to/from one rank with a tag (any size: sent in pieces of
+    at most 1 GiB). recv expects exactly the bytes sent. With one rank (or without
+    MPI) there is nobody to talk to: HX_ERR_INTERNAL. */
+int hx_comm_send(hx_comm comm, const void *buf, size_t bytes, int dest, int tag);
+int hx_comm_recv(hx_comm comm, void *buf, size_t bytes, int src, int tag);

@@ -1,7 +1,10 @@
 /* Exodus II writer (formats.md section 5): one element block of HEX8 (order 1) or
    HEX27 (order 2), coordinates in double, one named sideset per boundary id with
    (element, side) pairs in Exodus's side numbering. The Exodus library opens the
-   file itself, so it writes "<path>.tmp.<pid>" and renames it on success. */
+   file itself, so it writes "<path>.tmp.<pid>" and renames it on success.
+   Streaming: a numbering pass, then coordinates, connectivity and sidesets are
+   written in pieces (ex_put_partial_coord / ex_put_n_elem_conn / ex_put_partial_set)
+   as the blocks come, from this rank or the others (io_gather.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +13,7 @@
 #include "hx_config.h"
 #include "hx_error.h"
 #include "hx_memory.h"
-#include "io_impl.h"
+#include "io_gather.h"
 
 #if HX_HAVE_EXODUS
 #include <exodusII.h>
@@ -32,80 +35,61 @@ static const int EXO_HEX27[27][3] = {
     if (rc == HX_OK && (call) < 0) rc = HX_ERROR(HX_ERR_IO, "'%s': Exodus II library failed to %s", path, what); \
   } while (0)
 
+#define EXO_CHUNK 65536 /* nodes per ex_put_partial_coord call */
+
 int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   hx_export_opts def;
   if (!o) {
     hx_export_opts_default(&def);
     o = &def;
   }
-  HX_CALL(hx_io_require_serial(m, path, ".exo"));
   int order = hx_io_out_order(m, o);
   HX_CHECK(order == 1 || order == 2, HX_ERR_INPUT,
            "'%s': Exodus II is written as HEX8 (order 1) or HEX27 (order 2), not order %d; use --order 1 or --order 2",
            path, order);
-  int nd = order + 1, npe = order == 1 ? 8 : 27;
+  int nd = order + 1, npe = order == 1 ? 8 : 27, lpe = nd * nd * nd;
   int lex[27];
   for (int p = 0; p < npe; p++) {
     const int *g = EXO_HEX27[p];
     int s = order == 1 ? 2 : 1; /* grid step 2 = index 1 at order 1 */
     lex[p] = g[0] / s + nd * (g[1] / s + nd * (g[2] / s));
   }
-  for (hx_lid q = 0; q < m->num_faces; q++)
-    HX_CHECK(m->faces[q].bid >= 1 && m->faces[q].elem >= 0 && m->faces[q].elem < m->num_elem &&
-                 m->faces[q].face >= 0 && m->faces[q].face <= 5,
-             HX_ERR_INVALID_MESH, "'%s': boundary face %lld is invalid", path, (long long)q);
-  hx_elemsrc src;
-  HX_CALL(hx_elemsrc_open(m, order, o->force, &src));
-  size_t ne = (size_t)m->num_elem, nnp = ne * (size_t)(nd * nd * nd);
+  /* rank 0 writes; the other ranks send their blocks and faces (io_gather.h) */
+  hx_gsrc g;
+  HX_CALL(hx_gsrc_open(m, order, o->force, &g));
+  if (!g.root) return hx_gsrc_serve(&g);
+  hx_gid ne = g.num_elem;
   hx_idmap pid;
   memset(&pid, 0, sizeof pid);
   int64_t *conn = NULL, *elist = NULL, *slist = NULL;
-  double *xyz = NULL;
-  int *bcount = NULL;
+  double *cx = NULL;
   char **names = NULL;
-  int maxb = 0, nss = 0, exoid = -1;
+  int nss = 0, exoid = -1;
   int64_t nn = 0;
   char tmp[4200] = "";
-  int rc = hx_idmap_init_range(&pid, 0, hx_elemsrc_id_bound(&src) - 1, nnp / 2 + 64);
-  if (rc == HX_OK) rc = hx_malloc(ne * (size_t)npe * sizeof(int64_t), &conn);
-  if (rc == HX_OK) rc = hx_malloc(nnp * 3 * sizeof(double), &xyz); /* upper bound, x then y then z blocks later */
-  for (hx_lid e0 = 0; rc == HX_OK && e0 < m->num_elem; e0 += src.block) {
-    hx_lid cnt = m->num_elem - e0 < src.block ? m->num_elem - e0 : src.block;
-    const hx_mesh *v;
-    rc = hx_elemsrc_get(&src, e0, cnt, &v);
-    for (hx_lid e = 0; rc == HX_OK && e < cnt; e++)
+  const hx_gblock *b = NULL;
+  const hx_gfaces *fb = NULL;
+  int rc = hx_idmap_init_range(&pid, 0, g.id_bound - 1, (size_t)ne * (size_t)lpe / 2 + 64);
+  if (rc == HX_OK) rc = hx_malloc((size_t)g.block * (size_t)npe * sizeof(int64_t), &conn);
+  if (rc == HX_OK) rc = hx_malloc((size_t)EXO_CHUNK * 3 * sizeof(double), &cx);
+  if (rc == HX_OK) rc = hx_malloc((size_t)g.fblock * sizeof(int64_t), &elist);
+  if (rc == HX_OK) rc = hx_malloc((size_t)g.fblock * sizeof(int64_t), &slist);
+  if (rc == HX_OK) rc = hx_malloc(((size_t)g.max_bid + 2) * sizeof(char *), &names);
+  /* node numbering: first appearance in element order, Exodus node order */
+  if (rc == HX_OK) rc = hx_gsrc_pass(&g, HX_GS_ID);
+  while (rc == HX_OK && (rc = hx_gsrc_next(&g, &b)) == HX_OK && b)
+    for (hx_lid e = 0; rc == HX_OK && e < b->count; e++)
       for (int p = 0; p < npe; p++) {
-        size_t l = (size_t)e * (size_t)(nd * nd * nd) + (size_t)lex[p];
         int64_t val = nn;
-        int ins = hx_idmap_insert(&pid, v->node_id[l], &val);
+        int ins = hx_idmap_insert(&pid, b->view.node_id[(size_t)e * lpe + lex[p]], &val);
         if (ins < 0) {
           rc = -ins;
           break;
         }
-        if (ins == 1) {
-          for (int c = 0; c < 3; c++) xyz[3 * (size_t)nn + c] = hx_mesh_elem_x(v, e, c)[lex[p]];
-          nn++;
-        }
-        conn[(size_t)(e0 + e) * npe + p] = val + 1;
+        nn += ins == 1;
       }
-  }
-  /* coordinates as three arrays */
-  double *cx = NULL;
-  if (rc == HX_OK) rc = hx_malloc((size_t)(nn > 0 ? nn : 1) * 3 * sizeof(double), &cx);
-  for (int64_t i = 0; rc == HX_OK && i < nn; i++)
-    for (int c = 0; c < 3; c++) cx[c * nn + i] = xyz[3 * i + c];
-  hx_free(&xyz);
-  /* sidesets: one per boundary id, faces in mesh order */
-  for (hx_lid q = 0; q < m->num_faces; q++)
-    if (m->faces[q].bid > maxb) maxb = m->faces[q].bid;
-  if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 2) * sizeof(int), &bcount);
-  if (rc == HX_OK) rc = hx_malloc(((size_t)m->num_faces + 1) * sizeof(int64_t), &elist);
-  if (rc == HX_OK) rc = hx_malloc(((size_t)m->num_faces + 1) * sizeof(int64_t), &slist);
-  if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 2) * sizeof(char *), &names);
-  if (rc == HX_OK) {
-    for (hx_lid q = 0; q < m->num_faces; q++) bcount[m->faces[q].bid]++;
-    for (int b = 1; b <= maxb; b++) nss += bcount[b] > 0;
-  }
+  if (rc == HX_OK)
+    for (int k = 1; k <= g.max_bid; k++) nss += g.bid_count[k] > 0;
   if (rc == HX_OK) {
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     int cpu_ws = 8, io_ws = 8;
@@ -117,23 +101,58 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
   char title[128];
   snprintf(title, sizeof title, "hexpack %s, order %d", HX_VERSION, order);
   EXO_TRY(ex_put_init(exoid, title, 3, nn, (int64_t)ne, 1, 0, nss), "write the header");
-  EXO_TRY(ex_put_coord(exoid, cx, cx + nn, cx + 2 * nn), "write the coordinates");
+  /* coordinates, streamed in chunks of x, y, z */
+  int64_t written = 0, flushed = 0;
+  if (rc == HX_OK) rc = hx_gsrc_pass(&g, HX_GS_X | HX_GS_ID);
+  while (rc == HX_OK && (rc = hx_gsrc_next(&g, &b)) == HX_OK && b)
+    for (hx_lid e = 0; rc == HX_OK && e < b->count; e++)
+      for (int p = 0; rc == HX_OK && p < npe; p++) {
+        int64_t pi = -1;
+        hx_idmap_find(&pid, b->view.node_id[(size_t)e * lpe + lex[p]], &pi);
+        if (pi != written) continue;
+        int64_t k = written - flushed;
+        for (int c = 0; c < 3; c++) cx[c * EXO_CHUNK + k] = hx_mesh_elem_x(&b->view, e, c)[lex[p]];
+        written++;
+        if (written - flushed == EXO_CHUNK) {
+          EXO_TRY(ex_put_partial_coord(exoid, flushed + 1, EXO_CHUNK, cx, cx + EXO_CHUNK, cx + 2 * EXO_CHUNK),
+                  "write the coordinates");
+          flushed = written;
+        }
+      }
+  if (rc == HX_OK && written > flushed)
+    EXO_TRY(ex_put_partial_coord(exoid, flushed + 1, written - flushed, cx, cx + EXO_CHUNK, cx + 2 * EXO_CHUNK),
+            "write the coordinates");
+  if (rc == HX_OK && written != nn) rc = HX_ERROR(HX_ERR_INTERNAL, "wrote %lld of %lld Exodus nodes", (long long)written, (long long)nn);
   char *cnames[3] = {"x", "y", "z"};
   EXO_TRY(ex_put_coord_names(exoid, cnames), "write the coordinate names");
   EXO_TRY(ex_put_block(exoid, EX_ELEM_BLOCK, 1, order == 1 ? "HEX8" : "HEX27", (int64_t)ne, npe, 0, 0, 0),
           "write the element block");
-  EXO_TRY(ex_put_conn(exoid, EX_ELEM_BLOCK, 1, conn, NULL, NULL), "write the connectivity");
-  for (int b = 1, k = 0; rc == HX_OK && b <= maxb; b++) {
-    if (!bcount[b]) continue;
-    int64_t n = 0;
-    for (hx_lid q = 0; q < m->num_faces; q++)
-      if (m->faces[q].bid == b) {
-        elist[n] = (int64_t)m->faces[q].elem + 1;
-        slist[n++] = EXO_SIDE[m->faces[q].face];
+  /* connectivity, a block of elements at a time */
+  if (rc == HX_OK) rc = hx_gsrc_pass(&g, HX_GS_ID);
+  while (rc == HX_OK && (rc = hx_gsrc_next(&g, &b)) == HX_OK && b) {
+    for (hx_lid e = 0; e < b->count; e++)
+      for (int p = 0; p < npe; p++) {
+        int64_t val = 0;
+        hx_idmap_find(&pid, b->view.node_id[(size_t)e * lpe + lex[p]], &val);
+        conn[(size_t)e * npe + p] = val + 1;
       }
-    EXO_TRY(ex_put_set_param(exoid, EX_SIDE_SET, b, n, 0), "write a sideset header");
-    EXO_TRY(ex_put_set(exoid, EX_SIDE_SET, b, elist, slist), "write a sideset");
-    names[k++] = (b < m->num_bnames && m->bnames[b]) ? m->bnames[b] : "";
+    EXO_TRY(ex_put_n_elem_conn(exoid, 1, b->e0 + 1, b->count, conn), "write the connectivity");
+  }
+  /* sidesets: one per boundary id, faces in (element, face) order */
+  for (int bid = 1, k = 0; rc == HX_OK && bid <= g.max_bid; bid++) {
+    if (!g.bid_count[bid]) continue;
+    EXO_TRY(ex_put_set_param(exoid, EX_SIDE_SET, bid, g.bid_count[bid], 0), "write a sideset header");
+    int64_t off = 0;
+    if (rc == HX_OK) rc = hx_gsrc_face_pass(&g, bid, 0);
+    while (rc == HX_OK && (rc = hx_gsrc_next_faces(&g, &fb)) == HX_OK && fb) {
+      for (hx_lid q = 0; q < fb->count; q++) {
+        elist[q] = (int64_t)fb->f[q].elem + 1;
+        slist[q] = EXO_SIDE[fb->f[q].face];
+      }
+      EXO_TRY(ex_put_partial_set(exoid, EX_SIDE_SET, bid, off + 1, fb->count, elist, slist), "write a sideset");
+      off += fb->count;
+    }
+    names[k++] = (bid < m->num_bnames && m->bnames[bid]) ? m->bnames[bid] : "";
   }
   if (rc == HX_OK && nss) EXO_TRY(ex_put_names(exoid, EX_SIDE_SET, names), "write the sideset names");
   char *bn[1] = {"hexpack"};
@@ -145,11 +164,9 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
   hx_free(&conn);
   hx_free(&elist);
   hx_free(&slist);
-  hx_free(&bcount);
   hx_free(&names);
   hx_idmap_free(&pid);
-  hx_elemsrc_close(&src);
-  return rc;
+  return hx_gsrc_close(&g, rc);
 }
 
 #else

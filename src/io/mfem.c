@@ -9,7 +9,7 @@
 #include "hx_config.h"
 #include "hx_error.h"
 #include "hx_memory.h"
-#include "io_impl.h"
+#include "io_gather.h"
 
 /* hexpack face -> its 4 standard corners in MFEM's outward order (formats.md 4.1) */
 static const int MFEM_FACE[6][4] = {{3, 0, 4, 7}, {1, 2, 6, 5}, {0, 1, 5, 4}, {2, 3, 7, 6}, {3, 2, 1, 0}, {4, 5, 6, 7}};
@@ -21,67 +21,76 @@ int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o) 
     hx_export_opts_default(&def);
     o = &def;
   }
-  HX_CALL(hx_io_require_serial(m, path, ".mesh"));
-  hx_elemsrc src;
+  /* rank 0 writes; the other ranks send their blocks and faces (io_gather.h) */
+  hx_gsrc g;
   int order = hx_io_out_order(m, o);
-  HX_CALL(hx_elemsrc_open(m, order, o->force, &src));
+  HX_CALL(hx_gsrc_open(m, order, o->force, &g));
+  if (!g.root) return hx_gsrc_serve(&g);
   hx_idmap vm;
-  size_t n8 = (size_t)m->num_elem * 8;
-  int rc = hx_idmap_init_for(&vm, m->vert_id, n8, n8 / 4 + 16);
+  size_t n8 = (size_t)g.num_elem * 8;
+  int rc = hx_idmap_init_range(&vm, g.vert_lo, g.vert_hi, n8 / 4 + 16);
   hx_outfile f;
-  if (rc == HX_OK) rc = hx_outfile_open(&f, path);
-  if (rc) {
-    hx_idmap_free(&vm);
-    hx_elemsrc_close(&src);
-    return rc;
+  if (rc == HX_OK) {
+    rc = hx_outfile_open(&f, path);
+    if (rc) hx_idmap_free(&vm);
   }
+  if (rc) return hx_gsrc_close(&g, rc);
   FILE *fp = f.fp;
   fprintf(fp, "MFEM mesh v1.0\n\n# written by hexpack %s: order %d, nodes L2_T1 (GLL, lexicographic per element)\n",
           HX_VERSION, order);
   for (int b = 1; b < m->num_bnames; b++)
     if (m->bnames[b] && !strchr(m->bnames[b], '\n')) fprintf(fp, "# boundary %d %s\n", b, m->bnames[b]);
-  fprintf(fp, "\ndimension\n3\n\nelements\n%lld\n", (long long)m->num_elem);
+  fprintf(fp, "\ndimension\n3\n\nelements\n%lld\n", (long long)g.num_elem);
   int64_t next = 0;
   int64_t vid[8];
-  for (hx_lid e = 0; e < m->num_elem && rc == HX_OK; e++) {
-    fprintf(fp, "%d 5", m->elem_attr[e] >= 1 ? m->elem_attr[e] : 1);
-    for (int s = 0; s < 8; s++) {
-      int64_t id = next;
-      int ins = hx_idmap_insert(&vm, m->vert_id[(size_t)e * 8 + STD_TO_HX[s]], &id);
-      if (ins < 0) rc = -ins;
-      if (ins == 1) next++;
-      fprintf(fp, " %lld", (long long)id);
+  const hx_gblock *b = NULL;
+  rc = hx_gsrc_pass(&g, HX_GS_VERT | HX_GS_ATTR);
+  while (rc == HX_OK && (rc = hx_gsrc_next(&g, &b)) == HX_OK && b) {
+    const hx_mesh *v = &b->view;
+    for (hx_lid e = 0; e < b->count && rc == HX_OK; e++) {
+      fprintf(fp, "%d 5", v->elem_attr[e] >= 1 ? v->elem_attr[e] : 1);
+      for (int s = 0; s < 8; s++) {
+        int64_t id = next;
+        int ins = hx_idmap_insert(&vm, v->vert_id[(size_t)e * 8 + STD_TO_HX[s]], &id);
+        if (ins < 0) rc = -ins;
+        if (ins == 1) next++;
+        fprintf(fp, " %lld", (long long)id);
+      }
+      fprintf(fp, "\n");
     }
-    fprintf(fp, "\n");
   }
-  fprintf(fp, "\nboundary\n%lld\n", (long long)m->num_faces);
-  for (hx_lid q = 0; q < m->num_faces && rc == HX_OK; q++) {
-    const hx_bface *b = &m->faces[q];
-    fprintf(fp, "%d 3", b->bid);
-    for (int t = 0; t < 4; t++) {
-      hx_idmap_find(&vm, m->vert_id[(size_t)b->elem * 8 + STD_TO_HX[MFEM_FACE[b->face][t]]], &vid[t]);
-      fprintf(fp, " %lld", (long long)vid[t]);
+  /* boundary elements in (element, face) order */
+  if (rc == HX_OK) {
+    fprintf(fp, "\nboundary\n%lld\n", (long long)g.num_faces);
+    rc = hx_gsrc_face_pass(&g, 0, HX_GF_VERT);
+  }
+  const hx_gfaces *fb = NULL;
+  while (rc == HX_OK && (rc = hx_gsrc_next_faces(&g, &fb)) == HX_OK && fb)
+    for (hx_lid q = 0; q < fb->count; q++) {
+      const hx_gface *bf = &fb->f[q];
+      fprintf(fp, "%d 3", bf->bid);
+      for (int t = 0; t < 4; t++) {
+        hx_idmap_find(&vm, fb->ids[(size_t)q * 8 + STD_TO_HX[MFEM_FACE[bf->face][t]]], &vid[t]);
+        fprintf(fp, " %lld", (long long)vid[t]);
+      }
+      fprintf(fp, "\n");
     }
-    fprintf(fp, "\n");
-  }
   fprintf(fp, "\nvertices\n%lld\n\nnodes\nFiniteElementSpace\nFiniteElementCollection: L2_T1_3D_P%d\nVDim: 3\n"
               "Ordering: 1\n\n",
           (long long)next, order);
-  int npe = src.nd * src.nd * src.nd;
-  for (hx_lid e0 = 0; e0 < m->num_elem && rc == HX_OK; e0 += src.block) {
-    hx_lid cnt = m->num_elem - e0 < src.block ? m->num_elem - e0 : src.block;
-    const hx_mesh *v;
-    rc = hx_elemsrc_get(&src, e0, cnt, &v);
-    for (hx_lid e = 0; e < cnt && rc == HX_OK; e++)
+  int npe = g.npe;
+  if (rc == HX_OK) rc = hx_gsrc_pass(&g, HX_GS_X);
+  while (rc == HX_OK && (rc = hx_gsrc_next(&g, &b)) == HX_OK && b) {
+    const hx_mesh *v = &b->view;
+    for (hx_lid e = 0; e < b->count; e++)
       for (int p = 0; p < npe; p++)
         fprintf(fp, "%.17g %.17g %.17g\n", hx_mesh_elem_x(v, e, 0)[p], hx_mesh_elem_x(v, e, 1)[p],
                 hx_mesh_elem_x(v, e, 2)[p]);
   }
   hx_idmap_free(&vm);
-  hx_elemsrc_close(&src);
-  if (rc == HX_OK) return hx_outfile_commit(&f);
-  hx_outfile_abort(&f);
-  return rc;
+  if (rc == HX_OK) rc = hx_outfile_commit(&f);
+  else hx_outfile_abort(&f);
+  return hx_gsrc_close(&g, rc);
 }
 
 /* ---- reader ---------------------------------------------------------------------- */

@@ -2,7 +2,8 @@
 
    design:
    1. number the distinct node ids in order of first appearance (as the .vtu
-      writer): node tags 1..NP, all in one node block on volume 1;
+      writer; on several ranks rank 0 writes, pulling the other ranks' blocks and
+      faces in global order, io_gather.h): node tags 1..NP, one node block on volume 1;
    2. $PhysicalNames: the volume (3D group 1, "volume") and one 2D group per boundary
       id (tag = id, name = the boundary name or "boundary_<id>"); $Entities: one
       surface per boundary id (tag = id) and volume 1, zero boxes, empty bounding
@@ -20,7 +21,7 @@
 #include "hx_config.h"
 #include "hx_error.h"
 #include "hx_memory.h"
-#include "io_impl.h"
+#include "io_gather.h"
 
 static const int GMSH_HEX_TYPE[10] = {0, 5, 12, 92, 93, 94, 95, 96, 97, 98};
 static const int GMSH_QUAD_TYPE[10] = {0, 3, 10, 36, 37, 38, 47, 48, 49, 50};
@@ -33,25 +34,16 @@ static const int STD_POS[8][3] = {{0, 0, 0}, {1, 0, 0}, {1, 1, 0}, {0, 1, 0}, {0
 
 typedef struct msh_ctx {
   const hx_mesh *m;
-  hx_elemsrc src;
+  hx_gsrc g; /* the elements and faces of every rank (io_gather.h) */
   int order, nd, npe, binary;
   int64_t num_points;
   hx_idmap pid;
   int hex_lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   int quad_uv[2 * HX_MAX_ND * HX_MAX_ND];
   double B[HX_MAX_ND * HX_MAX_ND];
-  hx_lid *face_order; /* boundary faces sorted by (bid, elem, face) */
   int *bids;          /* distinct boundary ids, increasing */
   int nbids;
 } msh_ctx;
-
-static const hx_mesh *g_sort_mesh;
-static int cmp_face(const void *a, const void *b) {
-  const hx_bface *x = &g_sort_mesh->faces[*(const hx_lid *)a], *y = &g_sort_mesh->faces[*(const hx_lid *)b];
-  if (x->bid != y->bid) return x->bid < y->bid ? -1 : 1;
-  if (x->elem != y->elem) return x->elem < y->elem ? -1 : 1;
-  return x->face - y->face;
-}
 
 static int wr(hx_outfile *f, const void *p, size_t n) { return hx_outfile_write(f, p, n); }
 static int wr_u64(hx_outfile *f, uint64_t v) { return wr(f, &v, 8); }
@@ -131,11 +123,13 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
   /* coordinates, each point at its first appearance */
   int64_t written = 0;
   double xe[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
-    hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
-    const hx_mesh *v;
-    HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
-    for (hx_lid e = 0; e < cnt; e++) {
+  const hx_gblock *gb;
+  HX_CALL(hx_gsrc_pass(&c->g, HX_GS_X | HX_GS_ID));
+  for (;;) {
+    HX_CALL(hx_gsrc_next(&c->g, &gb));
+    if (!gb) break;
+    const hx_mesh *v = &gb->view;
+    for (hx_lid e = 0; e < gb->count; e++) {
       int have = 0;
       for (int p = 0; p < c->npe; p++) {
         int64_t pi = -1;
@@ -158,26 +152,27 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
            (long long)c->num_points);
   if (bin) fprintf(fp, "\n");
   fprintf(fp, "$EndNodes\n$Elements\n");
-  uint64_t ne = (uint64_t)m->num_elem + (uint64_t)m->num_faces;
+  uint64_t ne = (uint64_t)c->g.num_elem + (uint64_t)c->g.num_faces;
   int nq = c->nd * c->nd;
   if (!bin) {
     fprintf(fp, "%d %llu 1 %llu\n3 1 %d %lld\n", c->nbids + 1, (unsigned long long)ne, (unsigned long long)ne,
-            GMSH_HEX_TYPE[c->order], (long long)m->num_elem);
+            GMSH_HEX_TYPE[c->order], (long long)c->g.num_elem);
   } else {
     uint64_t h[4] = {(uint64_t)c->nbids + 1, ne, 1, ne};
     HX_CALL(wr(f, h, sizeof h));
     HX_CALL(wr_i32(f, 3));
     HX_CALL(wr_i32(f, 1));
     HX_CALL(wr_i32(f, GMSH_HEX_TYPE[c->order]));
-    HX_CALL(wr_u64(f, (uint64_t)m->num_elem));
+    HX_CALL(wr_u64(f, (uint64_t)c->g.num_elem));
   }
   uint64_t row[1 + HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
-    hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
-    const hx_mesh *v;
-    HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
-    for (hx_lid e = 0; e < cnt; e++) {
-      row[0] = (uint64_t)(e0 + e) + 1;
+  HX_CALL(hx_gsrc_pass(&c->g, HX_GS_ID));
+  for (;;) {
+    HX_CALL(hx_gsrc_next(&c->g, &gb));
+    if (!gb) break;
+    const hx_mesh *v = &gb->view;
+    for (hx_lid e = 0; e < gb->count; e++) {
+      row[0] = (uint64_t)(gb->e0 + e) + 1;
       for (int p = 0; p < c->npe; p++) {
         int64_t pi = 0;
         hx_idmap_find(&c->pid, v->node_id[(size_t)e * c->npe + c->hex_lex[p]], &pi);
@@ -190,11 +185,11 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
       }
     }
   }
-  uint64_t tag = (uint64_t)m->num_elem;
-  for (int k = 0, q = 0; k < c->nbids; k++) {
+  /* per boundary id its faces in (element, face) order */
+  uint64_t tag = (uint64_t)c->g.num_elem;
+  for (int k = 0; k < c->nbids; k++) {
     int b = c->bids[k];
-    hx_lid count = 0;
-    while (q + count < m->num_faces && m->faces[c->face_order[q + count]].bid == b) count++;
+    int64_t count = c->g.bid_count[b];
     if (!bin) {
       fprintf(fp, "2 %d %d %lld\n", b, GMSH_QUAD_TYPE[c->order], (long long)count);
     } else {
@@ -203,23 +198,29 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
       HX_CALL(wr_i32(f, GMSH_QUAD_TYPE[c->order]));
       HX_CALL(wr_u64(f, (uint64_t)count));
     }
-    for (hx_lid t = 0; t < count; t++) {
-      const hx_bface *bf = &m->faces[c->face_order[q + t]];
-      const hx_mesh *v;
-      HX_CALL(hx_elemsrc_get(&c->src, bf->elem, 1, &v));
-      row[0] = ++tag;
-      for (int p = 0; p < nq; p++) {
-        int64_t pi = 0;
-        hx_idmap_find(&c->pid, v->node_id[quad_node_lex(c, bf->face, p)], &pi);
-        row[1 + p] = (uint64_t)pi + 1;
-      }
-      if (bin) {
-        HX_CALL(wr(f, row, (size_t)(1 + nq) * 8));
-      } else {
-        for (int p = 0; p <= nq; p++) fprintf(fp, p < nq ? "%llu " : "%llu\n", (unsigned long long)row[p]);
+    const hx_gfaces *fb;
+    int64_t got = 0;
+    HX_CALL(hx_gsrc_face_pass(&c->g, b, HX_GF_NODES));
+    for (;;) {
+      HX_CALL(hx_gsrc_next_faces(&c->g, &fb));
+      if (!fb) break;
+      for (hx_lid t = 0; t < fb->count; t++, got++) {
+        const hx_gid *ids = fb->ids + (size_t)t * c->npe;
+        row[0] = ++tag;
+        for (int p = 0; p < nq; p++) {
+          int64_t pi = 0;
+          hx_idmap_find(&c->pid, ids[quad_node_lex(c, fb->f[t].face, p)], &pi);
+          row[1 + p] = (uint64_t)pi + 1;
+        }
+        if (bin) {
+          HX_CALL(wr(f, row, (size_t)(1 + nq) * 8));
+        } else {
+          for (int p = 0; p <= nq; p++) fprintf(fp, p < nq ? "%llu " : "%llu\n", (unsigned long long)row[p]);
+        }
       }
     }
-    q += count;
+    HX_CHECK(got == count, HX_ERR_INTERNAL, "boundary %d: %lld faces written, %lld counted", b, (long long)got,
+             (long long)count);
   }
   if (bin) fprintf(fp, "\n");
   fprintf(fp, "$EndElements\n");
@@ -232,7 +233,6 @@ int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     hx_export_opts_default(&def);
     o = &def;
   }
-  HX_CALL(hx_io_require_serial(m, path, ".msh"));
   msh_ctx c;
   memset(&c, 0, sizeof c);
   c.m = m;
@@ -245,40 +245,24 @@ int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   c.binary = o->binary;
   hx_gmsh_hex_order(c.order, c.hex_lex);
   hx_gmsh_quad_uv(c.order, c.quad_uv);
-  HX_CALL(hx_elemsrc_open(m, c.order, o->force, &c.src));
+  HX_CALL(hx_gsrc_open(m, c.order, o->force, &c.g));
+  if (!c.g.root) return hx_gsrc_serve(&c.g);
   int rc = hx_io_interp_matrix(c.nd, 1, c.B);
-  if (rc == HX_OK) rc = hx_malloc(((size_t)m->num_faces + 1) * sizeof(hx_lid), &c.face_order);
-  int maxb = 1;
-  for (hx_lid q = 0; q < m->num_faces; q++) {
-    if (m->faces[q].bid < 1 || m->faces[q].elem < 0 || m->faces[q].elem >= m->num_elem || m->faces[q].face < 0 ||
-        m->faces[q].face > 5) {
-      rc = rc ? rc : HX_ERROR(HX_ERR_INVALID_MESH, "'%s': boundary face %d is invalid", path, q);
-      break;
-    }
-    if (m->faces[q].bid > maxb) maxb = m->faces[q].bid;
-  }
-  if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 1) * sizeof(int), &c.bids);
-  if (rc == HX_OK) {
-    for (hx_lid q = 0; q < m->num_faces; q++) c.face_order[q] = q;
-    g_sort_mesh = m;
-    qsort(c.face_order, (size_t)m->num_faces, sizeof(hx_lid), cmp_face);
-    for (hx_lid q = 0; q < m->num_faces; q++) {
-      int b = m->faces[c.face_order[q]].bid;
-      if (!c.nbids || c.bids[c.nbids - 1] != b) c.bids[c.nbids++] = b;
-    }
-  }
+  if (rc == HX_OK) rc = hx_malloc(((size_t)c.g.max_bid + 1) * sizeof(int), &c.bids);
+  if (rc == HX_OK)
+    for (int b = 1; b <= c.g.max_bid; b++)
+      if (c.g.bid_count[b]) c.bids[c.nbids++] = b;
   /* node numbering */
   if (rc == HX_OK) {
-    size_t guess = (size_t)m->num_elem * (size_t)(c.order * c.order * c.order) + 64;
-    rc = hx_idmap_init_range(&c.pid, 0, hx_elemsrc_id_bound(&c.src) - 1, guess);
+    size_t guess = (size_t)c.g.num_elem * (size_t)(c.order * c.order * c.order) + 64;
+    rc = hx_idmap_init_range(&c.pid, 0, c.g.id_bound - 1, guess);
     int64_t next = 0;
-    for (hx_lid e0 = 0; rc == HX_OK && e0 < m->num_elem; e0 += c.src.block) {
-      hx_lid cnt = m->num_elem - e0 < c.src.block ? m->num_elem - e0 : c.src.block;
-      const hx_mesh *v;
-      rc = hx_elemsrc_get(&c.src, e0, cnt, &v);
-      for (size_t p = 0; rc == HX_OK && p < (size_t)cnt * c.npe; p++) {
+    const hx_gblock *b = NULL;
+    if (rc == HX_OK) rc = hx_gsrc_pass(&c.g, HX_GS_ID);
+    while (rc == HX_OK && (rc = hx_gsrc_next(&c.g, &b)) == HX_OK && b) {
+      for (size_t p = 0; rc == HX_OK && p < (size_t)b->count * c.npe; p++) {
         int64_t val = next;
-        int ins = hx_idmap_insert(&c.pid, v->node_id[p], &val);
+        int ins = hx_idmap_insert(&c.pid, b->view.node_id[p], &val);
         if (ins < 0) rc = -ins;
         if (ins == 1) next++;
       }
@@ -293,8 +277,6 @@ int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     else hx_outfile_abort(&f);
   }
   hx_idmap_free(&c.pid);
-  hx_free(&c.face_order);
   hx_free(&c.bids);
-  hx_elemsrc_close(&c.src);
-  return rc;
+  return hx_gsrc_close(&c.g, rc);
 }

@@ -24,7 +24,7 @@
 #include "hx_config.h"
 #include "hx_error.h"
 #include "hx_memory.h"
-#include "io_impl.h"
+#include "io_gather.h"
 #include "re2_impl.h"
 
 typedef struct re2_curve {
@@ -35,9 +35,7 @@ typedef struct re2_curve {
 
 typedef struct re2_ctx {
   const hx_mesh *m;
-  hx_elemsrc src;
-  int32_t *bsurf;   /* [num_elem][6] surface index of boundary faces, -1 */
-  int32_t *bid;     /* [num_elem][6] boundary id, 0 = none */
+  hx_gsrc g;        /* the elements and faces of every rank (io_gather.h) */
   int *bmap;        /* boundary id -> 1..n */
   int nb;
   double gll[HX_MAX_ND];
@@ -49,15 +47,16 @@ static void corner_xyz(const hx_mesh *v, hx_lid e, int s, double X[3]) {
   for (int d = 0; d < 3; d++) X[d] = hx_mesh_elem_x(v, e, d)[hx_corner_lex(v->nd, c)];
 }
 
-/* Curves of element e (local in block view v, global ge). Returns the count. */
-static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, hx_lid ge, re2_curve *out, long long *dropped) {
+/* Curves of element e of block view v with the surface indices bsurf[6] of its
+   faces (-1: none). Returns the count. */
+static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bsurf, re2_curve *out, long long *dropped) {
   int n = 0, used[13] = {0};
   int nd = v->nd;
   /* s on sphere faces, C on horizontal edges of faces on a z cylinder */
   int cedge[13] = {0};
   double cyl_r[13] = {0}, cyl_c[13][2];
   for (int f = 0; f < 6; f++) {
-    int si = c->bsurf[(size_t)ge * 6 + f];
+    int si = bsurf[f];
     if (si < 0 || si >= c->m->num_surfaces) continue;
     const hx_surface *s = &c->m->surfaces[si];
     int pf = RE2_FACE[f];
@@ -106,7 +105,7 @@ static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, hx_lid ge, re2_cu
     if (cedge[q]) continue;
     int a = RE2_EDGE[q][0], b = RE2_EDGE[q][1], covered = 0;
     for (int f = 0; f < 6 && !covered; f++) {
-      int si = c->bsurf[(size_t)ge * 6 + f];
+      int si = bsurf[f];
       if (si < 0 || si >= c->m->num_surfaces || c->m->surfaces[si].type != HX_SURF_SPHERE) continue;
       int pf = RE2_FACE[f], on = 0;
       for (int t = 0; t < 4; t++) on += (RE2_FACE_CORNERS[pf][t] == a) + (RE2_FACE_CORNERS[pf][t] == b);
@@ -157,24 +156,25 @@ static int put_d(hx_outfile *f, double v) { return hx_outfile_write(f, &v, 8); }
 
 static int write_re2(re2_ctx *c, hx_outfile *f) {
   const hx_mesh *m = c->m;
+  hx_gid ne = c->g.num_elem;
   char hdr[81];
-  snprintf(hdr, sizeof hdr, "%5s%16lld%3d%16lld%4d hdr", "#v004", (long long)m->num_elem, 3, (long long)m->num_elem, 1);
+  snprintf(hdr, sizeof hdr, "%5s%16lld%3d%16lld%4d hdr", "#v004", (long long)ne, 3, (long long)ne, 1);
   size_t l = strlen(hdr);
   memset(hdr + l, ' ', 80 - l);
   HX_CALL(hx_outfile_write(f, hdr, 80));
   float test = 6.54321f;
   HX_CALL(hx_outfile_write(f, &test, 4));
   double rec[25];
-  hx_lid B = c->src.block;
-  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += B) {
-    hx_lid cnt = m->num_elem - e0 < B ? m->num_elem - e0 : B;
-    const hx_mesh *v;
-    HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
-    for (hx_lid e = 0; e < cnt; e++) {
+  const hx_gblock *b;
+  HX_CALL(hx_gsrc_pass(&c->g, HX_GS_X));
+  for (;;) {
+    HX_CALL(hx_gsrc_next(&c->g, &b));
+    if (!b) break;
+    for (hx_lid e = 0; e < b->count; e++) {
       rec[0] = 0; /* group */
       for (int s = 0; s < 8; s++) {
         double X[3];
-        corner_xyz(v, e, s, X);
+        corner_xyz(&b->view, e, s, X);
         rec[1 + s] = X[0], rec[9 + s] = X[1], rec[17 + s] = X[2];
       }
       HX_CALL(hx_outfile_write(f, rec, sizeof rec));
@@ -186,20 +186,20 @@ static int write_re2(re2_ctx *c, hx_outfile *f) {
   c->dropped = 0;
   for (int pass = 0; pass < 2; pass++) {
     if (pass == 1) HX_CALL(put_d(f, (double)ncurve));
-    for (hx_lid e0 = 0; e0 < m->num_elem; e0 += B) {
-      hx_lid cnt = m->num_elem - e0 < B ? m->num_elem - e0 : B;
-      const hx_mesh *v;
-      HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
-      for (hx_lid e = 0; e < cnt; e++) {
+    HX_CALL(hx_gsrc_pass(&c->g, HX_GS_X | HX_GS_SURF));
+    for (;;) {
+      HX_CALL(hx_gsrc_next(&c->g, &b));
+      if (!b) break;
+      for (hx_lid e = 0; e < b->count; e++) {
         long long dropped = 0;
-        int n = elem_curves(c, v, e, e0 + e, cv, &dropped);
+        int n = elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, cv, &dropped);
         if (pass == 0) {
           ncurve += n;
           c->dropped += dropped;
           continue;
         }
         for (int q = 0; q < n; q++) {
-          double r[8] = {(double)(e0 + e + 1), (double)cv[q].side, cv[q].c[0], cv[q].c[1], cv[q].c[2], cv[q].c[3],
+          double r[8] = {(double)(b->e0 + e + 1), (double)cv[q].side, cv[q].c[0], cv[q].c[1], cv[q].c[2], cv[q].c[3],
                          cv[q].c[4], 0};
           char word[8] = {cv[q].type, ' ', ' ', ' ', ' ', ' ', ' ', ' '};
           memcpy(&r[7], word, 8);
@@ -212,25 +212,32 @@ static int write_re2(re2_ctx *c, hx_outfile *f) {
     hx_warn("%s: %lld edge curve(s) dropped: Nek keeps one curve per side number and element, and a sphere face "
             "took the slot",
             f->path, c->dropped);
-  /* boundary conditions, one set */
-  HX_CALL(put_d(f, (double)m->num_faces));
-  for (hx_lid q = 0; q < m->num_faces; q++) {
-    const hx_bface *b = &m->faces[q];
-    double r[8] = {(double)(b->elem + 1), (double)RE2_FACE[b->face], 0, 0, 0, 0, (double)c->bmap[b->bid], 0};
-    char word[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-    memcpy(word, bc_type(m, b->bid), 3);
-    memcpy(&r[7], word, 8);
-    HX_CALL(hx_outfile_write(f, r, sizeof r));
+  /* boundary conditions, one set, in (element, face) order */
+  HX_CALL(put_d(f, (double)c->g.num_faces));
+  const hx_gfaces *fb;
+  HX_CALL(hx_gsrc_face_pass(&c->g, 0, 0));
+  for (;;) {
+    HX_CALL(hx_gsrc_next_faces(&c->g, &fb));
+    if (!fb) break;
+    for (hx_lid q = 0; q < fb->count; q++) {
+      const hx_gface *bf = &fb->f[q];
+      double r[8] = {(double)(bf->elem + 1), (double)RE2_FACE[bf->face], 0, 0, 0, 0, (double)c->bmap[bf->bid], 0};
+      char word[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+      memcpy(word, bc_type(m, bf->bid), 3);
+      memcpy(&r[7], word, 8);
+      HX_CALL(hx_outfile_write(f, r, sizeof r));
+    }
   }
   return HX_OK;
 }
 
 /* .co2: #v001 header (a5,3i12) in 132 bytes, float32 6.54321, per element int32
    element number and the 8 vertex ids (1-based, symmetric = hexpack corner order). */
-static int write_co2(const hx_mesh *m, const char *path) {
+static int write_co2(re2_ctx *c, const char *path) {
+  hx_gid ne = c->g.num_elem;
   hx_idmap vm;
-  size_t n = (size_t)m->num_elem * 8;
-  HX_CALL(hx_idmap_init_for(&vm, m->vert_id, n, n / 4 + 16));
+  size_t n = (size_t)ne * 8;
+  HX_CALL(hx_idmap_init_range(&vm, c->g.vert_lo, c->g.vert_hi, n / 4 + 16));
   hx_outfile f;
   int rc = hx_outfile_open(&f, path);
   if (rc) {
@@ -238,24 +245,28 @@ static int write_co2(const hx_mesh *m, const char *path) {
     return rc;
   }
   char hdr[133];
-  snprintf(hdr, sizeof hdr, "%5s%12lld%12lld%12d", "#v001", (long long)m->num_elem, (long long)m->num_elem, 8);
+  snprintf(hdr, sizeof hdr, "%5s%12lld%12lld%12d", "#v001", (long long)ne, (long long)ne, 8);
   size_t l = strlen(hdr);
   memset(hdr + l, ' ', 132 - l);
   rc = hx_outfile_write(&f, hdr, 132);
   float test = 6.54321f;
   if (rc == HX_OK) rc = hx_outfile_write(&f, &test, 4);
   int64_t next = 1;
-  for (hx_lid e = 0; e < m->num_elem && rc == HX_OK; e++) {
-    int32_t rec[9];
-    rec[0] = (int32_t)(e + 1);
-    for (int cc = 0; cc < 8; cc++) {
-      int64_t id = next;
-      int ins = hx_idmap_insert(&vm, m->vert_id[(size_t)e * 8 + cc], &id);
-      if (ins < 0) rc = -ins;
-      if (ins == 1) next++;
-      rec[1 + cc] = (int32_t)id;
+  const hx_gblock *b = NULL;
+  if (rc == HX_OK) rc = hx_gsrc_pass(&c->g, HX_GS_VERT);
+  while (rc == HX_OK && (rc = hx_gsrc_next(&c->g, &b)) == HX_OK && b) {
+    for (hx_lid e = 0; e < b->count && rc == HX_OK; e++) {
+      int32_t rec[9];
+      rec[0] = (int32_t)(b->e0 + e + 1);
+      for (int cc = 0; cc < 8; cc++) {
+        int64_t id = next;
+        int ins = hx_idmap_insert(&vm, b->view.vert_id[(size_t)e * 8 + cc], &id);
+        if (ins < 0) rc = -ins;
+        if (ins == 1) next++;
+        rec[1 + cc] = (int32_t)id;
+      }
+      if (rc == HX_OK) rc = hx_outfile_write(&f, rec, sizeof rec);
     }
-    if (rc == HX_OK) rc = hx_outfile_write(&f, rec, sizeof rec);
   }
   hx_idmap_free(&vm);
   if (rc == HX_OK) return hx_outfile_commit(&f);
@@ -265,30 +276,28 @@ static int write_co2(const hx_mesh *m, const char *path) {
 
 /* Nek field file with the mesh coordinates ('X'), word size 8 (formats.md 1.9). */
 static int write_field(re2_ctx *c, const char *path) {
-  const hx_mesh *m = c->m;
-  int nd = c->src.nd;
+  int nd = c->g.nd;
+  hx_gid ne = c->g.num_elem;
   hx_outfile f;
   HX_CALL(hx_outfile_open(&f, path));
   char hdr[133];
   snprintf(hdr, sizeof hdr, "#std %1d %2d %2d %2d %10lld %10lld %20.13E %9d %6d %6d %s", 8, nd, nd, nd,
-           (long long)m->num_elem, (long long)m->num_elem, 0.0, 0, 0, 1, "X");
+           (long long)ne, (long long)ne, 0.0, 0, 0, 1, "X");
   size_t l = strlen(hdr);
   memset(hdr + l, ' ', 132 - l);
   int rc = hx_outfile_write(&f, hdr, 132);
   float test = 6.54321f;
   if (rc == HX_OK) rc = hx_outfile_write(&f, &test, 4);
-  for (hx_lid e = 0; e < m->num_elem && rc == HX_OK; e++) {
+  for (hx_gid e = 0; e < ne && rc == HX_OK; e++) {
     int32_t id = (int32_t)(e + 1);
     rc = hx_outfile_write(&f, &id, 4);
   }
   size_t npe = (size_t)nd * nd * nd;
-  for (hx_lid e0 = 0; e0 < m->num_elem && rc == HX_OK; e0 += c->src.block) {
-    hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
-    const hx_mesh *v;
-    rc = hx_elemsrc_get(&c->src, e0, cnt, &v);
+  const hx_gblock *b = NULL;
+  if (rc == HX_OK) rc = hx_gsrc_pass(&c->g, HX_GS_X);
+  while (rc == HX_OK && (rc = hx_gsrc_next(&c->g, &b)) == HX_OK && b)
     /* per element: all x, then all y, then all z = the E-vector layout */
-    if (rc == HX_OK) rc = hx_outfile_write(&f, v->x, (size_t)cnt * 3 * npe * sizeof(double));
-  }
+    rc = hx_outfile_write(&f, b->view.x, (size_t)b->count * 3 * npe * sizeof(double));
   if (rc == HX_OK) return hx_outfile_commit(&f);
   hx_outfile_abort(&f);
   return rc;
@@ -308,36 +317,21 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     hx_export_opts_default(&def);
     o = &def;
   }
-  HX_CALL(hx_io_require_serial(m, path, ".re2"));
   re2_ctx c;
   memset(&c, 0, sizeof c);
   c.m = m;
   int order = hx_io_out_order(m, o);
-  HX_CALL(hx_elemsrc_open(m, order, o->force, &c.src));
+  HX_CALL(hx_gsrc_open(m, order, o->force, &c.g));
+  if (!c.g.root) return hx_gsrc_serve(&c.g);
   double w[HX_MAX_ND];
   int rc = hx_gll(order + 1, c.gll, w);
-  size_t n6 = ((size_t)m->num_elem + 1) * 6;
-  if (rc == HX_OK) rc = hx_malloc(n6 * sizeof(int32_t), &c.bsurf);
-  if (rc == HX_OK) rc = hx_malloc(n6 * sizeof(int32_t), &c.bid);
-  int maxb = m->num_bnames;
-  for (hx_lid q = 0; q < m->num_faces; q++)
-    if (m->faces[q].bid >= maxb) maxb = m->faces[q].bid + 1;
+  int maxb = m->num_bnames > c.g.max_bid + 1 ? m->num_bnames : c.g.max_bid + 1;
   if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 1) * sizeof(int), &c.bmap);
   if (rc == HX_OK) {
-    for (size_t q = 0; q < n6; q++) c.bsurf[q] = -1;
-    for (hx_lid q = 0; q < m->num_faces; q++) {
-      const hx_bface *b = &m->faces[q];
-      if (b->elem < 0 || b->elem >= m->num_elem || b->face < 0 || b->face > 5 || b->bid < 1) {
-        rc = HX_ERROR(HX_ERR_INVALID_MESH, "'%s': boundary face %d has an invalid element, face or id", path, q);
-        break;
-      }
-      c.bsurf[(size_t)b->elem * 6 + b->face] = b->surf;
-      c.bid[(size_t)b->elem * 6 + b->face] = b->bid;
-      c.bmap[b->bid] = 1;
-    }
+    memset(c.bmap, 0, ((size_t)maxb + 1) * sizeof(int));
     /* contiguous ids 1..n in increasing order of our ids (NekRS wants no gaps) */
-    for (int b = 1; b < maxb; b++)
-      if (c.bmap[b]) c.bmap[b] = ++c.nb;
+    for (int b = 1; b <= c.g.max_bid; b++)
+      if (c.g.bid_count[b]) c.bmap[b] = ++c.nb;
   }
   hx_outfile f;
   if (rc == HX_OK) rc = hx_outfile_open(&f, path);
@@ -351,14 +345,14 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     size_t l = strlen(path);
     if (l > 4 && !strcmp(path + l - 4, ".re2")) l -= 4;
     snprintf(co2, sizeof co2, "%.*s.co2", (int)l, path);
-    rc = write_co2(m, co2);
+    rc = write_co2(&c, co2);
   }
   char fld[4200];
   if (rc == HX_OK && order >= 2) {
     rc = hx_re2_field_path(path, fld, sizeof fld);
     if (rc == HX_OK) rc = write_field(&c, fld);
   }
-  if (rc == HX_OK && hx_comm_rank(m->comm) == 0) {
+  if (rc == HX_OK) {
     int mapped = 0;
     for (int b = 1; b < maxb; b++) mapped |= c.bmap[b] && c.bmap[b] != b;
     if (mapped || hx_verbosity() > 0) {
@@ -375,9 +369,6 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
              path, order, fld, order, slash ? slash + 1 : fld, slash ? slash + 1 : fld);
     }
   }
-  hx_free(&c.bsurf);
-  hx_free(&c.bid);
   hx_free(&c.bmap);
-  hx_elemsrc_close(&c.src);
-  return rc;
+  return hx_gsrc_close(&c.g, rc);
 }

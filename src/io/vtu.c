@@ -2,16 +2,18 @@
    file version 2.2 (VTK 9 point order, formats.md 3.2-3.4).
 
    design:
-   1. pass over the elements (a block at a time): number the distinct node ids in
-      order of first appearance (these are the VTK points) and compute the cell
-      data (min det J at the GLL nodes, Nek5000 scaled Jacobian = min/max det J);
+   1. pass over the elements of every rank (a block at a time, io_gather.h): number
+      the distinct node ids in order of first appearance (these are the VTK points);
+      the cell data (min det J at the GLL nodes, Nek5000 scaled Jacobian = min/max
+      det J) is computed by each element's owner when its block is sent;
    2. write the XML header; with appended data every DataArray gets an offset
       placeholder that is patched at the end (compressed sizes are known only
       after compressing);
    3. stream the arrays: cell data, points (GLL geometry re-interpolated to the
       equispaced nodes VTK assumes, each point written at its first appearance),
       connectivity, offsets, types.
-   Memory beyond the mesh: the id -> point hash map and two doubles per element. */
+   Memory beyond the mesh: the id -> point map on rank 0, one block, and two
+   doubles per local element on each rank. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +22,7 @@
 #include "hx_config.h"
 #include "hx_error.h"
 #include "hx_memory.h"
-#include "io_impl.h"
+#include "io_gather.h"
 #if HX_HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -143,40 +145,27 @@ enum { A_DEG, A_MINJ, A_SJ, A_REGION, A_BND, A_POINTS, A_CONN, A_OFFS, A_TYPES, 
 
 typedef struct vtu_ctx {
   const hx_mesh *m;
-  hx_elemsrc src;
+  hx_gsrc g;           /* the elements of every rank, block by block (io_gather.h) */
   int order, nd, npe;
   int64_t num_points;
   hx_idmap pid;        /* node id -> point index */
-  double *minj, *sj;   /* [num_elem] */
-  int32_t *bnd;        /* [num_elem][6] boundary id per face, 0 = none */
   int vtk_pos2lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   double B[HX_MAX_ND * HX_MAX_ND];
 } vtu_ctx;
 
-/* Pass 1: point numbering and per-element quality. */
+/* Pass 1: point numbering (in global element order, as on one rank). */
 static int vtu_prepare(vtu_ctx *c) {
-  const hx_mesh *m = c->m;
-  double D[HX_MAX_ND * HX_MAX_ND];
-  HX_CALL(hx_mesh_gll_derivative(c->nd, D));
-  size_t guess = (size_t)m->num_elem * (size_t)(c->order * c->order * c->order) + 64;
-  HX_CALL(hx_idmap_init_range(&c->pid, 0, hx_elemsrc_id_bound(&c->src) - 1, guess));
-  HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * sizeof(double), &c->minj));
-  HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * sizeof(double), &c->sj));
-  HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * 6 * sizeof(int32_t), &c->bnd));
-  for (hx_lid f = 0; f < m->num_faces; f++) {
-    const hx_bface *b = &m->faces[f];
-    if (b->elem >= 0 && b->elem < m->num_elem && b->face >= 0 && b->face < 6) c->bnd[(size_t)b->elem * 6 + b->face] = b->bid;
-  }
+  size_t guess = (size_t)c->g.num_elem * (size_t)(c->order * c->order * c->order) + 64;
+  HX_CALL(hx_idmap_init_range(&c->pid, 0, c->g.id_bound - 1, guess));
   int64_t next = 0;
-  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
-    hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
-    const hx_mesh *v;
-    HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
-#pragma omp parallel for schedule(dynamic, 16)
-    for (hx_lid e = 0; e < cnt; e++) hx_io_elem_detj(v, D, e, &c->minj[e0 + e], &c->sj[e0 + e]);
-    for (size_t p = 0; p < (size_t)cnt * c->npe; p++) {
+  const hx_gblock *b;
+  HX_CALL(hx_gsrc_pass(&c->g, HX_GS_ID));
+  for (;;) {
+    HX_CALL(hx_gsrc_next(&c->g, &b));
+    if (!b) break;
+    for (size_t p = 0; p < (size_t)b->count * c->npe; p++) {
       int64_t val = next;
-      int ins = hx_idmap_insert(&c->pid, v->node_id[p], &val);
+      int ins = hx_idmap_insert(&c->pid, b->view.node_id[p], &val);
       if (ins < 0) return -ins;
       if (ins == 1) next++;
     }
@@ -186,13 +175,13 @@ static int vtu_prepare(vtu_ctx *c) {
 }
 
 static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
-  const hx_mesh *m = c->m;
-  size_t ne = (size_t)m->num_elem, npe = (size_t)c->npe;
+  size_t ne = (size_t)c->g.num_elem, npe = (size_t)c->npe;
   static const uint64_t elem_bytes[A_NUM] = {12, 8, 8, 4, 24, 0, 0, 8, 1};
   uint64_t total = elem_bytes[a] * ne;
   if (a == A_POINTS) total = (uint64_t)c->num_points * 24;
   if (a == A_CONN) total = ne * npe * 8;
   HX_CALL(sink_begin(s, total, offset));
+  static const int need[A_NUM] = {0, HX_GS_QUAL, HX_GS_QUAL, HX_GS_ATTR, HX_GS_BND, HX_GS_X | HX_GS_ID, HX_GS_ID, 0, 0};
   switch (a) {
   case A_DEG:
     for (size_t e = 0; e < ne; e++) {
@@ -200,49 +189,52 @@ static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
       HX_CALL(put_i32(s, d, 3));
     }
     break;
-  case A_MINJ: HX_CALL(put_f64(s, c->minj, ne)); break;
-  case A_SJ: HX_CALL(put_f64(s, c->sj, ne)); break;
-  case A_REGION: HX_CALL(put_i32(s, m->elem_attr, ne)); break;
-  case A_BND: HX_CALL(put_i32(s, c->bnd, 6 * ne)); break;
-  case A_POINTS: {
+  case A_MINJ:
+  case A_SJ:
+  case A_REGION:
+  case A_BND:
+  case A_POINTS:
+  case A_CONN: {
     int64_t written = 0;
     double xe[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-    for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
-      hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
-      const hx_mesh *v;
-      HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
-      for (hx_lid e = 0; e < cnt; e++) {
-        int have = 0;
-        for (size_t p = 0; p < npe; p++) {
-          int64_t pi = -1;
-          hx_idmap_find(&c->pid, v->node_id[(size_t)e * npe + p], &pi);
-          if (pi != written) continue;
-          if (!have) {
-            for (int d = 0; d < 3; d++) hx_io_tensor3(c->nd, c->B, hx_mesh_elem_x(v, e, d), xe[d]);
-            have = 1;
-          }
-          double xyz[3] = {xe[0][p], xe[1][p], xe[2][p]};
-          HX_CALL(put_f64(s, xyz, 3));
-          written++;
-        }
-      }
-    }
-    HX_CHECK(written == c->num_points, HX_ERR_INTERNAL, "wrote %lld of %lld .vtu points", (long long)written,
-             (long long)c->num_points);
-    break;
-  }
-  case A_CONN: {
     int64_t conn[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-    for (hx_lid e0 = 0; e0 < m->num_elem; e0 += c->src.block) {
-      hx_lid cnt = m->num_elem - e0 < c->src.block ? m->num_elem - e0 : c->src.block;
-      const hx_mesh *v;
-      HX_CALL(hx_elemsrc_get(&c->src, e0, cnt, &v));
-      for (hx_lid e = 0; e < cnt; e++) {
-        for (size_t p = 0; p < npe; p++)
-          hx_idmap_find(&c->pid, v->node_id[(size_t)e * npe + c->vtk_pos2lex[p]], &conn[p]);
-        HX_CALL(put_i64(s, conn, npe));
-      }
+    const hx_gblock *b;
+    HX_CALL(hx_gsrc_pass(&c->g, need[a]));
+    for (;;) {
+      HX_CALL(hx_gsrc_next(&c->g, &b));
+      if (!b) break;
+      const hx_mesh *v = &b->view;
+      hx_lid cnt = b->count;
+      if (a == A_MINJ) HX_CALL(put_f64(s, b->minj, (size_t)cnt));
+      if (a == A_SJ) HX_CALL(put_f64(s, b->sj, (size_t)cnt));
+      if (a == A_REGION) HX_CALL(put_i32(s, v->elem_attr, (size_t)cnt));
+      if (a == A_BND) HX_CALL(put_i32(s, b->bnd, 6 * (size_t)cnt));
+      if (a == A_POINTS)
+        for (hx_lid e = 0; e < cnt; e++) {
+          int have = 0;
+          for (size_t p = 0; p < npe; p++) {
+            int64_t pi = -1;
+            hx_idmap_find(&c->pid, v->node_id[(size_t)e * npe + p], &pi);
+            if (pi != written) continue;
+            if (!have) {
+              for (int d = 0; d < 3; d++) hx_io_tensor3(c->nd, c->B, hx_mesh_elem_x(v, e, d), xe[d]);
+              have = 1;
+            }
+            double xyz[3] = {xe[0][p], xe[1][p], xe[2][p]};
+            HX_CALL(put_f64(s, xyz, 3));
+            written++;
+          }
+        }
+      if (a == A_CONN)
+        for (hx_lid e = 0; e < cnt; e++) {
+          for (size_t p = 0; p < npe; p++)
+            hx_idmap_find(&c->pid, v->node_id[(size_t)e * npe + c->vtk_pos2lex[p]], &conn[p]);
+          HX_CALL(put_i64(s, conn, npe));
+        }
     }
+    if (a == A_POINTS)
+      HX_CHECK(written == c->num_points, HX_ERR_INTERNAL, "wrote %lld of %lld .vtu points", (long long)written,
+               (long long)c->num_points);
     break;
   }
   case A_OFFS:
@@ -287,7 +279,7 @@ static int vtu_write(vtu_ctx *c, hx_outfile *f, const hx_export_opts *o) {
   for (int b = 1; b < m->num_bnames; b++)
     if (m->bnames[b] && !strpbrk(m->bnames[b], "-<>&\"\n")) fprintf(fp, "  <!-- hexpack boundary %d \"%s\" -->\n", b, m->bnames[b]);
   fprintf(fp, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n",
-          (long long)c->num_points, (long long)m->num_elem);
+          (long long)c->num_points, (long long)c->g.num_elem);
   static const char *names[A_NUM] = {"HigherOrderDegrees", "min_detj", "scaled_jacobian", "region", "boundary_ids",
                                      "Points", "connectivity", "offsets", "types"};
   static const char *types[A_NUM] = {"Int32", "Float64", "Float64", "Int32", "Int32", "Float64", "Int64", "Int64", "UInt8"};
@@ -343,14 +335,14 @@ int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     hx_export_opts_default(&def);
     o = &def;
   }
-  HX_CALL(hx_io_require_serial(m, path, ".vtu"));
   vtu_ctx c;
   memset(&c, 0, sizeof c);
   c.m = m;
   c.order = hx_io_out_order(m, o);
   c.nd = c.order + 1;
   c.npe = c.nd * c.nd * c.nd;
-  HX_CALL(hx_elemsrc_open(m, c.order, o->force, &c.src));
+  HX_CALL(hx_gsrc_open(m, c.order, o->force, &c.g));
+  if (!c.g.root) return hx_gsrc_serve(&c.g);
   hx_vtk_hex_order(c.order, c.vtk_pos2lex);
   int rc = hx_io_interp_matrix(c.nd, 1, c.B);
   if (rc == HX_OK) rc = vtu_prepare(&c);
@@ -364,9 +356,5 @@ int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     }
   }
   hx_idmap_free(&c.pid);
-  hx_free(&c.minj);
-  hx_free(&c.sj);
-  hx_free(&c.bnd);
-  hx_elemsrc_close(&c.src);
-  return rc;
+  return hx_gsrc_close(&c.g, rc);
 }

@@ -1,0 +1,105 @@
+/* Inside src/io only: the writers' view of a mesh distributed over m->comm.
+
+   design (docs/architecture.md, Formats): rank 0 writes the file; the other ranks
+   serve their elements to it, block by block, in global element order (rank order),
+   when rank 0 asks. A writer is written once, as if serial:
+
+     hx_gsrc g;
+     HX_CALL(hx_gsrc_open(m, order, o->force, &g));      collective: global counts
+     if (!g.root) return hx_gsrc_serve(&g);               ranks > 0 answer until rank 0 ends
+     rc = ... passes on rank 0:
+          hx_gsrc_pass(&g, HX_GS_X | HX_GS_ID);
+          while ((rc = hx_gsrc_next(&g, &b)) == HX_OK && b) { use b->view, b->e0 ... }
+          hx_gsrc_face_pass(&g, bid, HX_GF_NODES);
+          while ((rc = hx_gsrc_next_faces(&g, &fb)) == HX_OK && fb) { ... }
+     return hx_gsrc_close(&g, rc);                          every rank returns rc
+
+   Rank 0 holds its own part, one block (the next one is prepared by its owner
+   while rank 0 writes the current one) and what the writer keeps (the node
+   numbering map). On one rank (and without MPI) nothing is sent: the same code
+   reads the local mesh. Boundary faces come in the canonical order (global
+   element, local face), so the file does not depend on the partition. Curved
+   blocks (output order != mesh order) are made and checked by their owner;
+   a failure there reaches rank 0 with its message. */
+#pragma once
+#include "io_impl.h"
+
+/* what a block carries */
+enum {
+  HX_GS_X = 1,     /* x at the output order, E-vector layout */
+  HX_GS_ID = 2,    /* node ids at the output order */
+  HX_GS_VERT = 4,  /* vert_id [count][8] */
+  HX_GS_ATTR = 8,  /* elem_attr [count] */
+  HX_GS_QUAL = 16, /* minj, sj [count]: min det J at the GLL nodes and min/max (computed by the owner) */
+  HX_GS_BND = 32,  /* bnd [count][6]: boundary id per face, 0 = none */
+  HX_GS_SURF = 64  /* bsurf [count][6]: surface index of boundary faces, -1 = none */
+};
+/* what a face chunk carries besides the records */
+enum { HX_GF_VERT = 1 /* the element's 8 vert ids */, HX_GF_NODES = 2 /* the element's nd^3 node ids */ };
+
+typedef struct hx_gface {
+  hx_gid elem; /* global element index */
+  int32_t face, bid, surf, pad;
+} hx_gface;
+
+typedef struct hx_gblock {
+  hx_gid e0; /* global index of the first element */
+  hx_lid count;
+  const double *minj, *sj;
+  const int32_t *bnd, *bsurf;
+  hx_mesh view; /* shallow mesh of the block: x, node_id, vert_id, elem_attr, order, nd, num_elem */
+} hx_gblock;
+
+typedef struct hx_gfaces {
+  hx_lid count;
+  const hx_gface *f;
+  const hx_gid *ids; /* [count][8] (HX_GF_VERT) or [count][nd^3] (HX_GF_NODES) */
+} hx_gfaces;
+
+typedef struct hx_gsrc {
+  const hx_mesh *m;
+  int rank, size, root; /* root: this rank writes (rank 0) */
+  int order, nd, npe;
+  hx_elemsrc src;
+  hx_lid block, fblock; /* elements per block, faces per chunk */
+  /* global facts, on every rank */
+  hx_gid num_elem, num_faces;
+  hx_gid id_bound;         /* output node ids lie in [0, id_bound) */
+  hx_gid vert_lo, vert_hi; /* range of vert ids */
+  int max_bid;
+  int64_t *bid_count;      /* [max_bid + 1] faces per boundary id */
+  int64_t *rank_elems;     /* [size] */
+  /* this rank's faces sorted by (element, face), and per element (CSR) */
+  hx_lid *face_order, *face_start;
+  hx_gface *fbuf;          /* one chunk of face records */
+  hx_gid *fids;
+  double *qual;            /* [2][num_elem] cache of minj, sj */
+  unsigned char *qdone;    /* per block */
+  int32_t *bb;             /* [block][6] bnd or bsurf */
+  int32_t *sb;
+  /* rank 0: the pass in progress */
+  int mask, cur, pending, pend_mask; /* pending: rank asked ahead (0 = none) */
+  hx_gid pos, pend_pos, gbase;
+  hx_lid pend_cnt;
+  int fbid, fwhat, fdone;
+  void *rx[8];             /* receive buffers per field */
+  hx_gblock blk;
+  hx_gfaces fch;
+  double D[HX_MAX_ND * HX_MAX_ND];
+} hx_gsrc;
+
+/** Collective on m->comm: open the local source and agree on the global counts.
+    On failure every rank returns the same code. */
+int hx_gsrc_open(const hx_mesh *m, int order, int force, hx_gsrc *g);
+/** Ranks other than 0: answer rank 0 until it closes; returns its code and frees g. */
+int hx_gsrc_serve(hx_gsrc *g);
+/** Rank 0: start a pass over every element with the given fields. */
+int hx_gsrc_pass(hx_gsrc *g, int mask);
+/** Rank 0: the next block of the pass (NULL at its end). */
+int hx_gsrc_next(hx_gsrc *g, const hx_gblock **b);
+/** Rank 0: start a pass over the boundary faces (bid 0: all) with the extra ids what. */
+int hx_gsrc_face_pass(hx_gsrc *g, int bid, int what);
+/** Rank 0: the next chunk of faces (NULL at the end). */
+int hx_gsrc_next_faces(hx_gsrc *g, const hx_gfaces **fb);
+/** Rank 0: end the write with code rc (every server returns it); frees g. */
+int hx_gsrc_close(hx_gsrc *g, int rc);
