@@ -51,12 +51,24 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
   int rc = HX_OK, in_order = m->order;
   if (c.order && c.order != m->order) {
     /* raise (or lower) the order in memory: interpolation, then projection of the
-       boundary nodes onto the analytic surfaces the input carries */
+       boundary nodes onto the analytic surfaces the input carries. Under mpirun
+       every rank read the whole file: each raises it on its own (curving needs
+       the whole mesh), then the ranks split it. */
     hx_mesh *h = NULL;
+    hx_comm wc = m->comm;
+    hx_gid off = m->elem_offset, ng = m->num_elem_global;
+    m->comm = HX_COMM_SELF, m->elem_offset = 0, m->num_elem_global = m->num_elem;
     rc = hx_mesh_raise_order(m, c.order, &h);
+    m->comm = wc, m->elem_offset = off, m->num_elem_global = ng;
+    if (h) h->comm = wc; /* replicated: each rank holds the whole mesh until the split */
     hx_mesh_destroy(&m);
     if (rc != HX_OK) return rc;
     m = h;
+  }
+  rc = hx_mesh_split_replicated(&m);
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
   }
   rc = hx_cli_write_outputs(m, &c);
   if (rc == HX_OK && hx_comm_rank(comm) == 0) {

@@ -155,47 +155,6 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
   return HX_OK;
 }
 
-/* Readers give every rank the whole file. On several ranks keep a contiguous
-   range of elements per rank (node ids stay global), so that each element is
-   counted once. */
-static int split_replicated(hx_mesh **mp) {
-  hx_mesh *m = *mp;
-  int rank = hx_comm_rank(m->comm), size = hx_comm_size(m->comm);
-  if (size == 1) return HX_OK;
-  /* replicated = every rank holds the same elements: same count and node-id checksum */
-  int64_t v[4] = {m->num_elem, -(int64_t)m->num_elem, 0, 0};
-  size_t npe0 = (size_t)hx_mesh_nodes_per_elem(m);
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < (size_t)m->num_elem * npe0; i++) h = (h ^ (uint64_t)m->node_id[i]) * 1099511628211ull;
-  v[2] = (int64_t)(h >> 1);
-  v[3] = -v[2];
-  HX_CALL(hx_comm_max_int64(m->comm, v, 4));
-  if (v[0] != -v[1] || v[2] != -v[3]) return HX_OK; /* already distributed */
-  hx_gid ne = m->num_elem, e0 = ne * rank / size, e1 = ne * (rank + 1) / size;
-  hx_mesh *p = NULL;
-  HX_CALL(hx_mesh_create(m->comm, m->order, (hx_lid)(e1 - e0), &p));
-  size_t npe = (size_t)hx_mesh_nodes_per_elem(m);
-  int rc = HX_OK;
-  memcpy(p->x, m->x + (size_t)e0 * 3 * npe, (size_t)(e1 - e0) * 3 * npe * sizeof(double));
-  memcpy(p->node_id, m->node_id + (size_t)e0 * npe, (size_t)(e1 - e0) * npe * sizeof(hx_gid));
-  memcpy(p->vert_id, m->vert_id + (size_t)e0 * 8, (size_t)(e1 - e0) * 8 * sizeof(hx_gid));
-  for (hx_gid e = e0; e < e1; e++) p->elem_attr[e - e0] = m->elem_attr[e];
-  for (int b = 1; b < m->num_bnames && !rc; b++)
-    if (m->bnames[b]) rc = hx_mesh_set_bname(p, b, m->bnames[b]);
-  for (int s = 0; s < m->num_surfaces && !rc; s++) rc = hx_mesh_add_surface(p, &m->surfaces[s], NULL);
-  for (hx_lid f = 0; f < m->num_faces && !rc; f++) {
-    const hx_bface *b = &m->faces[f];
-    if (b->elem >= e0 && b->elem < e1) rc = hx_mesh_add_face(p, (hx_lid)(b->elem - e0), b->face, b->bid, b->surf);
-  }
-  hx_mesh_destroy(mp);
-  if (rc) {
-    hx_mesh_destroy(&p);
-    return rc;
-  }
-  *mp = p;
-  return HX_OK;
-}
-
 static void optimize_help(void) {
   printf("usage: hexpack optimize MESH -o OUT [--order N] [optimizer flags] [--json] [--force]\n\n"
          "  MESH                any format with a reader (format from the extension)\n"
@@ -236,7 +195,7 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
   }
   hx_mesh *m = NULL;
   HX_CALL(hx_import(comm, in, &m));
-  int rc = split_replicated(&m);
+  int rc = hx_mesh_split_replicated(&m);
   if (rc) return rc;
   if (c.order && c.order != m->order) {
     hx_mesh *raised = NULL;

@@ -71,14 +71,16 @@ int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o) {
         if (first_bad < 0 || e < first_bad) first_bad = e;
       }
     }
+    /* collective: every rank refuses together, naming the first bad element globally */
+    int64_t gfirst = first_bad >= 0 ? m->elem_offset + first_bad : INT64_MAX;
     HX_CALL(hx_comm_sum_int64(m->comm, &bad, 1));
     HX_CALL(hx_comm_min_double(m->comm, &min_detj, 1));
+    HX_CALL(hx_comm_min_int64(m->comm, &gfirst, 1));
     if (bad)
       return HX_ERROR(HX_ERR_INVALID_MESH,
-                      "refusing to write '%s': %lld element(s) have det J <= 0 (min %.3e%s%lld); use --force to "
-                      "write anyway",
-                      path, (long long)bad, min_detj, first_bad >= 0 ? ", e.g. local element " : "",
-                      (long long)(first_bad >= 0 ? first_bad : 0));
+                      "refusing to write '%s': %lld element(s) have det J <= 0 (min %.3e, e.g. element %lld); use "
+                      "--force to write anyway",
+                      path, (long long)bad, min_detj, (long long)gfirst);
   }
   return f->write(m, path, o);
 }

@@ -40,8 +40,14 @@ int hx_format_for_path(const char *path, const hx_format **out);
 /** Write m to path in the format of its extension. Checks det J > 0 first unless
     o->force. Collective on m->comm. */
 int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o);
-/** Read a mesh of any registered format with a reader. */
+/** Read a mesh of any registered format with a reader. The readers are serial:
+    on several ranks every rank reads the whole file (see hx_mesh_split_replicated). */
 int hx_import(hx_comm comm, const char *path, hx_mesh **out);
+/** A mesh every rank holds whole (as hx_import gives under mpirun): keep a
+    contiguous range of elements per rank (node ids stay global, faces follow
+    their elements), so that each element is counted and written once. A mesh
+    already distributed is left as it is. Collective on (*m)->comm. */
+int hx_mesh_split_replicated(hx_mesh **m);
 
 /* The formats (one file each in src/io/; also reachable through hx_export/hx_import). */
 int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o);

@@ -82,8 +82,6 @@ void hx_elemsrc_close(hx_elemsrc *s);
 static inline int hx_io_out_order(const hx_mesh *m, const hx_export_opts *o) {
   return (o && o->order > 0) ? o->order : m->order;
 }
-/** Refuse meshes spread over several ranks (parallel output is not written yet). */
-int hx_io_require_serial(const hx_mesh *m, const char *path, const char *fmt);
 
 /** min det J over the GLL nodes and min/max ratio (Nek5000 scaled Jacobian) of
     element e of a (block) mesh. D from hx_mesh_gll_derivative. */
