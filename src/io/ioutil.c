@@ -509,17 +509,24 @@ int hx_io_merge_points(int64_t np, const double *xyz, double tol, int64_t *rep) 
     hx_idmap_free(&heads);
     return rc;
   }
+  /* cells of h = 256 tol: a point looks into a neighbour cell only along the axes where it
+     lies within tol of its cell's side (about 1.02 cells per point, not 27); distinct mesh
+     points are far more than h apart, so a cell's chain holds only coincident points */
+  const double h = 256 * tol;
   for (int64_t p = 0; p < np; p++) {
     const double *x = xyz + 3 * p;
     int64_t c[3];
+    int lo[3], hi[3];
     for (int d = 0; d < 3; d++) { /* cells clamped to +-2^62 (huge or non-finite values): no overflow below */
-      double v = floor(x[d] / tol);
-      c[d] = v < 4.6e18 && v > -4.6e18 ? (int64_t)v : (v > 0 ? INT64_C(1) << 62 : -(INT64_C(1) << 62));
+      double r = x[d] / h, fl = floor(r);
+      c[d] = fl < 4.6e18 && fl > -4.6e18 ? (int64_t)fl : (fl > 0 ? INT64_C(1) << 62 : -(INT64_C(1) << 62));
+      lo[d] = (r - fl) * h <= tol ? -1 : 0;
+      hi[d] = (fl + 1 - r) * h <= tol ? 1 : 0;
     }
     rep[p] = p;
-    for (int dz = -1; dz <= 1 && rep[p] == p; dz++)
-      for (int dy = -1; dy <= 1 && rep[p] == p; dy++)
-        for (int dx = -1; dx <= 1 && rep[p] == p; dx++) {
+    for (int dz = lo[2]; dz <= hi[2] && rep[p] == p; dz++)
+      for (int dy = lo[1]; dy <= hi[1] && rep[p] == p; dy++)
+        for (int dx = lo[0]; dx <= hi[0] && rep[p] == p; dx++) {
           uint64_t key = ((uint64_t)(c[0] + dx) * 73856093ull) ^ ((uint64_t)(c[1] + dy) * 19349663ull) ^
                          ((uint64_t)(c[2] + dz) * 83492791ull);
           int64_t q;

@@ -142,6 +142,37 @@ static int expect(mtok *t, const char *word) {
   return HX_OK;
 }
 
+typedef struct mface {
+  long long k[4]; /* vertex ids, sorted */
+  long long e;
+  int f;
+} mface;
+
+static void sort4ll(long long *v) {
+  for (int a = 1; a < 4; a++)
+    for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {
+      long long t = v[b];
+      v[b] = v[b - 1];
+      v[b - 1] = t;
+    }
+}
+
+/* by vertex quadruple, then element and face (so equal keys keep mesh order) */
+static int cmp_mface(const void *a, const void *b) {
+  const mface *x = a, *y = b;
+  for (int d = 0; d < 4; d++)
+    if (x->k[d] != y->k[d]) return x->k[d] < y->k[d] ? -1 : 1;
+  return 0;
+}
+
+static int cmp_mface_full(const void *a, const void *b) {
+  int c = cmp_mface(a, b);
+  if (c) return c;
+  const mface *x = a, *y = b;
+  if (x->e != y->e) return x->e < y->e ? -1 : 1;
+  return x->f - y->f;
+}
+
 int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
   hx_infile in;
   HX_CALL(hx_infile_read(&in, path));
@@ -251,26 +282,31 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
     if (rc) goto done;
   }
   {
-    /* boundary faces: match the face's vertex set to an element face */
-    for (long long q = 0; q < nbe; q++) {
-      long long key[4] = {bf[q][1], bf[q][2], bf[q][3], bf[q][4]};
-      int found = 0;
-      /* linear search per boundary element would be quadratic: use the first vertex's elements */
-      for (long long e = 0; e < ne && !found; e++)
-        for (int f = 0; f < 6 && !found; f++) {
-          int hit = 0;
-          for (int a = 0; a < 4; a++)
-            for (int c = 0; c < 4; c++) hit += m->vert_id[e * 8 + STD_TO_HX[MFEM_FACE[f][c]]] == key[a];
-          if (hit == 4) {
-            TRY(hx_mesh_add_face(m, (hx_lid)e, f, (int)bf[q][0], -1));
-            found = 1;
-          }
-        }
-      if (!found) {
-        rc = HX_ERROR(HX_ERR_INPUT, "%s: boundary element %lld is not a face of any element", path, q + 1);
-        goto done;
+    /* boundary faces: match the face's vertex set to an element face through the
+       element faces sorted by their sorted vertex quadruple (n log n, not ne x nbe) */
+    mface *fs = NULL;
+    TRY(hx_malloc(((size_t)ne * 6 + 1) * sizeof *fs, &fs));
+    for (long long e = 0; e < ne; e++)
+      for (int f = 0; f < 6; f++) {
+        mface *x = &fs[e * 6 + f];
+        for (int c = 0; c < 4; c++) x->k[c] = m->vert_id[e * 8 + STD_TO_HX[MFEM_FACE[f][c]]];
+        sort4ll(x->k);
+        x->e = e, x->f = f;
       }
+    qsort(fs, (size_t)ne * 6, sizeof *fs, cmp_mface_full);
+    for (long long q = 0; q < nbe && rc == HX_OK; q++) {
+      mface key = {{bf[q][1], bf[q][2], bf[q][3], bf[q][4]}, 0, 0};
+      sort4ll(key.k);
+      /* the first match in (element, face) order, as the former linear search found */
+      const mface *hit = bsearch(&key, fs, (size_t)ne * 6, sizeof *fs, cmp_mface);
+      while (hit && hit > fs && !cmp_mface(hit - 1, &key)) hit--;
+      if (!hit)
+        rc = HX_ERROR(HX_ERR_INPUT, "%s: boundary element %lld is not a face of any element", path, q + 1);
+      else
+        rc = hx_mesh_add_face(m, (hx_lid)hit->e, hit->f, (int)bf[q][0], -1);
     }
+    hx_free(&fs);
+    if (rc) goto done;
     /* names from our comments "# boundary ID NAME" */
     for (const char *p = in.data; (p = strstr(p, "\n# boundary ")); p++) {
       int id;
