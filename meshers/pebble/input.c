@@ -27,8 +27,8 @@ void hx_pebble_opts_default(hx_pebble_opts *o) {
   o->overlap_tol = 0.1;
   o->rings = 1;
   o->ring_gap = 0.25;
-  o->ring_sj = 0;
-  o->bridge_fit = 0;
+  o->ring_sj = 0.1;
+  o->bridge_fit = 0.5;
   o->accept_sj = 0.3;
   o->order = 1;
   o->max_snap = 1.0;

@@ -999,6 +999,37 @@ static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const 
   return worst;
 }
 
+/* the linear columns of facet F's quads [q0, bd->nq) as the sweep builds them (feet
+   radial, along the bridge axis on the circle; graded layers) have positive corner
+   Jacobians to every real sphere of the facet */
+static int facet_linear_ok(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0) {
+  static const int q2l[4] = {0, 1, 3, 2}; /* quad corner -> hex corner (quad_to_lex) */
+  double sl[65], P[24];
+  int L = o->layers;
+  grading(L, o->ratio, o->first_layer, sl);
+  int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (int side = 0; side < 2; side++) {
+    int32_t s = side ? F->b : F->a;
+    if (bd->smask[s]) break;
+    for (hx_lid qi = q0; qi < bd->nq; qi++) {
+      double X[4][3], Y[4][3];
+      for (int v = 0; v < 4; v++) {
+        int32_t x = bd->Q[qi].x[side ? 3 - v : v];
+        memcpy(X[v], bd->X + 3 * x, sizeof X[v]);
+        foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[x], X[v], Y[v]);
+      }
+      for (int lay = 0; lay < L; lay++) {
+        for (int v = 0; v < 4; v++)
+          for (int h = 0; h < 2; h++)
+            for (int k = 0; k < 3; k++)
+              P[3 * (q2l[v] + 4 * h) + k] = Y[v][k] + sl[lay + h] * (X[v][k] - Y[v][k]);
+        if (!(min_corner_det(P, cn) > 0)) return 0;
+      }
+    }
+  }
+  return 1;
+}
+
 static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
   emap em;
   HX_CALL(emap_init(&em, bd->nfv));
@@ -1163,6 +1194,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         mean /= M;
         for (int k = 0; k < M; k++) thu[k] = thb[0] + mean + 2 * HX_PI * k / M;
       }
+      double rprev[2 * MAXPOLY]; /* radii of the ring outside the one being placed */
       static const double bvar[][3] = {{1, 1, 0}, {1, 2, 0}, {0.5, 1, 0}, {0, 1, 0}, {1, 2, 1}, {0.5, 2, 1}};
       int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1;
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
@@ -1181,6 +1213,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         for (int ring = KV; ring >= 0 && !rc; ring--) {
           double fr = (double)ring / (KV + 1), wa = ablend * pow(1 - fr, apow);
           double rr2[2 * MAXPOLY], an2[2 * MAXPOLY];
+          if (ring == KV)
+            for (int k = 0; k < M; k++) rprev[k] = hypot(P2[2 * k], P2[2 * k + 1]);
           for (int k = 0; k < M; k++) {
             double rho = hypot(P2[2 * k], P2[2 * k + 1]), ang = thb[k] + wa * (thu[k] - thb[k]);
             double rr = rb * pow(rho / rb, fr);
@@ -1209,12 +1243,13 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
                   double sc = 1.25 * rb / dc;
                   for (int t = 0; t < 2; t++) {
                     int kk = t ? k1 : k;
-                    double lim = 0.5 * (rb + hypot(P2[2 * kk], P2[2 * kk + 1]));
+                    double lim = fmin(0.5 * (rb + hypot(P2[2 * kk], P2[2 * kk + 1])), rb + 0.85 * (rprev[kk] - rb)); /* inside the next ring */
                     rr2[kk] = fmin(rr2[kk] * sc, fmax(rr2[kk], lim));
                   }
                 }
               }
           }
+          memcpy(rprev, rr2, (size_t)M * sizeof *rr2);
           for (int k = 0; k < M && !rc; k++) {
             double x[3];
             for (int c = 0; c < 3; c++) x[c] = p[c] + rr2[k] * (cos(an2[k]) * e1[c] + sin(an2[k]) * e2[c]);
@@ -1242,6 +1277,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
 #undef RING_F
         if (rc || var == nbv || nbv == 1) break;
         double qv = facet_columns_q(bd, o, F, nq0, best_q);
+        if (qv > 0 && !facet_linear_ok(bd, o, F, nq0)) qv = 0;
         if (qv > best_q) best_q = qv, best = var;
         if (qv > 0 && qv >= o->accept_sj) break;
       }
@@ -1387,9 +1423,9 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           double g = fmax(pair_gap(bd, a, b), 1e-3 * dmin), rhoc = sqrt(g * dmin);
           double da = dist3(bd->sx + 3 * a, p), Ra = bd->sr[a];
 #define FAN_F(rho_) ((rho_) * fmax(sqrt(da * da + (rho_) * (rho_)) - Ra, 1e-9 * dmin))
-          if (rhoc < inner_d) {
+          if (rhoc < 0.6 * inner_d) {
             int Kg = (int)ceil(log(FAN_F(inner_d) / FAN_F(rhoc)) / -log(o->ring_sj) - 1e-9);
-            if (Kg > 8) Kg = 8;
+            if (Kg > 2) Kg = 2;
             if (Kg > K) K = Kg;
             if (K >= 1) {
               geo = 1;
@@ -1824,7 +1860,7 @@ static int classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m
         else hi2 = mid - 1;
       }
       cls[0] = bd->Q[E->quad].kind + (bd->F[lo].wall >= 0 ? QK_N : 0);
-      if (getenv("HX_PEBBLE_CLASSIFY")[0] == '2' && q[e].scaled_jac < 0.05) {
+      if (getenv("HX_PEBBLE_CLASSIFY")[0] == '2' && (q[e].scaled_jac < 0.05 || q[e].aspect > 100)) {
         const facet *F = &bd->F[lo];
         fprintf(stderr, "  e%lld SJ %.3f asp %.1f kind %d facet %d (a %d b %d ghost %d wall %d nv %d nq %d) gap/d %.4f rb/d %.3f quad %d layer %d\n",
                 (long long)e, q[e].scaled_jac, q[e].aspect, bd->Q[E->quad].kind, (int)lo, F->a, F->b, bd->smask[F->b], F->wall, F->nv, F->nq,

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# t253: the pebble mesher's quality on the 67-pebble DEM bed (inputs/pb67.txt, R = 1.5,
+# cylinder 6.6, no extrusions) at order 4, pinned so that it cannot silently regress
+# (docs/benchmarks.md, "Pebble beds", quality table). Every element's Nek5000 scaled
+# Jacobian (min / max det J over its GLL points) and aspect ratio are read from the
+# `--worst 100000` listing (every element) of the quality report. With the defaults (--ring-sj 0.1,
+# --bridge-fit 0.5) measured on 22 Nov: 35 991 elements (537.2 per pebble), min Nek SJ
+# 7.74e-3, mean 0.199, 4 083 elements below 0.1, 565 below 0.05, max aspect 125.5.
+# The old rule (--ring-sj 0 --bridge-fit 0: one fixed ring, bridge 0.1 d) gave 16 677
+# below 0.1 and max aspect 221: the defaults must stay at least 3 x better there.
+set -u
+HEXPACK=${HEXPACK:-./build/hexpack}
+SRC=${HX_SOURCE_DIR:-.}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+run() { # $1: output file, rest: extra flags
+  local f=$1; shift
+  "$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 4 --quality --worst 100000 "$@" > "$f" 2>&1
+}
+# listing rows: element scaled_jac corner_sj detj_min aspect (centroid)
+stats() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.05) b++; if ($2 < mn || n == 1) mn = $2; s += $2; if ($5 > mx) mx = $5}
+               END {printf "%d %d %d %.6g %.6g %.6g\n", n, a, b, mn, s / n, mx}' "$1"; }
+run "$dir/new.txt"
+rc=$?
+check "defaults: exit 0 (no inverted element)" "[ $rc -eq 0 ]"
+read -r n lo1 lo05 mn mean mx <<< "$(stats "$dir/new.txt")"
+per=$(awk '/^pebble:/ {print $9}' "$dir/new.txt")
+echo "defaults: $n elements ($per per pebble), Nek SJ min $mn mean $mean, below 0.1: $lo1, below 0.05: $lo05, aspect max $mx"
+check "every element listed (more than 30000)" "[ $n -gt 30000 ] && grep -q \"^pebble: 67 spheres, $n elements\" '$dir/new.txt'"
+check "elements per pebble <= 560" "awk -v p='$per' 'BEGIN {exit !(p > 0 && p <= 560)}'"
+check "Nek SJ min >= 7e-3" "awk -v v='$mn' 'BEGIN {exit !(v >= 7e-3)}'"
+check "Nek SJ mean >= 0.19" "awk -v v='$mean' 'BEGIN {exit !(v >= 0.19)}'"
+check "<= 4500 elements below Nek SJ 0.1" "[ $lo1 -le 4500 ]"
+check "<= 700 elements below Nek SJ 0.05" "[ $lo05 -le 700 ]"
+check "aspect ratio max <= 140" "awk -v v='$mx' 'BEGIN {exit !(v <= 140)}'"
+run "$dir/old.txt" --ring-sj 0 --bridge-fit 0
+read -r n0 lo10 lo050 mn0 mean0 mx0 <<< "$(stats "$dir/old.txt")"
+echo "old rule: $n0 elements, Nek SJ min $mn0 mean $mean0, below 0.1: $lo10, below 0.05: $lo050, aspect max $mx0"
+check "old rule still selectable (more than 3 x as many below 0.1)" "[ $lo10 -gt $((3 * lo1)) ]"
+check "old rule: larger max aspect" "awk -v a='$mx0' -v b='$mx' 'BEGIN {exit !(a > b)}'"
+exit $fail
