@@ -1131,11 +1131,12 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         double need = rs * rs - (hs - lmin) * (hs - lmin);
         if (need > rb * rb) rb = sqrt(need);
       }
-      double inner = poly_inner_dist(P2, M, 0, 0);
+      double inner = poly_inner_dist(P2, M, 0, 0), rb_min = rb;
       if (o->bridge_fit > 0) { /* a taller innermost ring: the column height at the circle grows like rb^2 */
         double want = fmin(o->bridge_fit * inner, 0.25 * dmin);
         if (want > rb) rb = want;
       }
+      double rb_fit = rb;
       if (inner < 1.2 * rb) {
         rc = HX_ERROR(HX_ERR_INPUT,
                       "pebble: the bridge (radius %.3g) between sphere %d and %s %d does not fit its facet (room "
@@ -1162,18 +1163,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
          circle, da the centre-facet distance), so the ring radii are geometric in
          f = rho h and as many rings as keep f within a factor 1/S from one ring to the
          next; else radii geometric in rho and --rings rings. */
-      int K = o->rings;
       double da = dist3(bd->sx + 3 * a, p), Ra = bd->sr[a];
-      double hc = fmax(da - sqrt(fmax(0, Ra * Ra - rb * rb)), 1e-6 * dmin), sq0 = sqrt(da * da + rb * rb);
 #define RING_F(rho_) ((rho_) * (hc + sqrt(da * da + (rho_) * (rho_)) - sq0))
-      double fb = RING_F(rb);
-      if (o->ring_sj > 0 && o->ring_sj < 1) {
-        double rmax = 0;
-        for (int k = 0; k < M; k++) rmax = fmax(rmax, hypot(P2[2 * k], P2[2 * k + 1]));
-        int need = (int)ceil(log(RING_F(rmax) / fb) / -log(o->ring_sj) - 1e-9) - 1;
-        K = need > o->rings ? need : o->rings;
-        if (K > 16) K = 16;
-      }
       /* node angles: the boundary's at the polygon, blended inwards towards uniform
          spacing on the circle (weight a (1 - fr)^pw at ring fraction fr), so that the
          inner rings' chords stay clear of the circle's arcs and are not skewed by uneven
@@ -1195,17 +1186,34 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         for (int k = 0; k < M; k++) thu[k] = thb[0] + mean + 2 * HX_PI * k / M;
       }
       double rprev[2 * MAXPOLY]; /* radii of the ring outside the one being placed */
-      static const double bvar[][3] = {{1, 1, 0}, {1, 2, 0}, {0.5, 1, 0}, {0, 1, 0}, {1, 2, 1}, {0.5, 2, 1}};
-      int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1;
+      /* {angle blend, its power, extra ring, fitted radius (else --bridge), radii by f (else by rho)};
+         the last ones are fall-backs: the requested radius, then the old rule */
+      static const double bvar[][5] = {{1, 1, 0, 1, 1}, {1, 2, 0, 1, 1}, {0.5, 1, 0, 1, 1}, {0, 1, 0, 1, 1}, {1, 2, 1, 1, 1},
+                                       {0.5, 2, 1, 1, 1}, {1, 1, 0, 0, 1}, {0, 1, 0, 0, 1}, {0, 1, 0, 0, 0}};
+      int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1, nmain = 6;
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
       int best = -1, var0 = 0;
       double best_q = -INFINITY;
       if (bd->forced) best = bd->choice[f], var0 = nbv; /* build the variant chosen before */
       for (int var = var0; var <= nbv && !rc; var++) {
+        if (var == nmain && var < nbv && best_q > 0) var = nbv; /* fall-backs only when nothing is valid */
         if (var == nbv && best == var - 1 && !var0) break; /* the best is the one just built */
         int vs = var == nbv ? (best >= 0 ? best : 0) : var;
         kept = vs;
         double ablend = o->ring_sj > 0 ? bvar[vs][0] : 0, apow = bvar[vs][1];
+        int fgeo = o->ring_sj > 0 && o->ring_sj < 1 && bvar[vs][4] > 0;
+        rb = (o->ring_sj > 0 && !(bvar[vs][3] > 0)) ? rb_min : rb_fit;
+        bd->B[F->bridge].rb = rb;
+        double hc = fmax(da - sqrt(fmax(0, Ra * Ra - rb * rb)), 1e-6 * dmin), sq0 = sqrt(da * da + rb * rb);
+        double fb = RING_F(rb);
+        int K = o->rings;
+        if (fgeo) {
+          double rmax = 0;
+          for (int k = 0; k < M; k++) rmax = fmax(rmax, hypot(P2[2 * k], P2[2 * k + 1]));
+          int need = (int)ceil(log(RING_F(rmax) / fb) / -log(o->ring_sj) - 1e-9) - 1;
+          K = need > o->rings ? need : o->rings;
+          if (K > 16) K = 16;
+        }
         int KV = K + (int)bvar[vs][2];
         bd->nn = nn0, bd->nq = nq0;
         outer = Bn;
@@ -1218,7 +1226,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           for (int k = 0; k < M; k++) {
             double rho = hypot(P2[2 * k], P2[2 * k + 1]), ang = thb[k] + wa * (thu[k] - thb[k]);
             double rr = rb * pow(rho / rb, fr);
-            if (o->ring_sj > 0 && o->ring_sj < 1 && ring > 0 && rho > rb) { /* f(rr) = fb^(1-fr) f(rho)^fr */
+            if (fgeo && ring > 0 && rho > rb) { /* f(rr) = fb^(1-fr) f(rho)^fr */
               double ft = fb * pow(RING_F(rho) / fb, fr), lo = rb, hi = rho;
               for (int it = 0; it < 60; it++) {
                 double mid = 0.5 * (lo + hi);
