@@ -51,9 +51,9 @@ typedef struct hx_pebble_opts {
   double ring_sj;       /* in (0, 1): rings of each bridged / near-contact facet spaced so that the
                            estimated det J ratio (rho times column height) across one ring is at
                            least this, as many as needed (rings is then the minimum) and the ring
-                           shape chosen among scored variants; 0: always `rings` rings (old rule) */
+                           shape chosen among scored variants (default 0.1); 0: always `rings` rings (old rule) */
   double bridge_fit;    /* > 0: a bridge's radius grows to this fraction of its facet's inner radius
-                           (capped at 0.25 d) when that is more than --bridge x d */
+                           (capped at 0.25 d) when that is more than --bridge x d (default 0.5; 0: off) */
   double accept_sj;     /* a facet's fan variant is kept once its linear columns reach this corner
                            scaled Jacobian (else the best of all variants; default 0.3) */
   double max_snap;      /* refuse cells reaching beyond the wall by more than this x d (1.0) */
