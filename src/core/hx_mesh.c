@@ -515,7 +515,9 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   double mx[2] = {r.id_max_dist, r.surf_max_rel};
   HX_CALL(hx_comm_max_double(m->comm, mx, 2));
   HX_CALL(hx_comm_min_double(m->comm, &r.min_detj, 1));
-  hx_lid local_bad = r.first_bad_elem;
+  /* the first bad element over all ranks, as a global index (INT64_MAX: none) */
+  int64_t first_bad_global = r.first_bad_elem >= 0 ? (int64_t)m->elem_offset + r.first_bad_elem : INT64_MAX;
+  HX_CALL(hx_comm_min_int64(m->comm, &first_bad_global, 1));
   if (report) {
     *report = r;
     report->id_mismatch = counts[0];
@@ -539,6 +541,6 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
     return HX_ERROR(HX_ERR_INVALID_MESH,
                     "%lld element(s) have det J <= 0 at a GLL node (min %.6e; e.g. element %lld)",
                     (long long)counts[2], r.min_detj,
-                    (long long)(local_bad >= 0 ? m->elem_offset + local_bad : -1));
+                    (long long)first_bad_global);
   return HX_OK;
 }
