@@ -37,7 +37,7 @@ for N in $NS; do
       j=$(cat "$DIR/out.json")
       get() { echo "$j" | sed -n "s/.*\"$1\": \([-0-9.e+]*\).*/\1/p"; }
       printf "%-8s %-4s %-4s %-11s %-9.2f %-9s %-9s %-9s %s\n" "$N" "$P" "$r" "$(get elements)" \
-        "$(echo "$t1 - $t0" | bc)" "$(get time_diagram)" "$(get time_mesh)" "$(get time_curve)" "$rss"
+        "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" "$(get time_diagram)" "$(get time_mesh)" "$(get time_curve)" "$rss"
     done
   done
 done
