@@ -1030,6 +1030,25 @@ static int facet_linear_ok(const builder *bd, const hx_pebble_opts *o, const fac
   return 1;
 }
 
+/* one ring of M quads between the loops outer and In (quad k: outer k, k+1, In k+1, k);
+   bmask: the outer loop's boundary edge masks when it is the facet boundary, else NULL */
+static int ring_quads(builder *bd, const int32_t *outer, const int32_t *In, int M, uint8_t chamfer, int kind,
+                      const uint8_t *bmask) {
+  HX_CALL(grow(&bd->Q, &bd->capq, bd->nq + M, sizeof *bd->Q));
+  for (int k = 0; k < M; k++) {
+    quad *q = &bd->Q[bd->nq++];
+    q->x[0] = outer[k];
+    q->x[1] = outer[(k + 1) % M];
+    q->x[2] = In[(k + 1) % M];
+    q->x[3] = In[k];
+    q->chamfer = chamfer;
+    q->kind = kind;
+    memset(q->emask, 0, 4);
+    if (bmask) q->emask[0] = bmask[k];
+  }
+  return HX_OK;
+}
+
 static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
   emap em;
   HX_CALL(emap_init(&em, bd->nfv));
@@ -1266,18 +1285,10 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           }
           if (rc) break;
           /* quads between outer and In */
-          if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M, sizeof *bd->Q))) break;
-          for (int k = 0; k < M; k++) {
-            quad *q = &bd->Q[bd->nq++];
-            q->x[0] = outer[k];
-            q->x[1] = outer[(k + 1) % M];
-            q->x[2] = In[(k + 1) % M];
-            q->x[3] = In[k];
-            q->chamfer = ring == 0 ? 4 : 0; /* edge 2 = (x2, x3) on the circle */
-            q->kind = ring == 0 ? QK_BRIDGE_IN : QK_BRIDGE_OUT;
-            memset(q->emask, 0, 4);
-            if (outer_is_boundary) q->emask[0] = bmask[k];
-          }
+          /* edge 2 = (x2, x3) of the innermost ring lies on the circle */
+          if ((rc = ring_quads(bd, outer, In, M, ring == 0 ? 4 : 0, ring == 0 ? QK_BRIDGE_IN : QK_BRIDGE_OUT,
+                               outer_is_boundary ? bmask : NULL)))
+            break;
           memcpy(Rn, In, (size_t)M * sizeof *In);
           outer = Rn;
           outer_is_boundary = 0;
@@ -1468,18 +1479,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
             rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, -1, &In[k]);
           }
           if (rc) break;
-          if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M, sizeof *bd->Q))) break;
-          for (int k = 0; k < M; k++) {
-            quad *q = &bd->Q[bd->nq++];
-            q->x[0] = outer[k];
-            q->x[1] = outer[(k + 1) % M];
-            q->x[2] = In[(k + 1) % M];
-            q->x[3] = In[k];
-            q->chamfer = 0;
-            q->kind = QK_RING;
-            memset(q->emask, 0, 4);
-            if (outer_is_boundary) q->emask[0] = bmask[k];
-          }
+          if ((rc = ring_quads(bd, outer, In, M, 0, QK_RING, outer_is_boundary ? bmask : NULL))) break;
           memcpy(Rn, In, (size_t)M * sizeof *In);
           outer = Rn;
           outer_is_boundary = 0;
