@@ -91,6 +91,13 @@ static int run(int argc, char **argv) {
     o.container = HX_PEBBLE_CYLINDER;
     o.cyl_radius = 6.6;
     o.order = 2;
+  } else if (!strncmp(which, "cyl", 3)) {
+    /* a poured bed in a cylinder (loose near the wall: cells reach it between spheres
+       far apart along it, where the mirrors' tangent planes meet outside) */
+    int poly = !strcmp(which, "cylpoly");
+    rc = hx_pebble_pack(150, 1.0, poly ? 0.25 : 0, 4.0, poly ? 8 : 1, 8, &bed);
+    o.container = HX_PEBBLE_CYLINDER;
+    o.order = 3;
   } else {
     int poly = !strcmp(which, "poly");
     rc = hx_pebble_pack(poly ? 30 : 12, 1.0, poly ? 0.2 : 0, poly ? 4.0 : 3.0, poly ? 3 : 1, 8, &bed);

@@ -449,6 +449,225 @@ static double facet_room(const builder *bd, const facet *F, const double *const 
   return poly_inner_dist(P2, m, 0, 0);
 }
 
+/* ---- the container cylinder: clipping ---------------------------------------- */
+
+static int cmp_chord(const void *pa, const void *pb) {
+  const int32_t *x = pa, *y = pb;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The mirror sites of the container cylinder are radial reflections. Every point inside
+   the cylinder is nearer (in power) to a real sphere than to any mirror, so the real
+   cells cover the inside, but they reach beyond the wall: between spheres far apart
+   along the wall the mirrors' tangent planes meet well outside it, and snapping those
+   vertices back folds facets. So the cells are clipped by the cylinder instead:
+   every facet with a cylinder mirror is dropped (it lies outside), every other facet is
+   clipped (each diagram edge crossing the wall gets one vertex on it, shared by the
+   facets of the edge), and the wall facet of a sphere is rebuilt as the loop of the
+   chords its clipped facets leave on the wall, as the facet with its own mirror.
+   Vertex ids: tetrahedra [0, T), crossings [T, T + nc); their initial positions and
+   wall masks are returned in *pos and *msk. */
+static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos, uint8_t **msk) {
+  hx_power3d *pd = bd->pd;
+  hx_lid T = pd->num_tets;
+  int cw = -1;
+  for (int k = 0; k < bd->nw; k++)
+    if (bd->w[k].cyl) cw = k;
+  uint8_t cbit = (uint8_t)(1u << cw);
+  const wall *W = &bd->w[cw];
+  double eps = 1e-7 * dmean;
+  uint8_t *tm;
+  HX_CALL(hx_malloc((size_t)T * sizeof *tm, &tm));
+  for (hx_lid t = 0; t < T; t++) {
+    uint8_t m = 0;
+    for (int k = 0; k < 4; k++) m |= bd->smask[pd->tet[4 * t + k]];
+    tm[t] = m;
+  }
+  /* crossings keyed by the edge (open addressing) */
+  hx_lid hcap = 64;
+  while (hcap < 2 * bd->nfv) hcap *= 2;
+  int64_t *hkey = NULL;
+  int32_t *hval = NULL, *fv2 = NULL, *chord = NULL;
+  double *cp = NULL;
+  uint8_t *cm = NULL;
+  hx_lid nc = 0, capc = 0, nfv2 = 0, capfv2 = bd->nfv + 16, nch = 0, capch = 0, nf2 = 0;
+  int rc = hx_malloc((size_t)hcap * sizeof *hkey, &hkey);
+  if (!rc) rc = hx_malloc((size_t)hcap * sizeof *hval, &hval);
+  if (!rc) rc = hx_malloc((size_t)capfv2 * sizeof *fv2, &fv2);
+  for (hx_lid i = 0; i < hcap && !rc; i++) hkey[i] = -1;
+  for (hx_lid f = 0; f < bd->nf && !rc; f++) {
+    facet F = bd->F[f];
+    if (bd->smask[F.b] & cbit) continue; /* outside the wall */
+    int32_t out[2 * MAXPOLY + 2], no = 0, cr[2 * MAXPOLY + 2], ncr = 0;
+    /* vertices in (1), on the wall (0) or out (-1); events where the loop leaves the
+       inside (the last point in or on) or enters it (the first point in or on) */
+    int first_in = 0;
+    for (int k = 0; k < F.nv && !rc; k++) {
+      int32_t P = bd->fv[F.v0 + k], Q = bd->fv[F.v0 + (k + 1) % F.nv];
+      double dP = wall_dist(W, pd->centre + 3 * P), dQ = wall_dist(W, pd->centre + 3 * Q);
+      int sP = dP > eps ? 1 : dP >= -eps ? 0 : -1, sQ = dQ > eps ? 1 : dQ >= -eps ? 0 : -1;
+      if (k == 0) first_in = sP >= 0;
+      if (sP >= 0 && no < 2 * MAXPOLY) out[no++] = P;
+      if (sP == 0 && sQ < 0) cr[ncr++] = P; /* leaves at P */
+      if (sP < 0 && sQ == 0) cr[ncr++] = Q; /* enters at Q (output as the next P) */
+      if (sP * sQ >= 0) continue;
+      int64_t key = (int64_t)(P < Q ? P : Q) * T + (P < Q ? Q : P);
+      hx_lid h = (hx_lid)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 20) & (hcap - 1);
+      while (hkey[h] >= 0 && hkey[h] != key) h = (h + 1) & (hcap - 1);
+      if (hkey[h] < 0) {
+        /* the crossing: |x_xy - axis| = R on the segment from the inner end */
+        int inP = sP > 0;
+        const double *A = pd->centre + 3 * (inP ? P : Q), *B = pd->centre + 3 * (inP ? Q : P);
+        double lo = 0, hi = 1, x[3];
+        for (int it = 0; it < 60; it++) {
+          double mid = 0.5 * (lo + hi);
+          for (int c = 0; c < 3; c++) x[c] = A[c] + mid * (B[c] - A[c]);
+          if (wall_dist(W, x) >= 0) lo = mid;
+          else hi = mid;
+        }
+        for (int c = 0; c < 3; c++) x[c] = A[c] + lo * (B[c] - A[c]);
+        wall_project(W, x);
+        if (nc + 1 > capc) {
+          capc = 2 * capc + 64;
+          if ((rc = hx_realloc((size_t)capc * 3 * sizeof *cp, &cp)) || (rc = hx_realloc((size_t)capc * sizeof *cm, &cm)))
+            break;
+        }
+        memcpy(cp + 3 * nc, x, sizeof x);
+        cm[nc] = (uint8_t)(cbit | (tm[P] & tm[Q] & ~cbit));
+        hkey[h] = key, hval[h] = (int32_t)(T + nc);
+        nc++;
+        if (2 * (nc + 1) > hcap) {
+          rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: crossing table full");
+          break;
+        }
+      }
+      if (no < 2 * MAXPOLY) out[no++] = hval[h];
+      cr[ncr++] = hval[h];
+    }
+    if (rc) break;
+    if (no > MAXPOLY) {
+      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: a facet has more than %d vertices", MAXPOLY);
+      break;
+    }
+    if (ncr % 2) {
+      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: a facet crosses the container wall an odd number of times");
+      break;
+    }
+    /* chords: the outside runs, between the leaving and the entering crossing */
+    if (ncr) {
+      for (int z = 0; z < ncr; z += 2) {
+        int32_t c1 = first_in ? cr[z] : cr[(z + ncr - 1) % ncr], c2 = first_in ? cr[z + 1] : cr[z];
+        if (c1 == c2) continue;
+        for (int side = 0; side < 2; side++) {
+          int32_t cell = side ? F.b : F.a;
+          if (bd->smask[cell]) continue;
+          if (nch + 1 > capch) {
+            capch = 2 * capch + 64;
+            if ((rc = hx_realloc((size_t)capch * 3 * sizeof *chord, &chord))) break;
+          }
+          chord[3 * nch] = cell, chord[3 * nch + 1] = c1, chord[3 * nch + 2] = c2;
+          nch++;
+        }
+      }
+    }
+    if (rc || no < 3) continue;
+    if (nfv2 + no > capfv2) {
+      capfv2 = 2 * (nfv2 + no);
+      if ((rc = hx_realloc((size_t)capfv2 * sizeof *fv2, &fv2))) break;
+    }
+    F.v0 = (int32_t)nfv2;
+    F.nv = no;
+    memcpy(fv2 + nfv2, out, (size_t)no * sizeof *out);
+    nfv2 += no;
+    bd->F[nf2++] = F;
+  }
+  hx_free(&hkey), hx_free(&hval);
+  /* wall facets: the chord loop of every cell that reaches the wall */
+  if (!rc) qsort(chord, (size_t)nch, 3 * sizeof *chord, cmp_chord);
+  for (hx_lid i = 0; i < nch && !rc;) {
+    hx_lid j = i;
+    while (j < nch && chord[3 * j] == chord[3 * i]) j++;
+    int32_t a = chord[3 * i], loop[MAXPOLY + 1];
+    int n = (int)(j - i), nl = 0;
+    if (n > MAXPOLY) {
+      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the wall facet of sphere %d has more than %d vertices", (int)bd->sparent[a], MAXPOLY);
+      break;
+    }
+    uint8_t used[MAXPOLY] = {0};
+    int32_t cur = chord[3 * i + 2];
+    loop[nl++] = chord[3 * i + 1];
+    used[0] = 1;
+    while (cur != loop[0] && nl <= n) {
+      loop[nl++] = cur;
+      int nx = -1;
+      for (int z = 0; z < n; z++) {
+        if (used[z]) continue;
+        if (chord[3 * (i + z) + 1] == cur) nx = z, cur = chord[3 * (i + z) + 2];
+        else if (chord[3 * (i + z) + 2] == cur) nx = z, cur = chord[3 * (i + z) + 1];
+        if (nx >= 0) break;
+      }
+      if (nx < 0) break;
+      used[nx] = 1;
+    }
+    if (cur != loop[0] || nl != n) {
+      const double *c = bd->sx + 3 * a;
+      rc = HX_ERROR(HX_ERR_INPUT,
+                    "pebble: the cell of the sphere at (%g, %g, %g) meets the container wall in more than one piece "
+                    "(a sphere far from the wall between others near it); the mesher needs spheres near every part "
+                    "of the wall",
+                    c[0], c[1], c[2]);
+      break;
+    }
+    int32_t mirror = -1;
+    for (hx_lid s2 = bd->nreal; s2 < bd->ns; s2++)
+      if (bd->sparent[s2] == bd->sparent[a] && bd->smask[s2] == cbit) mirror = (int32_t)s2;
+    if (mirror < 0) {
+      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: sphere %d reaches the wall but has no mirror site", (int)bd->sparent[a]);
+      break;
+    }
+    if (nfv2 + nl > capfv2) {
+      capfv2 = 2 * (nfv2 + nl);
+      if ((rc = hx_realloc((size_t)capfv2 * sizeof *fv2, &fv2))) break;
+    }
+    if ((rc = grow(&bd->F, &bd->capf, nf2 + 1, sizeof *bd->F))) break;
+    facet *F = &bd->F[nf2++];
+    F->a = a, F->b = mirror, F->v0 = (int32_t)nfv2, F->nv = nl, F->wall = cw, F->bridge = -1, F->q0 = F->nq = 0;
+    memcpy(fv2 + nfv2, loop, (size_t)nl * sizeof *loop);
+    nfv2 += nl;
+    i = j;
+  }
+  hx_free(&chord), hx_free(&tm);
+  if (rc) {
+    hx_free(&fv2), hx_free(&cp), hx_free(&cm);
+    return rc;
+  }
+  hx_free(&bd->fv);
+  bd->fv = fv2, bd->nfv = nfv2, bd->capfv = capfv2, bd->nf = nf2;
+  /* initial positions and masks of every vertex */
+  hx_lid NV = T + nc;
+  double *P0 = NULL;
+  uint8_t *M0 = NULL;
+  rc = hx_malloc((size_t)(NV + 1) * 3 * sizeof *P0, &P0);
+  if (!rc) rc = hx_malloc((size_t)(NV + 1) * sizeof *M0, &M0);
+  if (rc) {
+    hx_free(&P0), hx_free(&M0), hx_free(&cp), hx_free(&cm);
+    return rc;
+  }
+  memcpy(P0, pd->centre, (size_t)T * 3 * sizeof *P0);
+  if (nc) memcpy(P0 + 3 * T, cp, (size_t)nc * 3 * sizeof *P0);
+  for (hx_lid t = 0; t < T; t++) {
+    uint8_t m = 0;
+    for (int k = 0; k < 4; k++) m |= bd->smask[pd->tet[4 * t + k]];
+    if (fabs(wall_dist(W, pd->centre + 3 * t)) <= eps) m |= cbit;
+    else m &= (uint8_t)~cbit;
+    M0[t] = m;
+  }
+  for (hx_lid k = 0; k < nc; k++) M0[T + k] = cm[k];
+  hx_free(&cp), hx_free(&cm);
+  *nvert = NV, *pos = P0, *msk = M0;
+  return HX_OK;
+}
+
 static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
   hx_power3d *pd = bd->pd;
   hx_lid T = pd->num_tets;
@@ -545,16 +764,26 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   hx_free(&ek);
   if (rc) return rc;
   st->num_tets = T;
+  /* vertices: the tetrahedra's power centres, plus the wall crossings of a cylinder */
+  hx_lid NV = T;
+  const double *C0 = pd->centre;
+  double *Cc = NULL;
+  uint8_t *Mc = NULL;
+  for (int k = 0; k < bd->nw; k++)
+    if (bd->w[k].cyl) {
+      HX_CALL(clip_cylinder(bd, dmean, &NV, &Cc, &Mc));
+      C0 = Cc;
+    }
   /* vertex -> facets incidence, for the plane fit and the collapse guards */
   int32_t *vf_start, *vf;
-  HX_CALL(hx_malloc((size_t)(T + 1) * sizeof *vf_start, &vf_start));
+  HX_CALL(hx_malloc((size_t)(NV + 1) * sizeof *vf_start, &vf_start));
   HX_CALL(hx_malloc((size_t)bd->nfv * sizeof *vf, &vf));
   for (hx_lid f = 0; f < bd->nf; f++)
     for (int k = 0; k < bd->F[f].nv; k++) vf_start[bd->fv[bd->F[f].v0 + k] + 1]++;
-  for (hx_lid t = 0; t < T; t++) vf_start[t + 1] += vf_start[t];
+  for (hx_lid t = 0; t < NV; t++) vf_start[t + 1] += vf_start[t];
   {
     int32_t *fill;
-    HX_CALL(hx_malloc((size_t)T * sizeof *fill, &fill));
+    HX_CALL(hx_malloc((size_t)NV * sizeof *fill, &fill));
     for (hx_lid f = 0; f < bd->nf; f++)
       for (int k = 0; k < bd->F[f].nv; k++) {
         int32_t t = bd->fv[bd->F[f].v0 + k];
@@ -567,23 +796,25 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   double *V;
   uint8_t *vmask;
   int32_t *par;
-  HX_CALL(hx_malloc((size_t)T * 3 * sizeof *V, &V));
-  HX_CALL(hx_malloc((size_t)T * sizeof *vmask, &vmask));
-  HX_CALL(hx_malloc((size_t)T * sizeof *par, &par));
-  for (hx_lid t = 0; t < T; t++) {
+  HX_CALL(hx_malloc((size_t)NV * 3 * sizeof *V, &V));
+  HX_CALL(hx_malloc((size_t)NV * sizeof *vmask, &vmask));
+  HX_CALL(hx_malloc((size_t)NV * sizeof *par, &par));
+  for (hx_lid t = 0; t < NV; t++) {
     uint8_t m = 0;
-    for (int k = 0; k < 4; k++) m |= bd->smask[pd->tet[4 * t + k]];
+    if (Mc) m = Mc[t];
+    else
+      for (int k = 0; k < 4; k++) m |= bd->smask[pd->tet[4 * t + k]];
     vmask[t] = m;
     par[t] = (int32_t)t;
-    memcpy(V + 3 * t, pd->centre + 3 * t, 3 * sizeof(double));
+    memcpy(V + 3 * t, C0 + 3 * t, 3 * sizeof(double));
     double y[3];
     memcpy(y, V + 3 * t, sizeof y);
     snap(bd, m, y);
     if (m) {
       double z[3];
-      plane_fit(bd, vf_start, vf, NULL, (int32_t)t, -1, m, pd->centre + 3 * t, z);
+      plane_fit(bd, vf_start, vf, NULL, (int32_t)t, -1, m, C0 + 3 * t, z);
       snap(bd, m, z);
-      double dz = dist3(z, pd->centre + 3 * t), dy = dist3(y, pd->centre + 3 * t);
+      double dz = dist3(z, C0 + 3 * t), dy = dist3(y, C0 + 3 * t);
       if (dz <= 3 * dy + 1e-12 * dmean && dz < 0.5 * o->max_snap * dmean) memcpy(y, z, sizeof y);
     }
     memcpy(V + 3 * t, y, sizeof y);
@@ -592,7 +823,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   for (hx_lid f = 0; f < bd->nf; f++)
     for (int k = 0; k < bd->F[f].nv; k++) {
       int32_t t = bd->fv[bd->F[f].v0 + k];
-      double dsn = dist3(V + 3 * t, pd->centre + 3 * t);
+      double dsn = dist3(V + 3 * t, C0 + 3 * t);
       if (dsn > o->max_snap * dmean) {
         double *c = bd->sx + 3 * bd->F[f].a;
         hx_free(&V), hx_free(&vmask), hx_free(&par);
@@ -618,12 +849,12 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   qsort(pe, (size_t)npe, sizeof *pe, cmp_pedge);
   /* cluster member lists (linked) to enumerate the facets of a cluster */
   int32_t *next, *csize;
-  HX_CALL(hx_malloc((size_t)T * sizeof *next, &next));
-  HX_CALL(hx_malloc((size_t)T * sizeof *csize, &csize));
-  for (hx_lid t = 0; t < T; t++) next[t] = -1, csize[t] = 1;
+  HX_CALL(hx_malloc((size_t)NV * sizeof *next, &next));
+  HX_CALL(hx_malloc((size_t)NV * sizeof *csize, &csize));
+  for (hx_lid t = 0; t < NV; t++) next[t] = -1, csize[t] = 1;
   int32_t *tail;
-  HX_CALL(hx_malloc((size_t)T * sizeof *tail, &tail));
-  for (hx_lid t = 0; t < T; t++) tail[t] = (int32_t)t;
+  HX_CALL(hx_malloc((size_t)NV * sizeof *tail, &tail));
+  for (hx_lid t = 0; t < NV; t++) tail[t] = (int32_t)t;
   double eps0 = 1e-9 * dmean, tol = o->collapse * dmean;
   hx_lid collapsed = 0;
   for (hx_lid q = 0; q < npe; q++) {
@@ -708,8 +939,8 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   hx_free(&pe), hx_free(&vf_start), hx_free(&vf), hx_free(&next), hx_free(&csize), hx_free(&tail);
   /* 5. compact: nodes for the surviving roots, facets rebuilt */
   int32_t *node_of;
-  HX_CALL(hx_malloc((size_t)T * sizeof *node_of, &node_of));
-  for (hx_lid t = 0; t < T; t++) node_of[t] = -1;
+  HX_CALL(hx_malloc((size_t)NV * sizeof *node_of, &node_of));
+  for (hx_lid t = 0; t < NV; t++) node_of[t] = -1;
   hx_lid nf2 = 0, dropped = 0;
   int32_t *fv2;
   hx_lid nfv2 = 0;
@@ -752,7 +983,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   bd->nfv = nfv2;
   bd->capfv = nfv2;
   bd->nf = nf2;
-  hx_free(&node_of), hx_free(&V), hx_free(&vmask), hx_free(&par);
+  hx_free(&node_of), hx_free(&V), hx_free(&vmask), hx_free(&par), hx_free(&Cc), hx_free(&Mc);
   /* 6. orient every polygon CCW about a -> b (Newell normal) */
   for (hx_lid f = 0; f < bd->nf; f++) {
     facet *F = &bd->F[f];
