@@ -55,6 +55,15 @@ out=$("$HEXPACK" pebble bed.txt --container box --order 3 --json) || { echo "FAI
 echo "$out"
 echo "$out" | grep -q '"bad_elements": 0' || { echo "FAIL: inverted elements"; fail=1; }
 echo "$out" | grep -q '"spheres": 12' || { echo "FAIL: sphere count"; fail=1; }
+# a tall narrow column (1500 spheres, ~1 per layer): the rest height used to give up after
+# 64 lifts and left spheres inside each other (99.9 % of d); no pair may overlap
+"$HEXPACK" pack --n 1500 --container cyl:2.2 --seed 1 -o tall.txt > pack.log || { echo "FAIL: pack tall"; fail=1; }
+ov=$(sort -g -k3 tall.txt | awk '!/^#/ {n++; x[n] = $1; y[n] = $2; z[n] = $3; r[n] = $4}
+  END {for (i = 1; i <= n; i++) for (j = i + 1; j <= n && z[j] - z[i] < 3; j++) {
+         d = sqrt((x[i] - x[j]) ^ 2 + (y[i] - y[j]) ^ 2 + (z[i] - z[j]) ^ 2); o = 1 - d / (r[i] + r[j]); if (o > mx) mx = o}
+       printf "%d %.3g\n", n, mx + 0}')
+echo "tall column: spheres, largest overlap (fraction of d): $ov"
+echo "$ov" | awk '{exit !($1 == 1500 && $2 < 1e-9)}' || { echo "FAIL: overlapping spheres in the tall column"; fail=1; }
 out=$("$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 2 --json) || { echo "FAIL: pebble pb67"; fail=1; }
 echo "$out"
 echo "$out" | grep -q '"bad_elements": 0' || { echo "FAIL: pb67 inverted elements"; fail=1; }

@@ -8,6 +8,7 @@
    [r (1 - p), r (1 + p)]. The container is a cylinder about z or (square) the
    square prism [-a, a]^2 x [0, inf). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hx_error.h"
@@ -30,31 +31,42 @@ typedef struct grid {
   int32_t *next;      /* [spheres] next sphere in the same cell */
 } grid;
 
-/* lowest z >= zmin at which a sphere (x, y, r) does not overlap the spheres in g */
+typedef struct span {
+  double lo, hi, top; /* overlap while lo < z < hi; resting on the sphere at top */
+} span;
+
+static int cmp_span(const void *a, const void *b) {
+  double x = ((const span *)a)->lo, y = ((const span *)b)->lo;
+  return x < y ? -1 : x > y;
+}
+
+/* lowest z >= zmin at which a sphere (x, y, r) does not overlap the spheres in g: the
+   spheres of the 3 x 3 columns each forbid an open interval of z; sorted by their lower
+   ends, one sweep lifts z over every interval that contains it (buf: room for every
+   sphere). (Lifting z repeatedly over the spheres in list order, as before, needed one
+   pass per layer climbed and stopped after 64: in tall beds it returned overlapping
+   positions.) */
 static double rest_height(const grid *g, const double *xyz, const double *rad, double x, double y, double r,
-                          double zmin) {
-  double z = zmin;
-  int cx = (int)floor((x - g->lo) / g->h), cy = (int)floor((y - g->lo) / g->h);
-  for (int pass = 0; pass < 64; pass++) {
-    int moved = 0;
-    for (int dy = -1; dy <= 1; dy++)
-      for (int dx = -1; dx <= 1; dx++) {
-        int ix = cx + dx, iy = cy + dy;
-        if (ix < 0 || iy < 0 || ix >= g->n || iy >= g->n) continue;
-        for (int32_t i = g->head[iy * g->n + ix]; i >= 0; i = g->next[i]) {
-          double ex = x - xyz[3 * i], ey = y - xyz[3 * i + 1], D = r + rad[i];
-          double h2 = D * D - ex * ex - ey * ey;
-          if (h2 <= 0) continue;
-          double top = xyz[3 * i + 2] + sqrt(h2);
-          double dz = z - xyz[3 * i + 2];
-          if (dz * dz + ex * ex + ey * ey < D * D * (1 - 1e-12) && top > z) {
-            z = top + 1e-12 * D;
-            moved = 1;
-          }
-        }
+                          double zmin, span *buf) {
+  int cx = (int)floor((x - g->lo) / g->h), cy = (int)floor((y - g->lo) / g->h), m = 0;
+  for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++) {
+      int ix = cx + dx, iy = cy + dy;
+      if (ix < 0 || iy < 0 || ix >= g->n || iy >= g->n) continue;
+      for (int32_t i = g->head[iy * g->n + ix]; i >= 0; i = g->next[i]) {
+        double ex = x - xyz[3 * i], ey = y - xyz[3 * i + 1], D = r + rad[i];
+        double h2 = D * D - ex * ex - ey * ey, h2s = D * D * (1 - 1e-12) - ex * ex - ey * ey;
+        if (h2 <= 0 || h2s <= 0) continue;
+        double hs = sqrt(h2s);
+        buf[m].lo = xyz[3 * i + 2] - hs, buf[m].hi = xyz[3 * i + 2] + hs;
+        buf[m].top = xyz[3 * i + 2] + sqrt(h2) + 1e-12 * D;
+        m++;
       }
-    if (!moved) break;
-  }
+    }
+  qsort(buf, (size_t)m, sizeof *buf, cmp_span);
+  double z = zmin;
+  for (int k = 0; k < m && buf[k].lo < z; k++)
+    if (z < buf[k].hi && buf[k].top > z) z = buf[k].top;
   return z;
 }
 
@@ -81,6 +93,8 @@ int hx_pebble_pack2(hx_lid n, double radius, double poly, double cyl_radius, int
   int rc = hx_malloc((size_t)n * sizeof *rad, &rad);
   if (!rc) rc = hx_malloc((size_t)g.n * g.n * sizeof *g.head, &g.head);
   if (!rc) rc = hx_malloc((size_t)n * sizeof *g.next, &g.next);
+  span *buf = NULL;
+  if (!rc) rc = hx_malloc((size_t)n * sizeof *buf, &buf);
   if (!rc)
     for (int k = 0; k < g.n * g.n; k++) g.head[k] = -1;
   uint64_t s = seed * 2654435761u + 88172645463325252ull;
@@ -96,7 +110,7 @@ int hx_pebble_pack2(hx_lid n, double radius, double poly, double cyl_radius, int
         double rr = (cyl_radius - r) * sqrt(urand(&s)), ang = 2 * HX_PI * urand(&s);
         x = rr * cos(ang), y = rr * sin(ang);
       }
-      double z = rest_height(&g, xyz, rad, x, y, r, r);
+      double z = rest_height(&g, xyz, rad, x, y, r, r, buf);
       if (z < best[2]) best[0] = x, best[1] = y, best[2] = z;
     }
     memcpy(xyz + 3 * i, best, sizeof best);
@@ -107,6 +121,7 @@ int hx_pebble_pack2(hx_lid n, double radius, double poly, double cyl_radius, int
   }
   hx_free(&g.head);
   hx_free(&g.next);
+  hx_free(&buf);
   if (!rc) rc = hx_pebble_bed_create(n, xyz, rad, 0, out);
   hx_free(&xyz);
   hx_free(&rad);
