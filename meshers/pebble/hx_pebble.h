@@ -63,7 +63,7 @@ typedef struct hx_pebble_opts {
 
 typedef struct hx_pebble_stats {
   hx_lid num_spheres, num_ghosts, num_tets;
-  hx_lid num_facets, num_wall_facets, num_dropped_facets, num_collapsed;
+  hx_lid num_facets, num_wall_facets, num_dropped_facets, num_collapsed, num_negligible;
   hx_lid num_bridges, num_wall_bridges, num_overlaps;
   double max_overlap;   /* largest overlap / d */
   hx_lid elems_bulk, elems_inlet, elems_outlet;

@@ -668,6 +668,109 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
   return HX_OK;
 }
 
+/* may the diagram vertex clusters ru and rv merge? Not if a facet of ru that also has rv
+   would be pinched (they are not neighbours on it) or would vanish (3 vertices left) while
+   it is a contact or near-contact facet */
+static int collapse_keeps_facets(const builder *bd, const hx_pebble_opts *o, int32_t *par, const int32_t *next,
+                                 const int32_t *vf_start, const int32_t *vf, int32_t ru, int32_t rv) {
+  int ok = 1;
+  for (int32_t t = ru; t >= 0 && ok; t = next[t])
+    for (int32_t k = vf_start[t]; k < vf_start[t + 1] && ok; k++) {
+      const facet *F = &bd->F[vf[k]];
+      int32_t poly[MAXPOLY + 1];
+      int m2 = facet_roots(bd, par, F, poly, MAXPOLY);
+      int iu = -1, iv = -1;
+      for (int z = 0; z < m2 && z <= MAXPOLY; z++) {
+        if (poly[z] == ru) iu = z;
+        if (poly[z] == rv) iv = z;
+      }
+      if (iu < 0 || iv < 0) continue;
+      int adj = (iu + 1) % m2 == iv || (iv + 1) % m2 == iu;
+      if (!adj) ok = 0; /* would pinch the facet */
+      else if (m2 <= 3) {
+        /* the facet would vanish: never a contact facet */
+        double gap;
+        if (facet_contact(bd, o, F, &gap)) ok = 0;
+        if (bd->smask[F->b] == 0 && pair_gap(bd, F->a, F->b) < o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b]))
+          ok = 0;
+      }
+    }
+  return ok;
+}
+
+/* contact facets of either cluster: the merge of ru and rv at P must not take their
+   pierce point (the bridge axis) out of view of the polygon, nor close to its boundary,
+   when it was clear before (the vertices of a cluster drift with every merge) */
+static int collapse_keeps_room(const builder *bd, const hx_pebble_opts *o, int32_t *par, const int32_t *next,
+                               const int32_t *vf_start, const int32_t *vf, const double *V, int32_t ru, int32_t rv,
+                               const double P[3]) {
+  for (int side = 0; side < 2; side++)
+    for (int32_t t = side ? rv : ru; t >= 0; t = next[t])
+      for (int32_t k = vf_start[t]; k < vf_start[t + 1]; k++) {
+        const facet *F = &bd->F[vf[k]];
+        double gap;
+        if (!facet_contact(bd, o, F, &gap)) continue;
+        int32_t poly[MAXPOLY + 1];
+        int m2 = facet_roots(bd, par, F, poly, MAXPOLY);
+        if (m2 < 3 || m2 > MAXPOLY) continue;
+        const double *before[MAXPOLY], *after[MAXPOLY];
+        int na = 0;
+        for (int z = 0; z < m2; z++) {
+          before[z] = V + 3 * poly[z];
+          const double *x = poly[z] == ru || poly[z] == rv ? P : V + 3 * poly[z];
+          if (!na || after[na - 1] != x) after[na++] = x;
+        }
+        while (na > 1 && after[na - 1] == after[0]) na--;
+        if (na < 3) continue; /* the vanishing guard decides */
+        double room_min = 1.5 * o->bridge_frac * 2 * fmin(bd->sr[F->a], bd->sr[F->b]);
+        double r1 = facet_room(bd, F, after, na);
+        if (r1 < room_min && r1 < facet_room(bd, F, before, m2)) return 0;
+      }
+  return 1;
+}
+
+static double min_corner_sj(const double *X, const int32_t *cn);
+
+/* does the plain fan of the triangle pts (about its centroid, split at the edge
+   midpoints) give a folded linear column when swept radially to either sphere of F? */
+static int tri_fan_folds(const builder *bd, const facet *F, const double *const pts[3]) {
+  static const int q2l[4] = {0, 1, 3, 2}; /* quad corner -> hex corner */
+  double T[3][3], Mid[3][3], O[3] = {0, 0, 0}, nrm[3], d[3], e1[3], e2[3];
+  for (int v = 0; v < 3; v++)
+    for (int c = 0; c < 3; c++) T[v][c] = pts[v][c], O[c] += pts[v][c] / 3;
+  for (int c = 0; c < 3; c++) e1[c] = T[1][c] - T[0][c], e2[c] = T[2][c] - T[0][c];
+  cross3(e1, e2, nrm);
+  for (int c = 0; c < 3; c++) d[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
+  if (dot3(nrm, d) < 0) /* CCW about a -> b */
+    for (int c = 0; c < 3; c++) {
+      double x = T[1][c];
+      T[1][c] = T[2][c], T[2][c] = x;
+    }
+  for (int v = 0; v < 3; v++)
+    for (int c = 0; c < 3; c++) Mid[v][c] = 0.5 * (T[v][c] + T[(v + 1) % 3][c]);
+  int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (int side = 0; side < 2; side++) {
+    int32_t s = side ? F->b : F->a;
+    const double *c0 = bd->sx + 3 * s;
+    for (int k = 0; k < 3; k++) {
+      const double *q[4] = {O, Mid[(k + 2) % 3], T[k], Mid[k]};
+      double P[24];
+      for (int v = 0; v < 4; v++) {
+        const double *x = q[side ? 3 - v : v];
+        double r[3], l;
+        for (int c = 0; c < 3; c++) r[c] = x[c] - c0[c];
+        l = norm3(r);
+        for (int c = 0; c < 3; c++) {
+          P[3 * q2l[v] + c] = c0[c] + bd->sr[s] * r[c] / l;
+          P[3 * (q2l[v] + 4) + c] = x[c];
+        }
+      }
+      if (!(min_corner_sj(P, cn) > 0.1)) return 1;
+    }
+  }
+  return 0;
+}
+
 static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
   hx_power3d *pd = bd->pd;
   hx_lid T = pd->num_tets;
@@ -877,57 +980,57 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       if (len > tol) continue;
       if (dist3(P, Pu) > 0.6 * tol || dist3(P, Pv) > 0.6 * tol) continue;
       /* guards on the facets of ru that also contain rv */
-      int ok = 1;
-      for (int32_t t = ru; t >= 0 && ok; t = next[t])
-        for (int32_t k = vf_start[t]; k < vf_start[t + 1] && ok; k++) {
-          const facet *F = &bd->F[vf[k]];
-          int32_t poly[MAXPOLY + 1];
-          int m2 = facet_roots(bd, par, F, poly, MAXPOLY);
-          int iu = -1, iv = -1;
-          for (int z = 0; z < m2 && z <= MAXPOLY; z++) {
-            if (poly[z] == ru) iu = z;
-            if (poly[z] == rv) iv = z;
-          }
-          if (iu < 0 || iv < 0) continue;
-          int adj = (iu + 1) % m2 == iv || (iv + 1) % m2 == iu;
-          if (!adj) ok = 0; /* would pinch the facet */
-          else if (m2 <= 3) {
-            /* the facet would vanish: never a contact facet */
-            double gap;
-            if (facet_contact(bd, o, F, &gap)) ok = 0;
-            if (bd->smask[F->b] == 0 && pair_gap(bd, F->a, F->b) < o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b]))
-              ok = 0;
-          }
-        }
-      /* contact facets of either cluster: the merge must not take their pierce point
-         (the bridge axis) out of view of the polygon, nor close to its boundary, when
-         it was clear before (the vertices of a cluster drift with every merge) */
-      for (int side = 0; side < 2 && ok; side++)
-        for (int32_t t = side ? rv : ru; t >= 0 && ok; t = next[t])
-          for (int32_t k = vf_start[t]; k < vf_start[t + 1] && ok; k++) {
-            const facet *F = &bd->F[vf[k]];
-            double gap;
-            if (!facet_contact(bd, o, F, &gap)) continue;
-            int32_t poly[MAXPOLY + 1];
-            int m2 = facet_roots(bd, par, F, poly, MAXPOLY);
-            if (m2 < 3 || m2 > MAXPOLY) continue;
-            const double *before[MAXPOLY], *after[MAXPOLY];
-            int na = 0;
-            for (int z = 0; z < m2; z++) {
-              before[z] = V + 3 * poly[z];
-              const double *x = poly[z] == ru || poly[z] == rv ? P : V + 3 * poly[z];
-              if (!na || after[na - 1] != x) after[na++] = x;
-            }
-            while (na > 1 && after[na - 1] == after[0]) na--;
-            if (na < 3) continue; /* the vanishing guard above decides */
-            double room_min = 1.5 * o->bridge_frac * 2 * fmin(bd->sr[F->a], bd->sr[F->b]);
-            double r1 = facet_room(bd, F, after, na);
-            if (r1 < room_min && r1 < facet_room(bd, F, before, m2)) ok = 0;
-          }
+      int ok = collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv);
+      if (ok) ok = collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P);
       if (!ok) continue;
       collapsed++;
     }
     /* union: rv into ru */
+    par[rv] = ru;
+    memcpy(V + 3 * ru, P, sizeof P);
+    vmask[ru] = m;
+    csize[ru] += csize[rv];
+    next[tail[ru]] = rv;
+    tail[ru] = tail[rv];
+  }
+  /* negligible facets: a triangle between two spheres that is small (longest edge
+     < 0.5 d) and that the line of their centres misses is seen edge on from both, and
+     no tessellation of it sweeps without folding (three such facets gave the 42 inverted
+     elements of a 10^5 box bed): its shortest edge is collapsed whatever its length,
+     under the same guards */
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    if (F->wall >= 0 || bd->smask[F->b]) continue;
+    double dmin = 2 * fmin(bd->sr[F->a], bd->sr[F->b]), gap;
+    if (facet_contact(bd, o, F, &gap) || pair_gap(bd, F->a, F->b) < o->ring_gap * dmin) continue;
+    int32_t poly[MAXPOLY + 1];
+    if (facet_roots(bd, par, F, poly, MAXPOLY) != 3) continue;
+    const double *pts[3] = {V + 3 * poly[0], V + 3 * poly[1], V + 3 * poly[2]};
+    double lmax = 0, lmin = INFINITY;
+    int emin = 0;
+    for (int e = 0; e < 3; e++) {
+      double l = dist3(pts[e], pts[(e + 1) % 3]);
+      lmax = fmax(lmax, l);
+      if (l < lmin) lmin = l, emin = e;
+    }
+    if (lmax >= 0.5 * dmin || facet_room(bd, F, pts, 3) >= 0) continue;
+    int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
+    double P[3];
+    uint8_t m = vmask[ru] | vmask[rv];
+    for (int c = 0; c < 3; c++) P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
+    {
+      double z[3];
+      plane_fit(bd, vf_start, vf, next, ru, rv, m, P, z);
+      snap(bd, m, z);
+      if (dist3(z, P) < 0.5 * tol) memcpy(P, z, sizeof P);
+    }
+    snap(bd, m, P);
+    if (lmin > tol || !tri_fan_folds(bd, F, pts)) continue;
+    if (!collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
+        !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P))
+      continue;
+    collapsed++;
+    st->num_negligible++;
     par[rv] = ru;
     memcpy(V + 3 * ru, P, sizeof P);
     vmask[ru] = m;
