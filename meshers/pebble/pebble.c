@@ -732,7 +732,8 @@ static int collapse_keeps_room(const builder *bd, const hx_pebble_opts *o, int32
 static double min_corner_sj(const double *X, const int32_t *cn);
 
 /* does the plain fan of the triangle pts (about its centroid, split at the edge
-   midpoints) give a folded linear column when swept radially to either sphere of F? */
+   midpoints) give a poor linear column (corner scaled Jacobian < 0.1) when swept
+   radially to either sphere of F? */
 static int tri_fan_folds(const builder *bd, const facet *F, const double *const pts[3]) {
   static const int q2l[4] = {0, 1, 3, 2}; /* quad corner -> hex corner */
   double T[3][3], Mid[3][3], O[3] = {0, 0, 0}, nrm[3], d[3], e1[3], e2[3];
@@ -993,11 +994,11 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     next[tail[ru]] = rv;
     tail[ru] = tail[rv];
   }
-  /* negligible facets: a triangle between two spheres that is small (longest edge
-     < 0.5 d) and that the line of their centres misses is seen edge on from both, and
-     no tessellation of it sweeps without folding (three such facets gave the 42 inverted
-     elements of a 10^5 box bed): its shortest edge is collapsed whatever its length,
-     under the same guards */
+  /* negligible facets: a triangle between two spheres that the line of their centres
+     misses is seen edge on from both; when its plain fan already sweeps to a poor column
+     (tri_fan_folds), no tessellation of it sweeps without folding (four such facets gave
+     the 42 inverted elements of a 10^5 box bed): its shortest edge (< --collapse d) is
+     collapsed whatever the vertices move, under the same guards */
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
     if (F->wall >= 0 || bd->smask[F->b]) continue;
@@ -1006,14 +1007,13 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     int32_t poly[MAXPOLY + 1];
     if (facet_roots(bd, par, F, poly, MAXPOLY) != 3) continue;
     const double *pts[3] = {V + 3 * poly[0], V + 3 * poly[1], V + 3 * poly[2]};
-    double lmax = 0, lmin = INFINITY;
+    double lmin = INFINITY;
     int emin = 0;
     for (int e = 0; e < 3; e++) {
       double l = dist3(pts[e], pts[(e + 1) % 3]);
-      lmax = fmax(lmax, l);
       if (l < lmin) lmin = l, emin = e;
     }
-    if (lmax >= 0.5 * dmin || facet_room(bd, F, pts, 3) >= 0) continue;
+    if (facet_room(bd, F, pts, 3) >= 0) continue;
     int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
     double P[3];
     uint8_t m = vmask[ru] | vmask[rv];
