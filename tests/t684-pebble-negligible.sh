@@ -4,14 +4,15 @@
 # misses (seen edge on from both spheres), next to other short edges. The cube of the bed in
 # tests/data/pebble-negligible-facet.txt holds one (9 inverted elements), the cube in
 # pebble-needle-facet.txt a needle triangle (longest edge 0.74 d, 3 inverted elements); they
-# went when the clean-up collapsed the triangle's shortest edge. Both must mesh with no
-# inverted element at orders 1 and 4 and report the collapse.
+# went when the clean-up collapsed the triangle's shortest edge; pebble-cylinder-slab.txt, a
+# slab of a 2 x 10^4 cylinder bed, has one next to the curved wall (3 inverted elements).
+# All must mesh with no inverted element and report the collapses.
 set -u
 HEXPACK=${HEXPACK:-./build/hexpack}
 SRC=${HX_SOURCE_DIR:-.}
 fail=0
 for run in "negligible-facet box:-41.84,-30.9,-6.0,10.6 1" "negligible-facet box:-41.84,-30.9,-6.0,10.6 4" \
-  "needle-facet box 1" "needle-facet box 4"; do
+  "needle-facet box 1" "needle-facet box 4" "cylinder-slab cyl:14.1998899 1"; do
   read -r bed box order <<< "$run"
   out=$("$HEXPACK" pebble "$SRC/tests/data/pebble-$bed.txt" --container "$box" --order "$order" --json) ||
     { echo "FAIL: $bed order $order: exit $?"; fail=1; continue; }

@@ -731,14 +731,19 @@ static int collapse_keeps_room(const builder *bd, const hx_pebble_opts *o, int32
 
 static double min_corner_sj(const double *X, const int32_t *cn);
 
-/* does the plain fan of the triangle pts (about its centroid, split at the edge
-   midpoints) give a poor linear column (corner scaled Jacobian < 0.1) when swept
-   radially to either sphere of F? */
-static int tri_fan_folds(const builder *bd, const facet *F, const double *const pts[3]) {
+/* the worst corner scaled Jacobian of the linear columns of the plain fan of the
+   triangle pts (about its centroid, split at the edge midpoints, those snapped onto the
+   walls of both ends; msk: the vertices' wall masks) swept radially to either sphere of
+   F; one column from facet to sphere (the layers and the sphere's curvature between
+   the corners, which the tessellation's own check sees, lower it further) */
+static double tri_fan_q(const builder *bd, const facet *F, const double *const pts[3], const uint8_t msk[3]) {
   static const int q2l[4] = {0, 1, 3, 2}; /* quad corner -> hex corner */
   double T[3][3], Mid[3][3], O[3] = {0, 0, 0}, nrm[3], d[3], e1[3], e2[3];
-  for (int v = 0; v < 3; v++)
+  uint8_t M[3];
+  for (int v = 0; v < 3; v++) {
+    M[v] = msk[v];
     for (int c = 0; c < 3; c++) T[v][c] = pts[v][c], O[c] += pts[v][c] / 3;
+  }
   for (int c = 0; c < 3; c++) e1[c] = T[1][c] - T[0][c], e2[c] = T[2][c] - T[0][c];
   cross3(e1, e2, nrm);
   for (int c = 0; c < 3; c++) d[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
@@ -746,10 +751,18 @@ static int tri_fan_folds(const builder *bd, const facet *F, const double *const 
     for (int c = 0; c < 3; c++) {
       double x = T[1][c];
       T[1][c] = T[2][c], T[2][c] = x;
+      if (c == 0) {
+        uint8_t t = M[1];
+        M[1] = M[2], M[2] = t;
+      }
     }
-  for (int v = 0; v < 3; v++)
+  /* midpoints on the walls of both ends (as the tessellation puts a wall edge's) */
+  for (int v = 0; v < 3; v++) {
     for (int c = 0; c < 3; c++) Mid[v][c] = 0.5 * (T[v][c] + T[(v + 1) % 3][c]);
+    snap(bd, M[v] & M[(v + 1) % 3], Mid[v]);
+  }
   int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  double worst = 1;
   for (int side = 0; side < 2; side++) {
     int32_t s = side ? F->b : F->a;
     const double *c0 = bd->sx + 3 * s;
@@ -766,10 +779,12 @@ static int tri_fan_folds(const builder *bd, const facet *F, const double *const 
           P[3 * (q2l[v] + 4) + c] = x[c];
         }
       }
-      if (!(min_corner_sj(P, cn) > 0.1)) return 1;
+      double sj = min_corner_sj(P, cn);
+      if (!(sj > -1)) sj = -1;
+      worst = fmin(worst, sj);
     }
   }
-  return 0;
+  return worst;
 }
 
 static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
@@ -996,9 +1011,10 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   }
   /* negligible facets: a triangle between two spheres that the line of their centres
      misses is seen edge on from both; when its plain fan already sweeps to a poor column
-     (tri_fan_folds), no tessellation of it sweeps without folding (four such facets gave
-     the 42 inverted elements of a 10^5 box bed): its shortest edge (< --collapse d) is
-     collapsed whatever the vertices move, under the same guards */
+     (tri_fan_q < 0.2), no tessellation of it sweeps without folding (four such facets
+     gave the 42 inverted elements of a 10^5 box bed, one the 3 of a 2 x 10^4 cylinder
+     bed): its shortest edge (< --collapse d) is collapsed whatever the vertices move,
+     under the same guards */
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
     if (F->wall >= 0 || bd->smask[F->b]) continue;
@@ -1025,7 +1041,8 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       if (dist3(z, P) < 0.5 * tol) memcpy(P, z, sizeof P);
     }
     snap(bd, m, P);
-    if (lmin > tol || !tri_fan_folds(bd, F, pts)) continue;
+    const uint8_t msk[3] = {vmask[poly[0]], vmask[poly[1]], vmask[poly[2]]};
+    if (lmin > tol || tri_fan_q(bd, F, pts, msk) >= 0.2) continue;
     if (!collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
         !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P))
       continue;
