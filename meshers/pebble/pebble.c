@@ -510,6 +510,23 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
       if (sP >= 0 && no < 2 * MAXPOLY) out[no++] = P;
       if (sP == 0 && sQ < 0) cr[ncr++] = P; /* leaves at P */
       if (sP < 0 && sQ == 0) cr[ncr++] = Q; /* enters at Q (output as the next P) */
+      if (sP == 0 && sQ == 0) {
+        /* both ends on the wall: along it (a generator; two spheres of the bottom layer at
+           the same height give such edges) the edge is a chord of the wall facets itself */
+        double mid[3];
+        for (int c = 0; c < 3; c++) mid[c] = 0.5 * (pd->centre[3 * P + c] + pd->centre[3 * Q + c]);
+        if (fabs(wall_dist(W, mid)) <= eps)
+          for (int side = 0; side < 2 && !rc; side++) {
+            int32_t cell = side ? F.b : F.a;
+            if (bd->smask[cell]) continue;
+            if (nch + 1 > capch) {
+              capch = 2 * capch + 64;
+              if ((rc = hx_realloc((size_t)capch * 3 * sizeof *chord, &chord))) break;
+            }
+            chord[3 * nch] = cell, chord[3 * nch + 1] = P, chord[3 * nch + 2] = Q;
+            nch++;
+          }
+      }
       if (sP * sQ >= 0) continue;
       int64_t key = (int64_t)(P < Q ? P : Q) * T + (P < Q ? Q : P);
       hx_lid h = (hx_lid)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 20) & (hcap - 1);
