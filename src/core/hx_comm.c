@@ -1,5 +1,7 @@
 #include "hx_comm.h"
 
+#include <stdio.h>
+
 #include "hx_error.h"
 
 #if HX_HAVE_MPI
@@ -9,11 +11,21 @@
 int hx_comm_rank(hx_comm comm) { int r = 0; MPI_Comm_rank(comm, &r); return r; }
 int hx_comm_size(hx_comm comm) { int s = 1; MPI_Comm_size(comm, &s); return s; }
 
+/* every rank gets the worst status; the others get the message of the lowest rank that
+   failed with it (so that rank 0, which prints, says what went wrong) */
 int hx_comm_agree(hx_comm comm, int rc) {
   int out = rc;
   if (MPI_Allreduce(&rc, &out, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS) return HX_ERR_MPI;
-  if (out != HX_OK && rc == HX_OK)
-    HX_ERROR(out, "another rank failed (%s)", hx_status_name(out));
+  if (out == HX_OK) return HX_OK;
+  int me = hx_comm_rank(comm), src = rc == out ? me : hx_comm_size(comm);
+  if (MPI_Allreduce(MPI_IN_PLACE, &src, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return HX_ERR_MPI;
+  char msg[1024] = {0};
+  if (me == src) snprintf(msg, sizeof msg, "%s", hx_error_message());
+  if (MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, src, comm) != MPI_SUCCESS) return HX_ERR_MPI;
+  if (me != src) {
+    if (msg[0]) HX_ERROR(out, "%s (rank %d)", msg, src);
+    else HX_ERROR(out, "another rank failed (%s)", hx_status_name(out));
+  }
   return out;
 }
 int hx_comm_sum_double(hx_comm comm, double *v, int n) {
