@@ -717,10 +717,11 @@ static int collapse_keeps_facets(const builder *bd, const hx_pebble_opts *o, int
 
 /* contact facets of either cluster: the merge of ru and rv at P must not take their
    pierce point (the bridge axis) out of view of the polygon, nor close to its boundary,
-   when it was clear before (the vertices of a cluster drift with every merge) */
+   when it was clear before (the vertices of a cluster drift with every merge); with
+   plane_guard, nor a vertex far off a contact's plane (below) */
 static int collapse_keeps_room(const builder *bd, const hx_pebble_opts *o, int32_t *par, const int32_t *next,
                                const int32_t *vf_start, const int32_t *vf, const double *V, int32_t ru, int32_t rv,
-                               const double P[3]) {
+                               const double P[3], int plane_guard) {
   for (int side = 0; side < 2; side++)
     for (int32_t t = side ? rv : ru; t >= 0; t = next[t])
       for (int32_t k = vf_start[t]; k < vf_start[t + 1]; k++) {
@@ -739,9 +740,20 @@ static int collapse_keeps_room(const builder *bd, const hx_pebble_opts *o, int32
         }
         while (na > 1 && after[na - 1] == after[0]) na--;
         if (na < 3) continue; /* the vanishing guard decides */
-        double room_min = 1.5 * o->bridge_frac * 2 * fmin(bd->sr[F->a], bd->sr[F->b]);
+        double dmin = 2 * fmin(bd->sr[F->a], bd->sr[F->b]), room_min = 1.5 * o->bridge_frac * dmin;
         double r1 = facet_room(bd, F, after, na);
         if (r1 < room_min && r1 < facet_room(bd, F, before, m2)) return 0;
+        /* nor take a vertex off the contact's power plane by more than 2 % of d: its rings
+           follow the polygon, and near a contact the spheres are within rho^2 / 2R of
+           the plane (a 10^5 cylinder bed had vertices 0.1 d off a touching pair's plane and
+           a ring node inside a sphere) */
+        if (plane_guard && !bd->smask[F->b]) {
+          double n[3], off, worst = 0;
+          facet_plane(bd, F, P, n, &off);
+          for (int z = 0; z < m2; z++) worst = fmax(worst, fabs(dot3(n, before[z]) - off));
+          double dp = fabs(dot3(n, P) - off);
+          if (dp > 0.05 * dmin && dp > worst) return 0;
+        }
       }
   return 1;
 }
@@ -802,6 +814,23 @@ static double tri_fan_q(const builder *bd, const facet *F, const double *const p
     }
   }
   return worst;
+}
+
+/* is P outside every sphere of the facets of clusters ru and rv by 5 % of its radius?
+   (the negligible-facet collapse moves vertices by up to --collapse d) */
+static int collapse_clears_spheres(const builder *bd, const int32_t *next, const int32_t *vf_start, const int32_t *vf,
+                                   int32_t ru, int32_t rv, const double P[3]) {
+  for (int side = 0; side < 2; side++)
+    for (int32_t t = side ? rv : ru; t >= 0; t = next[t])
+      for (int32_t k = vf_start[t]; k < vf_start[t + 1]; k++) {
+        const facet *F = &bd->F[vf[k]];
+        for (int w = 0; w < 2; w++) {
+          int32_t c = w ? F->b : F->a;
+          if (bd->smask[c]) continue;
+          if (dist3(P, bd->sx + 3 * c) < 1.05 * bd->sr[c]) return 0;
+        }
+      }
+  return 1;
 }
 
 static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
@@ -1014,7 +1043,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       if (dist3(P, Pu) > 0.6 * tol || dist3(P, Pv) > 0.6 * tol) continue;
       /* guards on the facets of ru that also contain rv */
       int ok = collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv);
-      if (ok) ok = collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P);
+      if (ok) ok = collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 1);
       if (!ok) continue;
       collapsed++;
     }
@@ -1061,7 +1090,8 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     const uint8_t msk[3] = {vmask[poly[0]], vmask[poly[1]], vmask[poly[2]]};
     if (lmin > tol || tri_fan_q(bd, F, pts, msk) >= 0.2) continue;
     if (!collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
-        !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P))
+        !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
+        !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
       continue;
     collapsed++;
     st->num_negligible++;
