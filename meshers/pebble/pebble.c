@@ -1043,7 +1043,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       if (dist3(P, Pu) > 0.6 * tol || dist3(P, Pv) > 0.6 * tol) continue;
       /* guards on the facets of ru that also contain rv */
       int ok = collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv);
-      if (ok) ok = collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 1);
+      if (ok) ok = collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, len > 0.5 * tol);
       if (!ok) continue;
       collapsed++;
     }
@@ -1447,6 +1447,55 @@ static int ring_quads(builder *bd, const int32_t *outer, const int32_t *In, int 
   return HX_OK;
 }
 
+/* is the polygon P (M points, CCW) star-shaped from (ox, oy), every edge seen from its left? */
+static int star_from(const double *P, int M, double ox, double oy) {
+  for (int k = 0; k < M; k++) {
+    const double *A = P + 2 * k, *B = P + 2 * ((k + 1) % M);
+    if ((A[0] - ox) * (B[1] - oy) - (A[1] - oy) * (B[0] - ox) <= 0) return 0;
+  }
+  return 1;
+}
+
+/* the centroid of the kernel of the CCW polygon P (the points that see all of it): the
+   polygon clipped by the left half-plane of every edge, each pulled in by 1e-9 of the
+   polygon's size; 0 if that is empty */
+static int poly_kernel_centre(const double *P, int M, double *kx, double *ky) {
+  enum { CAP = 4 * MAXPOLY + 8 };
+  double A[2 * CAP], B[2 * CAP], ext = 0;
+  int n = M;
+  if (M > 2 * MAXPOLY) return 0;
+  for (int k = 0; k < M; k++) ext = fmax(ext, fabs(P[2 * k]) + fabs(P[2 * k + 1]));
+  memcpy(A, P, (size_t)2 * M * sizeof *P);
+  for (int e = 0; e < M && n >= 3; e++) {
+    const double *p0 = P + 2 * e, *p1 = P + 2 * ((e + 1) % M);
+    double dx = p1[0] - p0[0], dy = p1[1] - p0[1], l = hypot(dx, dy);
+    if (!(l > 0)) continue;
+    int m = 0;
+    for (int k = 0; k < n && m < CAP - 1; k++) {
+      const double *u = A + 2 * k, *v = A + 2 * ((k + 1) % n);
+      double su = (dx * (u[1] - p0[1]) - dy * (u[0] - p0[0])) / l - 1e-9 * ext;
+      double sv = (dx * (v[1] - p0[1]) - dy * (v[0] - p0[0])) / l - 1e-9 * ext;
+      if (su >= 0) B[2 * m] = u[0], B[2 * m + 1] = u[1], m++;
+      if ((su >= 0) != (sv >= 0)) {
+        double t = su / (su - sv);
+        B[2 * m] = u[0] + t * (v[0] - u[0]), B[2 * m + 1] = u[1] + t * (v[1] - u[1]), m++;
+      }
+    }
+    n = m;
+    memcpy(A, B, (size_t)2 * m * sizeof *B);
+  }
+  if (n < 3) return 0;
+  double cx = 0, cy = 0, area = 0;
+  for (int k = 0; k < n; k++) {
+    const double *u = A + 2 * k, *v = A + 2 * ((k + 1) % n);
+    double cr = u[0] * v[1] - v[0] * u[1];
+    area += cr, cx += (u[0] + v[0]) * cr, cy += (u[1] + v[1]) * cr;
+  }
+  if (!(fabs(area) > 0)) return 0;
+  *kx = cx / (3 * area), *ky = cy / (3 * area);
+  return 1;
+}
+
 static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
   emap em;
   HX_CALL(emap_init(&em, bd->nfv));
@@ -1746,7 +1795,13 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           if (ci < 5) ox = cand[ci][0], oy = cand[ci][1];
           else ox = 0.25 * (cx + vx), oy = 0.25 * (cy + vy);
         }
-        /* star-shaped around the centre (needed by the rings) */
+        /* star-shaped around the centre (needed by the rings); else from the centroid of
+           the polygon's kernel (a short edge that the clean-up could not collapse can make
+           a small reflex notch that every candidate above sees from behind) */
+        if (!star_from(P2, M, ox, oy)) {
+          double kx, ky;
+          if (poly_kernel_centre(P2, M, &kx, &ky) && star_from(P2, M, kx, ky)) ox = kx, oy = ky;
+        }
         {
           int star = 1;
           for (int k = 0; k < M && star; k++) {
