@@ -11,19 +11,22 @@
 # the wall facets' loop once missed ("meets the container wall in more than one piece");
 # in pebble-contact-plane.txt (another slab of it) collapses took two vertices of a touching
 # pair's facet 0.1 d off its plane and a ring node into a sphere ("a facet node ... lies
-# inside sphere"), now refused beyond 0.05 d.
+# inside sphere"), now refused beyond 0.05 d. pebble-cylinder-wall-triangle.txt holds a triangle
+# next to the wall whose fan the proxy scored 0.275 (the threshold is 0.3 since);
+# pebble-notch.txt a short edge that the plane guard kept (a reflex notch, "not star-shaped").
 set -u
 HEXPACK=${HEXPACK:-./build/hexpack}
 SRC=${HX_SOURCE_DIR:-.}
 fail=0
 for run in "negligible-facet box:-41.84,-30.9,-6.0,10.6 1" "negligible-facet box:-41.84,-30.9,-6.0,10.6 4" \
   "needle-facet box 1" "needle-facet box 4" "cylinder-slab cyl:14.1998899 1" \
-  "cylinder-bottom cyl:24.19998945 1" "contact-plane cyl:24.19998945 1"; do
+  "cylinder-bottom cyl:24.19998945 1" "contact-plane cyl:24.19998945 1" \
+  "cylinder-wall-triangle cyl:24.19998945 1" "notch box 1"; do
   read -r bed box order <<< "$run"
   out=$("$HEXPACK" pebble "$SRC/tests/data/pebble-$bed.txt" --container "$box" --order "$order" --json) ||
     { echo "FAIL: $bed order $order: exit $?"; fail=1; continue; }
   echo "$out"
   echo "$out" | grep -q '"bad_elements": 0' || { echo "FAIL: $bed order $order: inverted elements"; fail=1; }
-  [ "$bed" = cylinder-bottom ] || [ "$bed" = contact-plane ] || echo "$out" | grep -Eq '"negligible_facets": [1-9]' || { echo "FAIL: $bed order $order: no negligible facet collapsed"; fail=1; }
+  [ "$bed" = cylinder-bottom ] || [ "$bed" = contact-plane ] || [ "$bed" = notch ] || echo "$out" | grep -Eq '"negligible_facets": [1-9]' || { echo "FAIL: $bed order $order: no negligible facet collapsed"; fail=1; }
 done
 exit $fail

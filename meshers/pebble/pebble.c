@@ -1057,7 +1057,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   }
   /* negligible facets: a triangle between two spheres that the line of their centres
      misses is seen edge on from both; when its plain fan already sweeps to a poor column
-     (tri_fan_q < 0.2), no tessellation of it sweeps without folding (four such facets
+     (tri_fan_q < 0.3), no tessellation of it sweeps without folding (four such facets
      gave the 42 inverted elements of a 10^5 box bed, one the 3 of a 2 x 10^4 cylinder
      bed): its shortest edge (< --collapse d) is collapsed whatever the vertices move,
      under the same guards */
@@ -1088,7 +1088,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     }
     snap(bd, m, P);
     const uint8_t msk[3] = {vmask[poly[0]], vmask[poly[1]], vmask[poly[2]]};
-    if (lmin > tol || tri_fan_q(bd, F, pts, msk) >= 0.2) continue;
+    if (lmin > tol || tri_fan_q(bd, F, pts, msk) >= 0.3) continue;
     if (!collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
         !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
         !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
