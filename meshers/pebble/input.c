@@ -64,6 +64,24 @@ int hx_pebble_bed_create(hx_lid n, const double *xyz, const double *r, double ra
   return HX_OK;
 }
 
+/* one line of fp into buf (NUL-terminated, newline kept): 1, 0 at the end of the file,
+   -1 for a line that does not fit, -2 for a line holding a NUL byte (fgets + strlen
+   would silently cut it there) */
+static int read_line(FILE *fp, char *buf, size_t cap) {
+  size_t n = 0;
+  int c, nul = 0;
+  while ((c = getc(fp)) != EOF) {
+    if (c == 0) nul = 1;
+    if (n + 1 < cap) buf[n] = (char)c;
+    n++;
+    if (c == '\n') break;
+  }
+  if (n == 0) return 0;
+  buf[n + 1 < cap ? n : cap - 1] = 0;
+  if (n + 1 > cap) return -1;
+  return nul ? -2 : 1;
+}
+
 int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **out) {
   *out = NULL;
   FILE *fp = fopen(path, "r");
@@ -73,11 +91,15 @@ int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **
   int rc = bed_alloc(cap, &b);
   char line[4096];
   int line_no = 0;
-  while (!rc && fgets(line, sizeof line, fp)) {
+  int got;
+  while (!rc && (got = read_line(fp, line, sizeof line)) != 0) {
     line_no++;
-    size_t len = strlen(line);
-    if (len == sizeof line - 1 && line[len - 1] != '\n' && !feof(fp)) {
+    if (got == -1) {
       rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: line longer than %d characters", path, line_no, (int)sizeof line - 2);
+      break;
+    }
+    if (got == -2) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: a NUL byte in the line (not a text file?)", path, line_no);
       break;
     }
     char *hash = strchr(line, '#');
