@@ -1088,7 +1088,13 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     }
     snap(bd, m, P);
     const uint8_t msk[3] = {vmask[poly[0]], vmask[poly[1]], vmask[poly[2]]};
-    if (lmin > tol || tri_fan_q(bd, F, pts, msk) >= 0.3) continue;
+    /* the bar: 0.2, or 0.3 next to the container cylinder (a wall triangle of a 10^5
+       cylinder bed scored 0.275 and folded; 0.3 everywhere made a 10^5 box bed fold
+       elsewhere through the collapses it added) */
+    int on_cyl = 0;
+    for (int k = 0; k < bd->nw; k++)
+      if (bd->w[k].cyl && ((msk[0] | msk[1] | msk[2]) >> k & 1)) on_cyl = 1;
+    if (lmin > tol || tri_fan_q(bd, F, pts, msk) >= (on_cyl ? 0.3 : 0.2)) continue;
     if (!collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
         !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
         !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
