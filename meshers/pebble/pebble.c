@@ -456,6 +456,22 @@ static int cmp_chord(const void *pa, const void *pb) {
   return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* record the wall chord (c1, c2) of facet F for each real sphere of F: (cell, c1, c2) */
+static int push_chord(const builder *bd, const facet *F, int32_t c1, int32_t c2, int32_t **chord, hx_lid *nch,
+                      hx_lid *capch) {
+  for (int side = 0; side < 2; side++) {
+    int32_t cell = side ? F->b : F->a;
+    if (bd->smask[cell]) continue;
+    if (*nch + 1 > *capch) {
+      *capch = 2 * *capch + 64;
+      HX_CALL(hx_realloc((size_t)*capch * 3 * sizeof **chord, chord));
+    }
+    (*chord)[3 * *nch] = cell, (*chord)[3 * *nch + 1] = c1, (*chord)[3 * *nch + 2] = c2;
+    (*nch)++;
+  }
+  return HX_OK;
+}
+
 /* The mirror sites of the container cylinder are radial reflections. Every point inside
    the cylinder is nearer (in power) to a real sphere than to any mirror, so the real
    cells cover the inside, but they reach beyond the wall: between spheres far apart
@@ -515,17 +531,7 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
            the same height give such edges) the edge is a chord of the wall facets itself */
         double mid[3];
         for (int c = 0; c < 3; c++) mid[c] = 0.5 * (pd->centre[3 * P + c] + pd->centre[3 * Q + c]);
-        if (fabs(wall_dist(W, mid)) <= eps)
-          for (int side = 0; side < 2 && !rc; side++) {
-            int32_t cell = side ? F.b : F.a;
-            if (bd->smask[cell]) continue;
-            if (nch + 1 > capch) {
-              capch = 2 * capch + 64;
-              if ((rc = hx_realloc((size_t)capch * 3 * sizeof *chord, &chord))) break;
-            }
-            chord[3 * nch] = cell, chord[3 * nch + 1] = P, chord[3 * nch + 2] = Q;
-            nch++;
-          }
+        if (fabs(wall_dist(W, mid)) <= eps && (rc = push_chord(bd, &F, P, Q, &chord, &nch, &capch))) break;
       }
       if (sP * sQ >= 0) continue;
       int64_t key = (int64_t)(P < Q ? P : Q) * T + (P < Q ? Q : P);
@@ -574,17 +580,7 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     if (ncr) {
       for (int z = 0; z < ncr; z += 2) {
         int32_t c1 = first_in ? cr[z] : cr[(z + ncr - 1) % ncr], c2 = first_in ? cr[z + 1] : cr[z];
-        if (c1 == c2) continue;
-        for (int side = 0; side < 2; side++) {
-          int32_t cell = side ? F.b : F.a;
-          if (bd->smask[cell]) continue;
-          if (nch + 1 > capch) {
-            capch = 2 * capch + 64;
-            if ((rc = hx_realloc((size_t)capch * 3 * sizeof *chord, &chord))) break;
-          }
-          chord[3 * nch] = cell, chord[3 * nch + 1] = c1, chord[3 * nch + 2] = c2;
-          nch++;
-        }
+        if (c1 != c2 && (rc = push_chord(bd, &F, c1, c2, &chord, &nch, &capch))) break;
       }
     }
     if (rc || no < 3) continue;
