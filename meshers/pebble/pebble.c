@@ -829,6 +829,17 @@ static int collapse_clears_spheres(const builder *bd, const int32_t *next, const
   return 1;
 }
 
+/* union of the vertex clusters: rv into ru, the merged vertex at P with wall mask m */
+static void cluster_union(int32_t *par, double *V, uint8_t *vmask, int32_t *csize, int32_t *next, int32_t *tail,
+                          int32_t ru, int32_t rv, const double P[3], uint8_t m) {
+  par[rv] = ru;
+  memcpy(V + 3 * ru, P, 3 * sizeof(double));
+  vmask[ru] = m;
+  csize[ru] += csize[rv];
+  next[tail[ru]] = rv;
+  tail[ru] = tail[rv];
+}
+
 static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
   hx_power3d *pd = bd->pd;
   hx_lid T = pd->num_tets;
@@ -1043,17 +1054,11 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       if (!ok) continue;
       collapsed++;
     }
-    /* union: rv into ru */
-    par[rv] = ru;
-    memcpy(V + 3 * ru, P, sizeof P);
-    vmask[ru] = m;
-    csize[ru] += csize[rv];
-    next[tail[ru]] = rv;
-    tail[ru] = tail[rv];
+    cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
   }
   /* negligible facets: a triangle between two spheres that the line of their centres
      misses is seen edge on from both; when its plain fan already sweeps to a poor column
-     (tri_fan_q < 0.3), no tessellation of it sweeps without folding (four such facets
+     (tri_fan_q below 0.2, or 0.3 next to the cylinder), no tessellation of it sweeps without folding (four such facets
      gave the 42 inverted elements of a 10^5 box bed, one the 3 of a 2 x 10^4 cylinder
      bed): its shortest edge (< --collapse d) is collapsed whatever the vertices move,
      under the same guards */
@@ -1097,12 +1102,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       continue;
     collapsed++;
     st->num_negligible++;
-    par[rv] = ru;
-    memcpy(V + 3 * ru, P, sizeof P);
-    vmask[ru] = m;
-    csize[ru] += csize[rv];
-    next[tail[ru]] = rv;
-    tail[ru] = tail[rv];
+    cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
   }
   st->num_collapsed = collapsed;
   hx_free(&pe), hx_free(&vf_start), hx_free(&vf), hx_free(&next), hx_free(&csize), hx_free(&tail);
