@@ -898,9 +898,12 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
         if (pd->tet[4 * t + k] == leave_opp) lo = k;
       int32_t nt = lo >= 0 ? pd->nbr[4 * t + lo] : -1;
       if (nt < 0) {
-        rc = HX_ERROR(HX_ERR_INTERNAL,
-                      "pebble: the cell of sphere %d is unbounded (a gap in the ghost sites near the container)",
-                      (int)bd->sparent[a]);
+        const double *c = bd->sx + 3 * bd->sparent[a];
+        rc = HX_ERROR(HX_ERR_INPUT,
+                      "pebble: the power cell of the sphere at (%g, %g, %g) is unbounded: no container wall within 3 "
+                      "diameters beyond the bed there (the container is far from the bed; the mesher needs spheres "
+                      "near every part of the wall)",
+                      c[0], c[1], c[2]);
         break;
       }
       if (nt == t0) break;
