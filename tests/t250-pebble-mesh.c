@@ -91,6 +91,13 @@ static int run(int argc, char **argv) {
     o.container = HX_PEBBLE_CYLINDER;
     o.cyl_radius = 6.6;
     o.order = 2;
+  } else if (!strncmp(which, "file:", 5)) {
+    /* a bed from a file (tests/data), in its default cylinder, at order 3 */
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", getenv("HX_SOURCE_DIR") ? getenv("HX_SOURCE_DIR") : ".", which + 5);
+    rc = hx_pebble_bed_read(path, 1.0, &bed);
+    o.container = HX_PEBBLE_CYLINDER;
+    o.order = 3;
   } else if (!strncmp(which, "cyl", 3)) {
     /* a poured bed in a cylinder (loose near the wall: cells reach it between spheres
        far apart along it, where the mirrors' tangent planes meet outside) */

@@ -602,6 +602,32 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     while (j < nch && chord[3 * j] == chord[3 * i]) j++;
     int32_t a = chord[3 * i], loop[MAXPOLY + 1];
     int n = (int)(j - i), nl = 0;
+    /* coincident vertices (cospherical sites give several tetrahedra one power centre;
+       the clean-up merges them later) are one point of the loop: chords between them
+       are dropped and their ends renamed to one of them */
+    for (int z = 0; z < n; z++) {
+      int32_t c1 = chord[3 * (i + z) + 1], c2 = chord[3 * (i + z) + 2];
+      const double *x1 = c1 < T ? pd->centre + 3 * c1 : cp + 3 * (c1 - T);
+      const double *x2 = c2 < T ? pd->centre + 3 * c2 : cp + 3 * (c2 - T);
+      if (c1 == c2 || dist3(x1, x2) > 1e-9 * dmean) continue;
+      for (int y = 0; y < n; y++)
+        for (int e = 1; e <= 2; e++)
+          if (chord[3 * (i + y) + e] == c2) chord[3 * (i + y) + e] = c1;
+    }
+    {
+      int m = 0;
+      for (int z = 0; z < n; z++) {
+        int32_t c1 = chord[3 * (i + z) + 1], c2 = chord[3 * (i + z) + 2], dup = c1 == c2;
+        for (int y = 0; y < m && !dup; y++) {
+          int32_t d1 = chord[3 * (i + y) + 1], d2 = chord[3 * (i + y) + 2];
+          dup = (d1 == c1 && d2 == c2) || (d1 == c2 && d2 == c1);
+        }
+        if (dup) continue;
+        chord[3 * (i + m) + 1] = c1, chord[3 * (i + m) + 2] = c2;
+        m++;
+      }
+      n = m;
+    }
     if (n > MAXPOLY) {
       rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the wall facet of sphere %d has more than %d vertices", (int)bd->sparent[a], MAXPOLY);
       break;
