@@ -456,6 +456,15 @@ static int cmp_chord(const void *pa, const void *pb) {
   return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
+/* the input error for a sphere whose power cell does not fit the container (what: how) */
+static int wall_gap_error(const builder *bd, int32_t sphere, const char *what) {
+  const double *c = bd->sx + 3 * sphere;
+  return HX_ERROR(HX_ERR_INPUT,
+                  "pebble: the power cell of the sphere at (%g, %g, %g) %s; the mesher needs spheres near every part "
+                  "of the wall",
+                  c[0], c[1], c[2], what);
+}
+
 /* record the wall chord (c1, c2) of facet F for each real sphere of F: (cell, c1, c2) */
 static int push_chord(const builder *bd, const facet *F, int32_t c1, int32_t c2, int32_t **chord, hx_lid *nch,
                       hx_lid *capch) {
@@ -649,12 +658,9 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
       used[nx] = 1;
     }
     if (cur != loop[0] || nl != n) {
-      const double *c = bd->sx + 3 * a;
-      rc = HX_ERROR(HX_ERR_INPUT,
-                    "pebble: the cell of the sphere at (%g, %g, %g) meets the container wall in more than one piece "
-                    "(a sphere far from the wall between others near it); the mesher needs spheres near every part "
-                    "of the wall",
-                    c[0], c[1], c[2]);
+      rc = wall_gap_error(bd, a,
+                          "meets the container wall in more than one piece (a sphere far from the wall between "
+                          "others near it)");
       break;
     }
     int32_t mirror = -1;
@@ -924,12 +930,9 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
         if (pd->tet[4 * t + k] == leave_opp) lo = k;
       int32_t nt = lo >= 0 ? pd->nbr[4 * t + lo] : -1;
       if (nt < 0) {
-        const double *c = bd->sx + 3 * bd->sparent[a];
-        rc = HX_ERROR(HX_ERR_INPUT,
-                      "pebble: the power cell of the sphere at (%g, %g, %g) is unbounded: no container wall within 3 "
-                      "diameters beyond the bed there (the container is far from the bed; the mesher needs spheres "
-                      "near every part of the wall)",
-                      c[0], c[1], c[2]);
+        rc = wall_gap_error(bd, bd->sparent[a],
+                            "is unbounded: no container wall within 3 diameters beyond the bed there (the container "
+                            "is far from the bed)");
         break;
       }
       if (nt == t0) break;
