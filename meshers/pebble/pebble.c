@@ -561,7 +561,8 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
         wall_project(W, x);
         if (nc + 1 > capc) {
           capc = 2 * capc + 64;
-          if ((rc = hx_realloc((size_t)capc * 3 * sizeof *cp, &cp)) || (rc = hx_realloc((size_t)capc * sizeof *cm, &cm)))
+          if ((rc = hx_realloc((size_t)capc * 3 * sizeof *cp, &cp)) ||
+              (rc = hx_realloc((size_t)capc * sizeof *cm, &cm)))
             break;
         }
         memcpy(cp + 3 * nc, x, sizeof x);
@@ -604,8 +605,16 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     bd->F[nf2++] = F;
   }
   hx_free(&hkey), hx_free(&hval);
-  /* wall facets: the chord loop of every cell that reaches the wall */
-  if (!rc) qsort(chord, (size_t)nch, 3 * sizeof *chord, cmp_chord);
+  /* wall facets: the chord loop of every cell that reaches the wall, kept as the facet
+     with the cell's own cylinder mirror (mirror[a]) */
+  int32_t *mirror = NULL;
+  if (!rc) rc = hx_malloc((size_t)bd->nreal * sizeof *mirror, &mirror);
+  if (!rc) {
+    for (hx_lid s2 = 0; s2 < bd->nreal; s2++) mirror[s2] = -1;
+    for (hx_lid s2 = bd->nreal; s2 < bd->ns; s2++)
+      if (bd->smask[s2] == cbit) mirror[bd->sparent[s2]] = (int32_t)s2;
+    qsort(chord, (size_t)nch, 3 * sizeof *chord, cmp_chord);
+  }
   for (hx_lid i = 0; i < nch && !rc;) {
     hx_lid j = i;
     while (j < nch && chord[3 * j] == chord[3 * i]) j++;
@@ -638,7 +647,8 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
       n = m;
     }
     if (n > MAXPOLY) {
-      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the wall facet of sphere %d has more than %d vertices", (int)bd->sparent[a], MAXPOLY);
+      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the wall facet of sphere %d has more than %d vertices",
+                    (int)bd->sparent[a], MAXPOLY);
       break;
     }
     uint8_t used[MAXPOLY] = {0};
@@ -663,10 +673,7 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
                           "others near it)");
       break;
     }
-    int32_t mirror = -1;
-    for (hx_lid s2 = bd->nreal; s2 < bd->ns; s2++)
-      if (bd->sparent[s2] == bd->sparent[a] && bd->smask[s2] == cbit) mirror = (int32_t)s2;
-    if (mirror < 0) {
+    if (mirror[a] < 0) {
       rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: sphere %d reaches the wall but has no mirror site", (int)bd->sparent[a]);
       break;
     }
@@ -676,14 +683,14 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     }
     if ((rc = grow(&bd->F, &bd->capf, nf2 + 1, sizeof *bd->F))) break;
     facet *F = &bd->F[nf2++];
-    F->a = a, F->b = mirror, F->v0 = (int32_t)nfv2, F->nv = nl, F->wall = cw, F->bridge = -1, F->q0 = F->nq = 0;
+    F->a = a, F->b = mirror[a], F->v0 = (int32_t)nfv2, F->nv = nl, F->wall = cw, F->bridge = -1, F->q0 = F->nq = 0;
     memcpy(fv2 + nfv2, loop, (size_t)nl * sizeof *loop);
     nfv2 += nl;
     i = j;
   }
-  hx_free(&chord), hx_free(&tm);
+  hx_free(&chord), hx_free(&mirror);
   if (rc) {
-    hx_free(&fv2), hx_free(&cp), hx_free(&cm);
+    hx_free(&fv2), hx_free(&cp), hx_free(&cm), hx_free(&tm);
     return rc;
   }
   hx_free(&bd->fv);
@@ -695,20 +702,15 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
   rc = hx_malloc((size_t)(NV + 1) * 3 * sizeof *P0, &P0);
   if (!rc) rc = hx_malloc((size_t)(NV + 1) * sizeof *M0, &M0);
   if (rc) {
-    hx_free(&P0), hx_free(&M0), hx_free(&cp), hx_free(&cm);
+    hx_free(&P0), hx_free(&M0), hx_free(&cp), hx_free(&cm), hx_free(&tm);
     return rc;
   }
   memcpy(P0, pd->centre, (size_t)T * 3 * sizeof *P0);
   if (nc) memcpy(P0 + 3 * T, cp, (size_t)nc * 3 * sizeof *P0);
-  for (hx_lid t = 0; t < T; t++) {
-    uint8_t m = 0;
-    for (int k = 0; k < 4; k++) m |= bd->smask[pd->tet[4 * t + k]];
-    if (fabs(wall_dist(W, pd->centre + 3 * t)) <= eps) m |= cbit;
-    else m &= (uint8_t)~cbit;
-    M0[t] = m;
-  }
+  for (hx_lid t = 0; t < T; t++) /* on the cylinder only where the centre is */
+    M0[t] = fabs(wall_dist(W, pd->centre + 3 * t)) <= eps ? tm[t] | cbit : tm[t] & (uint8_t)~cbit;
   for (hx_lid k = 0; k < nc; k++) M0[T + k] = cm[k];
-  hx_free(&cp), hx_free(&cm);
+  hx_free(&cp), hx_free(&cm), hx_free(&tm);
   *nvert = NV, *pos = P0, *msk = M0;
   return HX_OK;
 }
@@ -771,7 +773,7 @@ static int collapse_keeps_room(const builder *bd, const hx_pebble_opts *o, int32
         double dmin = 2 * fmin(bd->sr[F->a], bd->sr[F->b]), room_min = 1.5 * o->bridge_frac * dmin;
         double r1 = facet_room(bd, F, after, na);
         if (r1 < room_min && r1 < facet_room(bd, F, before, m2)) return 0;
-        /* nor take a vertex off the contact's power plane by more than 2 % of d: its rings
+        /* nor take a vertex off the contact's power plane by more than 5 % of d: its rings
            follow the polygon, and near a contact the spheres are within rho^2 / 2R of
            the plane (a 10^5 cylinder bed had vertices 0.1 d off a touching pair's plane and
            a ring node inside a sphere) */
@@ -804,15 +806,14 @@ static double tri_fan_q(const builder *bd, const facet *F, const double *const p
   for (int c = 0; c < 3; c++) e1[c] = T[1][c] - T[0][c], e2[c] = T[2][c] - T[0][c];
   cross3(e1, e2, nrm);
   for (int c = 0; c < 3; c++) d[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
-  if (dot3(nrm, d) < 0) /* CCW about a -> b */
+  if (dot3(nrm, d) < 0) { /* CCW about a -> b */
     for (int c = 0; c < 3; c++) {
       double x = T[1][c];
       T[1][c] = T[2][c], T[2][c] = x;
-      if (c == 0) {
-        uint8_t t = M[1];
-        M[1] = M[2], M[2] = t;
-      }
     }
+    uint8_t t = M[1];
+    M[1] = M[2], M[2] = t;
+  }
   /* midpoints on the walls of both ends (as the tessellation puts a wall edge's) */
   for (int v = 0; v < 3; v++) {
     for (int c = 0; c < 3; c++) Mid[v][c] = 0.5 * (T[v][c] + T[(v + 1) % 3][c]);
@@ -1090,10 +1091,12 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   }
   /* negligible facets: a triangle between two spheres that the line of their centres
      misses is seen edge on from both; when its plain fan already sweeps to a poor column
-     (tri_fan_q below 0.2, or 0.3 next to the cylinder), no tessellation of it sweeps without folding (four such facets
-     gave the 42 inverted elements of a 10^5 box bed, one the 3 of a 2 x 10^4 cylinder
-     bed): its shortest edge (< --collapse d) is collapsed whatever the vertices move,
-     under the same guards */
+     (tri_fan_q below 0.2, or 0.3 next to the container cylinder: a wall triangle of a
+     10^5 cylinder bed scored 0.275 and folded, while 0.3 everywhere made a 10^5 box bed
+     fold elsewhere through the collapses it added), no tessellation of it sweeps without
+     folding (four such facets gave the 42 inverted elements of a 10^5 box bed): its
+     shortest edge (< --collapse d) is collapsed whatever the vertices move, under the
+     same guards */
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
     if (F->wall >= 0 || bd->smask[F->b]) continue;
@@ -1108,11 +1111,17 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       double l = dist3(pts[e], pts[(e + 1) % 3]);
       if (l < lmin) lmin = l, emin = e;
     }
-    if (facet_room(bd, F, pts, 3) >= 0) continue;
+    if (lmin > tol || facet_room(bd, F, pts, 3) >= 0) continue;
+    const uint8_t msk[3] = {vmask[poly[0]], vmask[poly[1]], vmask[poly[2]]};
+    int on_cyl = 0;
+    for (int k = 0; k < bd->nw; k++)
+      if (bd->w[k].cyl && ((msk[0] | msk[1] | msk[2]) >> k & 1)) on_cyl = 1;
+    if (tri_fan_q(bd, F, pts, msk) >= (on_cyl ? 0.3 : 0.2)) continue;
     int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
     double P[3];
     uint8_t m = vmask[ru] | vmask[rv];
-    for (int c = 0; c < 3; c++) P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
+    for (int c = 0; c < 3; c++)
+      P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
     {
       double z[3];
       plane_fit(bd, vf_start, vf, next, ru, rv, m, P, z);
@@ -1120,14 +1129,6 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       if (dist3(z, P) < 0.5 * tol) memcpy(P, z, sizeof P);
     }
     snap(bd, m, P);
-    const uint8_t msk[3] = {vmask[poly[0]], vmask[poly[1]], vmask[poly[2]]};
-    /* the bar: 0.2, or 0.3 next to the container cylinder (a wall triangle of a 10^5
-       cylinder bed scored 0.275 and folded; 0.3 everywhere made a 10^5 box bed fold
-       elsewhere through the collapses it added) */
-    int on_cyl = 0;
-    for (int k = 0; k < bd->nw; k++)
-      if (bd->w[k].cyl && ((msk[0] | msk[1] | msk[2]) >> k & 1)) on_cyl = 1;
-    if (lmin > tol || tri_fan_q(bd, F, pts, msk) >= (on_cyl ? 0.3 : 0.2)) continue;
     if (!collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
         !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
         !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
@@ -1836,15 +1837,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           double kx, ky;
           if (poly_kernel_centre(P2, M, &kx, &ky) && star_from(P2, M, kx, ky)) ox = kx, oy = ky;
         }
-        {
-          int star = 1;
-          for (int k = 0; k < M && star; k++) {
-            const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
-            double cr = (A[0] - ox) * (Bp[1] - oy) - (A[1] - oy) * (Bp[0] - ox);
-            if (cr <= 0) star = 0;
-          }
-          found = star;
-        }
+        found = star_from(P2, M, ox, oy);
         if (!found && var_outer < NVAR) continue;
         if (!found) {
           rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between spheres %d and %s%d is not star-shaped", (int)bd->sparent[a],

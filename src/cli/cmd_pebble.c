@@ -268,20 +268,20 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     if (c.json)
       printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
-             "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, \"order\": %d, "
-             "\"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, \"time_mesh\": %.3f, "
-             "\"time_curve\": %.3f}\n",
+             "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
+             "\"order\": %d, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
+             "\"time_mesh\": %.3f, \"time_curve\": %.3f}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
-             (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets, order, (long long)num_bad, st.bridge_volume, st.t_diagram,
-             st.t_mesh, t_curve);
+             (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets, order, (long long)num_bad,
+             st.bridge_volume, st.t_diagram, st.t_mesh, t_curve);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
              (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
       printf("  diagram: %d facets (%d on walls), %d short edges collapsed (%d of negligible facets), %d facets "
              "dropped; bridges: %d sphere-sphere (%d overlapping), %d sphere-wall\n",
-             (int)st.num_facets, (int)st.num_wall_facets, (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
-             (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
+             (int)st.num_facets, (int)st.num_wall_facets, (int)st.num_collapsed, (int)st.num_negligible,
+             (int)st.num_dropped_facets, (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
       printf("  boundaries:");
       for (int b = 1; b < m->num_bnames; b++) printf(" %d %s%s", b, m->bnames[b], b + 1 < m->num_bnames ? "," : "\n");
       printf("  order %d: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s curving\n", order,
