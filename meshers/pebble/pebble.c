@@ -2142,6 +2142,104 @@ static void foot_point(const builder *bd, const double *ca, double ra, int32_t a
   for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * r[c] / l;
 }
 
+/* The sweep map of element e at the GLL points g[nd] into xe [3][nd^3]. */
+static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, double *xe) {
+  const builder *bd = sc->bd;
+  int nd3 = nd * nd * nd;
+  const elinfo *E = &sc->ei[e];
+  const quad *Qd = &bd->Q[E->quad];
+  /* the facet of this quad */
+  int32_t lo = 0, hi2 = (int32_t)bd->nf - 1;
+  while (lo < hi2) {
+    int32_t mid = (lo + hi2 + 1) / 2;
+    if (bd->F[mid].q0 <= E->quad) lo = mid;
+    else hi2 = mid - 1;
+  }
+  const facet *F = &bd->F[lo];
+  int32_t qx[4];
+  uint8_t em[4];
+  int cham[4];
+  for (int v = 0; v < 4; v++) {
+    qx[v] = E->rev ? Qd->x[3 - v] : Qd->x[v];
+    int e_orig = E->rev ? (6 - v) % 4 : v;
+    em[v] = Qd->emask[e_orig];
+    cham[v] = (Qd->chamfer >> e_orig & 1) ? F->bridge : -1;
+  }
+  int wallk = F->wall;
+  /* edges sampled at the GLL points: E0(xi1) x0->x1, E1(xi2) x1->x2, E2 x2->x3 reversed, E3 x3->x0 reversed */
+  double Ed[4][HX_MAX_ND][3], Fd[4][HX_MAX_ND][3];
+  int32_t ea[4] = {qx[0], qx[1], qx[2], qx[3]}, eb[4] = {qx[1], qx[2], qx[3], qx[0]};
+  int cell = E->cell;
+  const double *ca = cell >= 0 ? sc->bed->xyz + 3 * cell : NULL;
+  double ra = cell >= 0 ? sc->bed->r[cell] : 0;
+  for (int ed = 0; ed < 4; ed++)
+    for (int i = 0; i < nd; i++) {
+      double t = g[i];
+      edge_point(bd, ea[ed], eb[ed], t, em[ed], cham[ed], wallk, Ed[ed][i]);
+      if (cell < 0) continue;
+      if (cham[ed] >= 0) {
+        foot_point(bd, ca, ra, cell, cham[ed], Ed[ed][i], Fd[ed][i]);
+      } else {
+        /* the feet of the end nodes (along the axis for bridge-circle nodes), blended
+           and put back on the sphere: a function of the edge alone */
+        double fa[3], fb[3], r[3];
+        foot_point(bd, ca, ra, cell, bd->nbridge[ea[ed]], bd->X + 3 * ea[ed], fa);
+        foot_point(bd, ca, ra, cell, bd->nbridge[eb[ed]], bd->X + 3 * eb[ed], fb);
+        for (int c = 0; c < 3; c++) r[c] = (1 - t) * fa[c] + t * fb[c] - ca[c];
+        double l = norm3(r);
+        for (int c = 0; c < 3; c++) Fd[ed][i][c] = ca[c] + ra * r[c] / l;
+      }
+    }
+  const double *C[4] = {bd->X + 3 * qx[0], bd->X + 3 * qx[1], bd->X + 3 * qx[3], bd->X + 3 * qx[2]};
+  double FC[4][3];
+  if (cell >= 0)
+    for (int v = 0; v < 4; v++) memcpy(FC[v], (v == 0 ? Fd[0][0] : v == 1 ? Fd[1][0] : v == 2 ? Fd[3][0] : Fd[2][0]), 3 * sizeof(double));
+  double s0 = 0, s1 = 1, z0 = 0, z1 = 0;
+  if (cell >= 0) s0 = sc->s[E->layer], s1 = sc->s[E->layer + 1];
+  else {
+    int k = -1 - cell;
+    double zp = k ? sc->o->zhi : sc->o->zlo, len = k ? sc->o->outlet_len : sc->o->inlet_len, dir = k ? 1 : -1;
+    z0 = zp + dir * len * sc->se[k][E->layer + 1] - zp; /* deeper level at xi3 = 0 */
+    z1 = E->layer == 0 ? 0 : zp + dir * len * sc->se[k][E->layer] - zp;
+  }
+  for (int j = 0; j < nd; j++)
+    for (int i = 0; i < nd; i++) {
+      double a1 = g[i], a2 = g[j];
+      double Q[3], Y[3] = {0, 0, 0};
+      for (int c = 0; c < 3; c++) {
+        double bil = (1 - a1) * (1 - a2) * C[0][c] + a1 * (1 - a2) * C[1][c] + (1 - a1) * a2 * C[2][c] + a1 * a2 * C[3][c];
+        Q[c] = (1 - a2) * Ed[0][i][c] + a2 * Ed[2][nd - 1 - i][c] + (1 - a1) * Ed[3][nd - 1 - j][c] + a1 * Ed[1][j][c] - bil;
+      }
+      if (wallk >= 0) wall_project(&bd->w[wallk], Q);
+      if (cell >= 0) {
+        double GH[3];
+        for (int c = 0; c < 3; c++) {
+          double bil = (1 - a1) * (1 - a2) * FC[0][c] + a1 * (1 - a2) * FC[1][c] + (1 - a1) * a2 * FC[2][c] + a1 * a2 * FC[3][c];
+          GH[c] = (1 - a2) * Fd[0][i][c] + a2 * Fd[2][nd - 1 - i][c] + (1 - a1) * Fd[3][nd - 1 - j][c] + a1 * Fd[1][j][c] - bil;
+        }
+        double r[3];
+        for (int c = 0; c < 3; c++) r[c] = GH[c] - ca[c];
+        double l = norm3(r);
+        for (int c = 0; c < 3; c++) Y[c] = ca[c] + ra * r[c] / l;
+      }
+      for (int k = 0; k < nd; k++) {
+        int lex = i + nd * (j + nd * k);
+        for (int c = 0; c < 3; c++) {
+          double v;
+          if (cell >= 0) {
+            double sv = s0 + g[k] * (s1 - s0);
+            v = Y[c] + sv * (Q[c] - Y[c]);
+            if (k == 0 && E->layer == 0) v = Y[c];
+            if (k == nd - 1 && E->layer + 1 == sc->o->layers) v = Q[c];
+          } else {
+            v = Q[c] + (c == 2 ? z0 + g[k] * (z1 - z0) : 0);
+          }
+          xe[(size_t)c * nd3 + lex] = v;
+        }
+      }
+    }
+}
+
 static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mesh **out) {
   const builder *bd = sc->bd;
   int nd = order + 1, nd3 = nd * nd * nd;
@@ -2156,100 +2254,8 @@ static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mes
   }
   memcpy(m->vert_id, m1->vert_id, (size_t)m1->num_elem * 8 * sizeof *m->vert_id);
   memcpy(m->elem_attr, m1->elem_attr, (size_t)m1->num_elem * sizeof *m->elem_attr);
-  for (hx_lid e = 0; e < m1->num_elem; e++) {
-    const elinfo *E = &sc->ei[e];
-    const quad *Qd = &bd->Q[E->quad];
-    /* the facet of this quad */
-    int32_t lo = 0, hi2 = (int32_t)bd->nf - 1;
-    while (lo < hi2) {
-      int32_t mid = (lo + hi2 + 1) / 2;
-      if (bd->F[mid].q0 <= E->quad) lo = mid;
-      else hi2 = mid - 1;
-    }
-    const facet *F = &bd->F[lo];
-    int32_t qx[4];
-    uint8_t em[4];
-    int cham[4];
-    for (int v = 0; v < 4; v++) {
-      qx[v] = E->rev ? Qd->x[3 - v] : Qd->x[v];
-      int e_orig = E->rev ? (6 - v) % 4 : v;
-      em[v] = Qd->emask[e_orig];
-      cham[v] = (Qd->chamfer >> e_orig & 1) ? F->bridge : -1;
-    }
-    int wallk = F->wall;
-    /* edges sampled at the GLL points: E0(xi1) x0->x1, E1(xi2) x1->x2, E2 x2->x3 reversed, E3 x3->x0 reversed */
-    double Ed[4][HX_MAX_ND][3], Fd[4][HX_MAX_ND][3];
-    int32_t ea[4] = {qx[0], qx[1], qx[2], qx[3]}, eb[4] = {qx[1], qx[2], qx[3], qx[0]};
-    int cell = E->cell;
-    const double *ca = cell >= 0 ? sc->bed->xyz + 3 * cell : NULL;
-    double ra = cell >= 0 ? sc->bed->r[cell] : 0;
-    for (int ed = 0; ed < 4; ed++)
-      for (int i = 0; i < nd; i++) {
-        double t = g[i];
-        edge_point(bd, ea[ed], eb[ed], t, em[ed], cham[ed], wallk, Ed[ed][i]);
-        if (cell < 0) continue;
-        if (cham[ed] >= 0) {
-          foot_point(bd, ca, ra, cell, cham[ed], Ed[ed][i], Fd[ed][i]);
-        } else {
-          /* the feet of the end nodes (along the axis for bridge-circle nodes), blended
-             and put back on the sphere: a function of the edge alone */
-          double fa[3], fb[3], r[3];
-          foot_point(bd, ca, ra, cell, bd->nbridge[ea[ed]], bd->X + 3 * ea[ed], fa);
-          foot_point(bd, ca, ra, cell, bd->nbridge[eb[ed]], bd->X + 3 * eb[ed], fb);
-          for (int c = 0; c < 3; c++) r[c] = (1 - t) * fa[c] + t * fb[c] - ca[c];
-          double l = norm3(r);
-          for (int c = 0; c < 3; c++) Fd[ed][i][c] = ca[c] + ra * r[c] / l;
-        }
-      }
-    const double *C[4] = {bd->X + 3 * qx[0], bd->X + 3 * qx[1], bd->X + 3 * qx[3], bd->X + 3 * qx[2]};
-    double FC[4][3];
-    if (cell >= 0)
-      for (int v = 0; v < 4; v++) memcpy(FC[v], (v == 0 ? Fd[0][0] : v == 1 ? Fd[1][0] : v == 2 ? Fd[3][0] : Fd[2][0]), 3 * sizeof(double));
-    double s0 = 0, s1 = 1, z0 = 0, z1 = 0;
-    if (cell >= 0) s0 = sc->s[E->layer], s1 = sc->s[E->layer + 1];
-    else {
-      int k = -1 - cell;
-      double zp = k ? sc->o->zhi : sc->o->zlo, len = k ? sc->o->outlet_len : sc->o->inlet_len, dir = k ? 1 : -1;
-      z0 = zp + dir * len * sc->se[k][E->layer + 1] - zp; /* deeper level at xi3 = 0 */
-      z1 = E->layer == 0 ? 0 : zp + dir * len * sc->se[k][E->layer] - zp;
-    }
-    for (int j = 0; j < nd; j++)
-      for (int i = 0; i < nd; i++) {
-        double a1 = g[i], a2 = g[j];
-        double Q[3], Y[3] = {0, 0, 0};
-        for (int c = 0; c < 3; c++) {
-          double bil = (1 - a1) * (1 - a2) * C[0][c] + a1 * (1 - a2) * C[1][c] + (1 - a1) * a2 * C[2][c] + a1 * a2 * C[3][c];
-          Q[c] = (1 - a2) * Ed[0][i][c] + a2 * Ed[2][nd - 1 - i][c] + (1 - a1) * Ed[3][nd - 1 - j][c] + a1 * Ed[1][j][c] - bil;
-        }
-        if (wallk >= 0) wall_project(&bd->w[wallk], Q);
-        if (cell >= 0) {
-          double GH[3];
-          for (int c = 0; c < 3; c++) {
-            double bil = (1 - a1) * (1 - a2) * FC[0][c] + a1 * (1 - a2) * FC[1][c] + (1 - a1) * a2 * FC[2][c] + a1 * a2 * FC[3][c];
-            GH[c] = (1 - a2) * Fd[0][i][c] + a2 * Fd[2][nd - 1 - i][c] + (1 - a1) * Fd[3][nd - 1 - j][c] + a1 * Fd[1][j][c] - bil;
-          }
-          double r[3];
-          for (int c = 0; c < 3; c++) r[c] = GH[c] - ca[c];
-          double l = norm3(r);
-          for (int c = 0; c < 3; c++) Y[c] = ca[c] + ra * r[c] / l;
-        }
-        for (int k = 0; k < nd; k++) {
-          int lex = i + nd * (j + nd * k);
-          for (int c = 0; c < 3; c++) {
-            double v;
-            if (cell >= 0) {
-              double sv = s0 + g[k] * (s1 - s0);
-              v = Y[c] + sv * (Q[c] - Y[c]);
-              if (k == 0 && E->layer == 0) v = Y[c];
-              if (k == nd - 1 && E->layer + 1 == sc->o->layers) v = Q[c];
-            } else {
-              v = Q[c] + (c == 2 ? z0 + g[k] * (z1 - z0) : 0);
-            }
-            hx_mesh_elem_x(m, e, c)[lex] = v;
-          }
-        }
-      }
-  }
+#pragma omp parallel for schedule(dynamic, 16)
+  for (hx_lid e = 0; e < m1->num_elem; e++) sweep_elem(sc, e, nd, g, m->x + (size_t)e * 3 * nd3);
   if (getenv("HX_PEBBLE_DEBUG")) {
     double *Dm = NULL;
     if (!hx_malloc((size_t)nd * nd * sizeof *Dm, &Dm)) {
@@ -2493,24 +2499,27 @@ static int pnum_build(pnum *P, const builder *bd) {
   return HX_OK;
 }
 
-/* Order-N node ids of the local elements of m (vert_id and elem_offset set), from
-   the shared numbering alone: the same ids for any number of ranks. */
-static int pnum_ids(const pnum *P, const builder *bd, const elinfo *ei, hx_mesh *m) {
-  int N = m->order, nd = N + 1, N1 = N - 1;
-  hx_lid npe = hx_mesh_nodes_per_elem(m);
+/* Bound of the order-N node ids of pnum_ids_range: corners, edge, face and interior
+   nodes in turn (num_elem_global elements). */
+static int64_t pnum_id_bound(const pnum *P, int N, hx_gid num_elem_global) {
+  int64_t N1 = N - 1, V = P->vbase[P->ncell], nE = P->hbase[P->ncell], nF = P->fbase[P->ncell];
+  return V + nE * N1 + nF * N1 * N1 + (int64_t)num_elem_global * N1 * N1 * N1;
+}
+
+/* Order-N node ids of local elements [e0, e0 + cnt) (vert_id: the mesh's, elem_offset:
+   global index of local element 0) into nid [cnt][nd^3], from the shared numbering
+   alone: the same ids for any number of ranks and any blocks. tloc [nte + 1] and qloc
+   [nq + 1] are scratch. */
+static void pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, int N, const hx_gid *vert_id,
+                           hx_gid elem_offset, hx_lid e0, hx_lid cnt, int32_t *tloc, int32_t *qloc, hx_gid *nid_out) {
+  int nd = N + 1, N1 = N - 1;
+  size_t npe = (size_t)nd * nd * nd;
   int64_t V = P->vbase[P->ncell], nE = P->hbase[P->ncell], nF = P->fbase[P->ncell];
   int64_t ebase = V, fbase = V + nE * N1, ibase = fbase + nF * N1 * N1;
   static const int lex_to_quad[4] = {0, 1, 3, 2};
   static const int face_edge[4] = {3, 1, 0, 2}; /* element side face -> quad edge (inverse of edge_face) */
-  int32_t *tloc = NULL, *qloc = NULL;
-  int rc = hx_malloc((size_t)(P->nte + 1) * sizeof *tloc, &tloc);
-  if (!rc) rc = hx_malloc((size_t)(P->nq + 1) * sizeof *qloc, &qloc);
-  if (rc) {
-    hx_free(&tloc);
-    return rc;
-  }
   hx_lid cur = -1;
-  for (hx_lid e = 0; e < m->num_elem; e++) {
+  for (hx_lid e = e0; e < e0 + cnt; e++) {
     const elinfo *E = &ei[e];
     hx_lid c = E->cell >= 0 ? E->cell : P->n + (-1 - E->cell);
     int Lc = pnum_layers(P, c);
@@ -2533,7 +2542,7 @@ static int pnum_ids(const pnum *P, const builder *bd, const elinfo *ei, hx_mesh 
     }
     /* distance (in layers) of the bottom (xi3 = 0) and top faces from the facet */
     int db = E->cell >= 0 ? Lc - E->layer : E->layer + 1, dt = db - 1;
-    const hx_gid *vid = m->vert_id + (size_t)e * 8;
+    const hx_gid *vid = vert_id + (size_t)e * 8;
     /* tessellation edge of the quad edge between lex corners c0, c1 of one level */
     int64_t eid[12], fid[6];
     int ec[12][2];
@@ -2567,8 +2576,8 @@ static int pnum_ids(const pnum *P, const builder *bd, const elinfo *ei, hx_mesh 
         fid[f] = P->fbase[c] + (int64_t)Lc * P->nQ[c] + (int64_t)Lc * tloc[te] + dt;
       }
     }
-    hx_gid *nid = m->node_id + (size_t)e * npe;
-    int64_t g = m->elem_offset + e;
+    hx_gid *nid = nid_out + (size_t)(e - e0) * npe;
+    int64_t g = elem_offset + e;
     for (int k = 0; k < nd; k++)
       for (int j = 0; j < nd; j++)
         for (int i = 0; i < nd; i++) {
@@ -2612,7 +2621,102 @@ static int pnum_ids(const pnum *P, const builder *bd, const elinfo *ei, hx_mesh 
           nid[hx_lex(nd, i, j, k)] = id;
         }
   }
+}
+
+/* Order-N node ids of every local element of m (vert_id and elem_offset set). */
+static int pnum_ids(const pnum *P, const builder *bd, const elinfo *ei, hx_mesh *m) {
+  int32_t *tloc = NULL, *qloc = NULL;
+  int rc = hx_malloc((size_t)(P->nte + 1) * sizeof *tloc, &tloc);
+  if (!rc) rc = hx_malloc((size_t)(P->nq + 1) * sizeof *qloc, &qloc);
+  if (!rc) pnum_ids_range(P, bd, ei, m->order, m->vert_id, m->elem_offset, 0, m->num_elem, tloc, qloc, m->node_id);
   hx_free(&tloc), hx_free(&qloc);
+  return rc;
+}
+
+static void builder_free(builder *bd) {
+  hx_free(&bd->sx), hx_free(&bd->sr), hx_free(&bd->sparent), hx_free(&bd->smask);
+  hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);
+  hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);
+}
+
+/* ---- lazy order N (hx_mesh_lazy): the sweep map and the numbering, block by block --- */
+
+typedef struct plazy {
+  builder bd;          /* the tessellation (moved from the mesher) */
+  pnum P;              /* the shared numbering (moved) */
+  elinfo *ei;          /* [num_elem] (moved) */
+  hx_pebble_bed bed;   /* copies of the centres and radii */
+  hx_pebble_opts o;
+  double s[65], se[2][65];
+  int NE[2];
+  sweep_ctx sc;        /* points into this struct */
+  int order;
+  double g[HX_MAX_ND];
+  int32_t *tloc, *qloc; /* pnum_ids_range scratch */
+} plazy;
+
+static void plazy_destroy(void *ctx) {
+  plazy *z = ctx;
+  if (!z) return;
+  builder_free(&z->bd);
+  pnum_free(&z->P);
+  hx_free(&z->ei), hx_free(&z->bed.xyz), hx_free(&z->bed.r);
+  hx_free(&z->tloc), hx_free(&z->qloc);
+  hx_free(&z);
+}
+
+static int plazy_block(void *ctx, const hx_mesh *m, hx_lid e0, hx_lid cnt, double *x, hx_gid *ids) {
+  plazy *z = ctx;
+  int nd = z->order + 1;
+  size_t nd3 = (size_t)nd * nd * nd;
+  HX_CHECK(e0 >= 0 && cnt >= 0 && e0 + cnt <= m->num_elem, HX_ERR_INTERNAL, "pebble: lazy block %lld+%lld of %lld",
+           (long long)e0, (long long)cnt, (long long)m->num_elem);
+  if (x) {
+#pragma omp parallel for schedule(dynamic, 16)
+    for (hx_lid e = 0; e < cnt; e++) sweep_elem(&z->sc, e0 + e, nd, z->g, x + (size_t)e * 3 * nd3);
+  }
+  if (ids)
+    pnum_ids_range(&z->P, &z->bd, z->ei, z->order, m->vert_id, m->elem_offset, e0, cnt, z->tloc, z->qloc, ids);
+  return HX_OK;
+}
+
+/* Move the builder (sc->bd), numbering P and element records (sc->ei) into a lazy
+   order-N geometry of m; on success the caller's copies are emptied. */
+static int plazy_attach(hx_mesh *m, const sweep_ctx *sc, pnum *P, int order) {
+  plazy *z = NULL;
+  HX_CALL(hx_malloc(sizeof *z, &z));
+  memset(z, 0, sizeof *z);
+  hx_lid n = sc->bed->n;
+  int rc = hx_malloc((size_t)n * 3 * sizeof(double), &z->bed.xyz);
+  if (!rc) rc = hx_malloc((size_t)n * sizeof(double), &z->bed.r);
+  if (!rc) rc = hx_malloc((size_t)(P->nte + 1) * sizeof *z->tloc, &z->tloc);
+  if (!rc) rc = hx_malloc((size_t)(P->nq + 1) * sizeof *z->qloc, &z->qloc);
+  double wq[HX_MAX_ND];
+  if (!rc) rc = hx_gll(order + 1, z->g, wq);
+  if (!rc) rc = hx_malloc(sizeof *m->lazy, &m->lazy);
+  if (rc) {
+    plazy_destroy(z);
+    return rc;
+  }
+  z->bed.n = n;
+  memcpy(z->bed.xyz, sc->bed->xyz, (size_t)n * 3 * sizeof(double));
+  memcpy(z->bed.r, sc->bed->r, (size_t)n * sizeof(double));
+  z->o = *sc->o;
+  memcpy(z->s, sc->s, sizeof z->s);
+  for (int k = 0; k < 2; k++) memcpy(z->se[k], sc->se[k], sizeof z->se[k]);
+  memcpy(z->NE, sc->NE, sizeof z->NE);
+  z->order = order;
+  z->bd = *sc->bd;
+  memset((builder *)sc->bd, 0, sizeof *sc->bd);
+  z->P = *P;
+  memset(P, 0, sizeof *P);
+  z->ei = (elinfo *)sc->ei;
+  z->sc = (sweep_ctx){&z->bd, &z->bed, &z->o, z->s, {z->se[0], z->se[1]}, z->NE, z->ei};
+  m->lazy->order = order;
+  m->lazy->id_bound = pnum_id_bound(&z->P, order, m->num_elem_global);
+  m->lazy->ctx = z;
+  m->lazy->block = plazy_block;
+  m->lazy->destroy = plazy_destroy;
   return HX_OK;
 }
 
@@ -2994,7 +3098,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   }
 #undef NODE_X
   stage_mem("order-1 mesh");
-  if (!rc && o->order > 1) {
+  if (!rc && o->order > 1 && !o->lazy) {
     hx_mesh *hi = NULL;
     sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo};
     rc = sweep_curve(&sc, m, o->order, &hi);
@@ -3025,11 +3129,17 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     st.bridge_volume += HX_PI * rb * rb * len;
   }
   hx_free(&stamp), hx_free(&colbase), hx_free(&Xl);
+  /* lazy order N: the order-1 mesh keeps the tessellation, numbering and element
+     records (moved into its hx_mesh_lazy) to evaluate the sweep map block by block */
+  if (!rc && o->order > 1 && o->lazy) {
+    sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo};
+    rc = plazy_attach(m, &sc, &P, o->order);
+    if (!rc) einfo = NULL;
+    rc = hx_comm_agree(comm, rc);
+  }
   pnum_free(&P);
   hx_free(&einfo), hx_free(&pf), hx_free(&surf);
-  hx_free(&bd->sx), hx_free(&bd->sr), hx_free(&bd->sparent), hx_free(&bd->smask);
-  hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);
-  hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);
+  builder_free(bd);
   if (rc) {
     hx_mesh_destroy(&m);
     return rc;

@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hx_cli.h"
 #include "hx_error.h"
 #include "hx_io.h"
-#include "hx_curve.h"
 #include "hx_memory.h"
 #include "hx_pebble.h"
 #include "hx_quality.h"
@@ -44,11 +44,23 @@ static void pebble_help(void) {
          "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
          "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
          "                        (optimizer flags below)\n"
-         "  --stream              never hold the whole order-N mesh (check and write block by block)\n"
+         "  --stream              never hold the whole order-N mesh: the sweep map is evaluated a block of\n"
+         "                        elements at a time for the check, the quality report and every writer\n"
+         "                        (the same files); chosen by itself when the order-N mesh would need\n"
+         "                        more than a quarter of this machine's memory, unless --optimize\n"
          "  -o FILE               write the mesh (format from the extension); several allowed\n"
          "  --json                print the summary as JSON\n\n"
          "Boundary ids, contiguous from 1 in this order where present: pebble, chamfer, wall,\n"
          "inlet, outlet.\n");
+}
+
+/* Would the whole order-N mesh of a bed of n spheres (at most ~600 elements a sphere,
+   x and node ids at nd^3 nodes an element) need more than a quarter of the memory of
+   this machine on each of np ranks? */
+static int order_n_too_big(hx_lid n, int order, int np) {
+  double nd = order + 1, bytes = 600.0 * (double)n / np * nd * nd * nd * (3 * sizeof(double) + sizeof(hx_gid));
+  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  return pages > 0 && psize > 0 && bytes > 0.25 * (double)pages * (double)psize;
 }
 
 static int parse_pair(const char *flag, const char *v, double *len, int *layers) {
@@ -203,47 +215,24 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   if (!rc) rc = hx_pebble_bed_check(bed, &o);
   hx_mesh *m = NULL;
   hx_pebble_stats st;
-  double nodes_n = 0;
   if (!rc) {
-    /* the mesher places order-N nodes itself (curved layers) when the whole mesh fits */
+    /* the mesher places the order-N nodes by its own sweep map: the whole mesh, or
+       (--stream, or an order-N mesh larger than a quarter of the memory) an order-1
+       mesh carrying the map, evaluated a block at a time by the check, the quality
+       report and the writers (hx_mesh_lazy) */
     o.order = order;
-    if (no_raise) o.order = 1;
+    if (order > 1 && !c.optimize && (no_raise || order_n_too_big(bed->n, order, hx_comm_size(comm)))) o.lazy = 1;
     rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
-    if (!rc) nodes_n = (double)m->num_elem * m->nd * m->nd * m->nd;
   }
-  (void)nodes_n;
-  /* curve to order N: the whole mesh when it fits comfortably in memory (then the
-     quality report and the writers use it), else streamed in blocks for the check
-     while the writers curve as they go */
   hx_mesh *hi = NULL;
   hx_gid num_bad = 0;
   double t_curve = 0;
   if (!rc) {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
-    if (order == 1 || m->order == order) {
-      hx_mesh_check_report rep;
-      rc = hx_mesh_check(m, 1e-12, &rep);
-      num_bad = rep.bad_elems;
-    } else {
-      hx_curve_ctx *cc = NULL;
-      rc = hx_curve_create(m, order, &cc);
-      double *xb = NULL;
-      hx_lid blk = 4096, nd3 = (order + 1) * (order + 1) * (order + 1);
-      if (!rc) rc = hx_malloc((size_t)blk * 3 * nd3 * sizeof *xb, &xb);
-      for (hx_lid e0 = 0; !rc && e0 < m->num_elem; e0 += blk) {
-        hx_lid cnt = m->num_elem - e0 < blk ? m->num_elem - e0 : blk;
-        hx_gid nb = 0;
-        rc = hx_curve_block(cc, e0, cnt, xb, NULL);
-        if (!rc) {
-          int r2 = hx_curve_check_block(cc, e0, cnt, xb, &nb);
-          num_bad += nb;
-          if (r2 && !c.force && !rc) rc = r2;
-        }
-      }
-      hx_free(&xb);
-      hx_curve_destroy(&cc);
-    }
+    hx_mesh_check_report rep;
+    rc = m->lazy ? hx_mesh_check_lazy(m, 1e-12, &rep) : hx_mesh_check(m, 1e-12, &rep);
+    num_bad = rep.bad_elems;
     if (rc && c.force) {
       hx_error_clear();
       rc = HX_OK;

@@ -49,6 +49,11 @@ void hx_mesh_destroy(hx_mesh **mesh) {
   for (int i = 0; i < m->num_bnames; i++) hx_free(&m->bnames[i]);
   hx_free(&m->bnames);
   hx_free(&m->surfaces);
+  if (m->lazy) {
+    if (m->lazy->destroy) m->lazy->destroy(m->lazy->ctx);
+    hx_free(&m->lazy->detj);
+    hx_free(&m->lazy);
+  }
   hx_free(mesh);
 }
 
@@ -376,6 +381,104 @@ void hx_mesh_bbox(const hx_mesh *m, double lo[3], double hi[3]) {
     }
 }
 
+/* Smallest and largest det J over the GLL nodes of one element (x: [3][nd^3]), from
+   the collocation derivatives G[c][d][node] = d x_c / d xi_d, one direction at a time. */
+void hx_elem_detj_range(int nd, const double *D, const double *xe, double *mn, double *mx) {
+  int npe = nd * nd * nd;
+  double G[3][3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  for (int c = 0; c < 3; c++) {
+    const double *x = xe + (size_t)c * npe;
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          double d0 = 0, d1 = 0, d2 = 0;
+          for (int a = 0; a < nd; a++) {
+            d0 += D[i * nd + a] * x[a + nd * (j + nd * k)];
+            d1 += D[j * nd + a] * x[i + nd * (a + nd * k)];
+            d2 += D[k * nd + a] * x[i + nd * (j + nd * a)];
+          }
+          int p = i + nd * (j + nd * k);
+          G[c][0][p] = d0;
+          G[c][1][p] = d1;
+          G[c][2][p] = d2;
+        }
+  }
+  double emin = INFINITY, emax = -INFINITY;
+  for (int p = 0; p < npe; p++) {
+    double det = G[0][0][p] * (G[1][1][p] * G[2][2][p] - G[1][2][p] * G[2][1][p]) -
+                 G[0][1][p] * (G[1][0][p] * G[2][2][p] - G[1][2][p] * G[2][0][p]) +
+                 G[0][2][p] * (G[1][0][p] * G[2][1][p] - G[1][1][p] * G[2][0][p]);
+    if (det < emin) emin = det;
+    if (det > emax) emax = det;
+  }
+  *mn = emin;
+  *mx = emax;
+}
+
+static double elem_min_detj(int nd, const double *D, const double *xe) {
+  double mn, mx;
+  hx_elem_detj_range(nd, D, xe, &mn, &mx);
+  return mn;
+}
+
+/* Distance of the nodes of boundary face bf from its surface, for element e of the
+   (block) mesh m: counted into r->off_surface / r->surf_max_rel. */
+static void face_on_surface(const hx_mesh *m, hx_lid e, const hx_bface *bf, double diag, double surf_tol,
+                            hx_mesh_check_report *r) {
+  int nd = m->nd;
+  const hx_surface *s = &m->surfaces[bf->surf];
+  double scale = hx_surface_scale(s);
+  if (s->type == HX_SURF_PLANE) scale = diag > 0 ? diag : 1.0;
+  for (int k = 0; k < nd; k++)
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++) {
+        if (!hx_node_on_face(nd, bf->face, i, j, k)) continue;
+        int a = hx_lex(nd, i, j, k);
+        double p[3] = {hx_mesh_elem_x(m, e, 0)[a], hx_mesh_elem_x(m, e, 1)[a], hx_mesh_elem_x(m, e, 2)[a]};
+        double rel = hx_surface_distance(s, p) / scale;
+        if (rel > r->surf_max_rel) r->surf_max_rel = rel;
+        if (rel > surf_tol) r->off_surface++;
+      }
+}
+
+/* Sum the counts of a check over the ranks, fill report, and name the first failure. */
+static int check_finish(const hx_mesh *m, hx_mesh_check_report *rp, double surf_tol, hx_mesh_check_report *report) {
+  hx_mesh_check_report r = *rp;
+  int64_t counts[4] = {r.id_mismatch, r.off_surface, r.bad_elems, r.bad_faces};
+  HX_CALL(hx_comm_sum_int64(m->comm, counts, 4));
+  double mx[2] = {r.id_max_dist, r.surf_max_rel};
+  HX_CALL(hx_comm_max_double(m->comm, mx, 2));
+  HX_CALL(hx_comm_min_double(m->comm, &r.min_detj, 1));
+  /* the first bad element over all ranks, as a global index (INT64_MAX: none) */
+  int64_t first_bad_global = r.first_bad_elem >= 0 ? (int64_t)m->elem_offset + r.first_bad_elem : INT64_MAX;
+  HX_CALL(hx_comm_min_int64(m->comm, &first_bad_global, 1));
+  if (report) {
+    *report = r;
+    report->id_mismatch = counts[0];
+    report->off_surface = counts[1];
+    report->bad_elems = counts[2];
+    report->bad_faces = counts[3];
+    report->id_max_dist = mx[0];
+    report->surf_max_rel = mx[1];
+  }
+  if (counts[3])
+    return HX_ERROR(HX_ERR_INVALID_MESH, "%lld boundary face record(s) are invalid", (long long)counts[3]);
+  if (counts[0])
+    return HX_ERROR(HX_ERR_INVALID_MESH,
+                    "%lld node copies disagree with another copy of the same node id (max distance %.3e)",
+                    (long long)counts[0], mx[0]);
+  if (counts[1])
+    return HX_ERROR(HX_ERR_INVALID_MESH,
+                    "%lld boundary-face nodes lie off their surface (max relative distance %.3e > %.1e)",
+                    (long long)counts[1], mx[1], surf_tol);
+  if (counts[2])
+    return HX_ERROR(HX_ERR_INVALID_MESH,
+                    "%lld element(s) have det J <= 0 at a GLL node (min %.6e; e.g. element %lld)",
+                    (long long)counts[2], r.min_detj,
+                    (long long)first_bad_global);
+  return HX_OK;
+}
+
 int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *report) {
   hx_mesh_check_report r = {0};
   r.min_detj = INFINITY;
@@ -449,20 +552,7 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
       continue;
     }
     if (bf->surf < 0) continue;
-    const hx_surface *s = &m->surfaces[bf->surf];
-    double scale = hx_surface_scale(s);
-    if (s->type == HX_SURF_PLANE) scale = diag > 0 ? diag : 1.0;
-    for (int k = 0; k < nd; k++)
-      for (int j = 0; j < nd; j++)
-        for (int i = 0; i < nd; i++) {
-          if (!hx_node_on_face(nd, bf->face, i, j, k)) continue;
-          int a = hx_lex(nd, i, j, k);
-          double p[3] = {hx_mesh_elem_x(m, bf->elem, 0)[a], hx_mesh_elem_x(m, bf->elem, 1)[a],
-                         hx_mesh_elem_x(m, bf->elem, 2)[a]};
-          double rel = hx_surface_distance(s, p) / scale;
-          if (rel > r.surf_max_rel) r.surf_max_rel = rel;
-          if (rel > surf_tol) r.off_surface++;
-        }
+    face_on_surface(m, bf->elem, bf, diag, surf_tol, &r);
   }
 
   /* 3. det J > 0 at every GLL node */
@@ -473,33 +563,7 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   hx_lid first_bad = m->num_elem;
 #pragma omp parallel for reduction(min : min_detj, first_bad) reduction(+ : bad_elems) schedule(static)
   for (hx_lid e = 0; e < m->num_elem; e++) {
-    /* collocation derivatives of the element, one direction at a time:
-       G[c][d][node] = d x_c / d xi_d at the GLL nodes */
-    double G[3][3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-    for (int c = 0; c < 3; c++) {
-      const double *x = hx_mesh_elem_x(m, e, c);
-      for (int k = 0; k < nd; k++)
-        for (int j = 0; j < nd; j++)
-          for (int i = 0; i < nd; i++) {
-            double d0 = 0, d1 = 0, d2 = 0;
-            for (int a = 0; a < nd; a++) {
-              d0 += D[i * nd + a] * x[a + nd * (j + nd * k)];
-              d1 += D[j * nd + a] * x[i + nd * (a + nd * k)];
-              d2 += D[k * nd + a] * x[i + nd * (j + nd * a)];
-            }
-            int p = i + nd * (j + nd * k);
-            G[c][0][p] = d0;
-            G[c][1][p] = d1;
-            G[c][2][p] = d2;
-          }
-    }
-    double emin = INFINITY;
-    for (hx_lid p = 0; p < npe; p++) {
-      double det = G[0][0][p] * (G[1][1][p] * G[2][2][p] - G[1][2][p] * G[2][1][p]) -
-                   G[0][1][p] * (G[1][0][p] * G[2][2][p] - G[1][2][p] * G[2][0][p]) +
-                   G[0][2][p] * (G[1][0][p] * G[2][1][p] - G[1][1][p] * G[2][0][p]);
-      if (det < emin) emin = det;
-    }
+    double emin = elem_min_detj(nd, D, m->x + (size_t)e * 3 * npe);
     if (emin < min_detj) min_detj = emin;
     if (!(emin > 0)) {
       if (e < first_bad) first_bad = e;
@@ -510,37 +574,89 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   r.bad_elems = bad_elems;
   r.first_bad_elem = first_bad < m->num_elem ? first_bad : -1;
 
-  int64_t counts[4] = {r.id_mismatch, r.off_surface, r.bad_elems, r.bad_faces};
-  HX_CALL(hx_comm_sum_int64(m->comm, counts, 4));
-  double mx[2] = {r.id_max_dist, r.surf_max_rel};
-  HX_CALL(hx_comm_max_double(m->comm, mx, 2));
-  HX_CALL(hx_comm_min_double(m->comm, &r.min_detj, 1));
-  /* the first bad element over all ranks, as a global index (INT64_MAX: none) */
-  int64_t first_bad_global = r.first_bad_elem >= 0 ? (int64_t)m->elem_offset + r.first_bad_elem : INT64_MAX;
-  HX_CALL(hx_comm_min_int64(m->comm, &first_bad_global, 1));
-  if (report) {
-    *report = r;
-    report->id_mismatch = counts[0];
-    report->off_surface = counts[1];
-    report->bad_elems = counts[2];
-    report->bad_faces = counts[3];
-    report->id_max_dist = mx[0];
-    report->surf_max_rel = mx[1];
+  return check_finish(m, &r, surf_tol, report);
+}
+
+int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report) {
+  hx_mesh_lazy *lz = m->lazy;
+  HX_CHECK(lz && lz->block, HX_ERR_INTERNAL, "hx_mesh_check_lazy: the mesh has no lazy geometry");
+  hx_mesh_check_report r = {0};
+  r.min_detj = INFINITY;
+  r.first_bad_elem = -1;
+  int nd = lz->order + 1;
+  size_t npe = (size_t)nd * nd * nd;
+  double lo[3], hi[3];
+  hx_mesh_bbox(m, lo, hi);
+  HX_CALL(hx_comm_min_double(m->comm, lo, 3));
+  HX_CALL(hx_comm_max_double(m->comm, hi, 3));
+  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  /* boundary faces by element (CSR), so that each block checks its own */
+  hx_lid ne = m->num_elem, nf = m->num_faces, block = 2048;
+  hx_lid *start = NULL, *order = NULL;
+  double *xb = NULL, D[HX_MAX_ND * HX_MAX_ND];
+  int rc = hx_malloc(((size_t)ne + 2) * sizeof *start, &start);
+  if (!rc) rc = hx_malloc(((size_t)nf + 1) * sizeof *order, &order);
+  if (!rc) rc = hx_malloc((size_t)block * 3 * npe * sizeof *xb, &xb);
+  if (!rc) rc = hx_mesh_gll_derivative(nd, D);
+  if (!rc && !lz->detj) rc = hx_malloc(((size_t)ne + 1) * 2 * sizeof *lz->detj, &lz->detj);
+  if (!rc) {
+    memset(start, 0, ((size_t)ne + 2) * sizeof *start);
+    for (hx_lid f = 0; f < nf; f++) {
+      const hx_bface *bf = &m->faces[f];
+      if (bf->elem < 0 || bf->elem >= ne || bf->face < 0 || bf->face > 5 || bf->bid < 1 || bf->surf >= m->num_surfaces)
+        r.bad_faces++;
+      else
+        start[bf->elem + 2]++;
+    }
+    for (hx_lid e = 0; e < ne; e++) start[e + 2] += start[e + 1];
+    for (hx_lid f = 0; f < nf; f++) {
+      const hx_bface *bf = &m->faces[f];
+      if (!(bf->elem < 0 || bf->elem >= ne || bf->face < 0 || bf->face > 5 || bf->bid < 1 ||
+            bf->surf >= m->num_surfaces))
+        order[start[bf->elem + 1]++] = f;
+    }
   }
-  if (counts[3])
-    return HX_ERROR(HX_ERR_INVALID_MESH, "%lld boundary face record(s) are invalid", (long long)counts[3]);
-  if (counts[0])
-    return HX_ERROR(HX_ERR_INVALID_MESH,
-                    "%lld node copies disagree with another copy of the same node id (max distance %.3e)",
-                    (long long)counts[0], mx[0]);
-  if (counts[1])
-    return HX_ERROR(HX_ERR_INVALID_MESH,
-                    "%lld boundary-face nodes lie off their surface (max relative distance %.3e > %.1e)",
-                    (long long)counts[1], mx[1], surf_tol);
-  if (counts[2])
-    return HX_ERROR(HX_ERR_INVALID_MESH,
-                    "%lld element(s) have det J <= 0 at a GLL node (min %.6e; e.g. element %lld)",
-                    (long long)counts[2], r.min_detj,
-                    (long long)first_bad_global);
-  return HX_OK;
+  hx_mesh v = *m;
+  v.order = lz->order;
+  v.nd = nd;
+  v.x = xb;
+  v.node_id = NULL;
+  v.lazy = NULL;
+  double min_detj = INFINITY;
+  hx_gid bad_elems = 0;
+  hx_lid first_bad = ne;
+  for (hx_lid e0 = 0; !rc && e0 < ne; e0 += block) {
+    hx_lid cnt = ne - e0 < block ? ne - e0 : block;
+    rc = lz->block(lz->ctx, m, e0, cnt, xb, NULL);
+    if (rc) break;
+    v.num_elem = cnt;
+#pragma omp parallel for reduction(min : min_detj, first_bad) reduction(+ : bad_elems) schedule(static)
+    for (hx_lid e = 0; e < cnt; e++) {
+      double emin, emax;
+      hx_elem_detj_range(nd, D, xb + (size_t)e * 3 * npe, &emin, &emax);
+      lz->detj[e0 + e] = emin;
+      lz->detj[ne + e0 + e] = emax > 0 ? emin / emax : (emin < 0 ? -1.0 : 0.0);
+      if (emin < min_detj) min_detj = emin;
+      if (!(emin > 0)) {
+        if (e0 + e < first_bad) first_bad = e0 + e;
+        bad_elems++;
+      }
+    }
+    for (hx_lid e = 0; e < cnt; e++)
+      for (hx_lid k = start[e0 + e]; k < start[e0 + e + 1]; k++) {
+        const hx_bface *bf = &m->faces[order[k]];
+        if (bf->surf >= 0) face_on_surface(&v, e, bf, diag, surf_tol, &r);
+      }
+  }
+  hx_free(&start);
+  hx_free(&order);
+  hx_free(&xb);
+  if (rc) hx_free(&lz->detj); /* kept only when whole */
+  rc = hx_comm_agree(m->comm, rc);
+  HX_CALL(rc);
+  r.min_detj = min_detj;
+  r.bad_elems = bad_elems;
+  r.first_bad_elem = first_bad < ne ? first_bad : -1;
+  return check_finish(m, &r, surf_tol, report);
 }

@@ -41,6 +41,29 @@ typedef struct hx_bface {
   int32_t surf;
 } hx_bface;
 
+struct hx_mesh;
+
+/** Order-N geometry evaluated on demand (design.md section 2: a mesh may stay at
+    order 1 while the curving stage is applied lazily). A mesher whose own map is
+    better than hx_curve's blending (the pebble sweep) attaches one to its order-1
+    mesh; the writers' element source, the quality report and hx_mesh_check_lazy
+    then ask it for blocks of elements, so the order-N mesh is never held whole.
+    Owned by the mesh (hx_mesh_destroy calls destroy); hx_mesh_copy does not copy it. */
+typedef struct hx_mesh_lazy {
+  int order;       /* order N of the geometry it gives */
+  hx_gid id_bound; /* its node ids lie in [0, id_bound), the same bound on every rank */
+  void *ctx;
+  /** Local elements [e0, e0 + count) at order N: coordinates into x ([count][3][nd^3],
+      E-vector layout) and node ids into ids ([count][nd^3]); either may be NULL.
+      One call at a time per mesh (the context keeps scratch space). */
+  int (*block)(void *ctx, const struct hx_mesh *m, hx_lid e0, hx_lid count, double *x, hx_gid *ids);
+  void (*destroy)(void *ctx);
+  /* [2][num_elem] or NULL: min det J over the GLL nodes of each local element, then
+     min/max (Nek5000 scaled Jacobian), kept by hx_mesh_check_lazy so that the writers
+     neither evaluate nor check them again */
+  double *detj;
+} hx_mesh_lazy;
+
 typedef struct hx_mesh {
   int order;          /* geometry order N >= 1 */
   int nd;             /* N + 1 GLL nodes per direction */
@@ -59,6 +82,8 @@ typedef struct hx_mesh {
 
   int num_surfaces;
   hx_surface *surfaces;
+
+  hx_mesh_lazy *lazy;      /* order-N geometry on demand, or NULL (see hx_mesh_lazy) */
 
   hx_comm comm;            /* communicator the mesh is distributed over (borrowed) */
   hx_gid elem_offset;      /* global index of the first local element */
@@ -150,10 +175,19 @@ typedef struct hx_mesh_check_report {
     filled either way (may be NULL). Collective on m->comm. */
 int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *report);
 
+/** hx_mesh_check's det J and surface checks on the lazy order-N geometry of m
+    (m->lazy), a block of elements at a time (the id check is left out: the lazy
+    source numbers nodes from shared entities). Keeps the per-element det J range
+    in m->lazy->detj. Collective on m->comm. */
+int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report);
+
 /** Jacobian matrix J[3][3] (J[i][j] = dx_i/dxi_j) and det at lexicographic node
     (i,j,k) of element e, using the derivative matrix D ([nd][nd], D[q][a] = l_a'(x_q)
     at GLL points). */
 double hx_mesh_jacobian_at_node(const hx_mesh *m, const double *D, hx_lid e, int i, int j, int k, double J[3][3]);
+/** Smallest and largest det J over the GLL nodes of one element, xe [3][nd^3]
+    (E-vector layout), D from hx_mesh_gll_derivative. */
+void hx_elem_detj_range(int nd, const double *D, const double *xe, double *mn, double *mx);
 /** D matrix of the mesh's GLL basis at its own GLL nodes ([nd][nd]). */
 int hx_mesh_gll_derivative(int nd, double *D);
 

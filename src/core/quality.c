@@ -244,10 +244,14 @@ static void worst_insert(hx_quality_worst *list, int *n, int K, const hx_quality
 
 int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality *per_elem, hx_quality_report *r) {
   memset(r, 0, sizeof *r);
+  /* a mesh with lazy order-N geometry (hx_mesh_lazy) is measured at that order,
+     a block at a time */
+  const hx_mesh_lazy *lz = m->lazy;
+  int nd = lz ? lz->order + 1 : m->nd;
   hx_quality_ctx *qc;
-  HX_CALL(hx_quality_ctx_create(m->nd, o, &qc));
+  HX_CALL(hx_quality_ctx_create(nd, o, &qc));
   int K = o->num_worst > 0 ? o->num_worst : 0;
-  r->order = m->order;
+  r->order = lz ? lz->order : m->order;
   r->quad_type = o->quad_type;
   r->quad_points = qc->Q;
   r->num_elem = m->num_elem_global;
@@ -275,14 +279,24 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
     hx_quality_ctx_destroy(&qc);
     return rc;
   }
-  size_t stride = (size_t)3 * hx_mesh_nodes_per_elem(m);
+  size_t stride = (size_t)3 * nd * nd * nd;
   int failed = 0;
   /* blocks of elements so that the progress bar can move between them */
   hx_progress prog;
   hx_progress_start(&prog, "quality", m->num_elem);
-  const hx_lid block = 16384;
-  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += block) {
+  const hx_lid block = lz ? 2048 : 16384;
+  double *xb = NULL;
+  if (lz && (rc = hx_malloc((size_t)block * stride * sizeof *xb, &xb)) != HX_OK) failed = 2;
+  for (hx_lid e0 = 0; e0 < m->num_elem && !failed; e0 += block) {
   hx_lid e1 = e0 + block < m->num_elem ? e0 + block : m->num_elem;
+  const double *xs = m->x + (size_t)e0 * stride;
+  if (lz) {
+    if ((rc = lz->block(lz->ctx, m, e0, e1 - e0, xb, NULL)) != HX_OK) {
+      failed = 2;
+      break;
+    }
+    xs = xb;
+  }
 #pragma omp parallel
   {
     int t = 0;
@@ -299,7 +313,7 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
 #pragma omp for schedule(dynamic, 256)
     for (hx_lid e = e0; e < e1; e++) {
       hx_quality_worst w;
-      if (hx_quality_elem(qc, m->x + (size_t)e * stride, &w.q) != HX_OK) {
+      if (hx_quality_elem(qc, xs + (size_t)(e - e0) * stride, &w.q) != HX_OK) {
 #pragma omp atomic write
         failed = 1;
         continue;
@@ -333,8 +347,9 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   hx_free(&tl);
   hx_free(&tn);
   hx_quality_ctx_destroy(&qc);
+  hx_free(&xb);
 
-  rc = failed ? HX_ERR_MEMORY : HX_OK;
+  rc = failed == 2 ? rc : failed ? HX_ERR_MEMORY : HX_OK;
   rc = hx_comm_agree(m->comm, rc);
   if (rc == HX_OK) rc = hx_comm_min_double(m->comm, mn, HX_QUALITY_NUM_STATS);
   if (rc == HX_OK) rc = hx_comm_max_double(m->comm, mx, HX_QUALITY_NUM_STATS);

@@ -199,10 +199,18 @@ static int local_block(hx_gsrc *g, int mask, hx_gid pos, hx_lid cnt, const void 
     }
     HX_CHECK(pos % g->block == 0, HX_ERR_INTERNAL, "quality block at %lld", (long long)pos);
     double *mj = g->qual + pos, *sj = g->qual + m->num_elem + pos;
+    int done = 0;
+    if (!g->qdone[bi]) HX_CALL(hx_elemsrc_detj(&g->src, (hx_lid)pos, cnt, mj, sj, &done));
+    if (done) g->qdone[bi] = 1; /* kept by the lazy geometry's check: no evaluation */
     if (!g->qdone[bi]) {
       if (!v) HX_CALL(hx_elemsrc_get(&g->src, (hx_lid)pos, cnt, &v));
+      if (g->src.q_cnt == cnt && g->src.q_e0 == (hx_lid)pos) { /* computed by the source's check */
+        memcpy(mj, g->src.qmin, (size_t)cnt * sizeof *mj);
+        memcpy(sj, g->src.qsj, (size_t)cnt * sizeof *sj);
+      } else {
 #pragma omp parallel for schedule(dynamic, 16)
-      for (hx_lid e = 0; e < cnt; e++) hx_io_elem_detj(v, g->D, e, &mj[e], &sj[e]);
+        for (hx_lid e = 0; e < cnt; e++) hx_io_elem_detj(v, g->D, e, &mj[e], &sj[e]);
+      }
       g->qdone[bi] = 1;
     }
     ptr[F_MINJ] = mj;

@@ -64,19 +64,29 @@ typedef struct hx_elemsrc {
   const hx_mesh *m;
   int order, nd;
   hx_lid block;
-  void *cc;        /* hx_curve_ctx when order != m->order */
+  void *cc;        /* hx_curve_ctx when order != m->order (and no lazy geometry of that order) */
+  const hx_mesh_lazy *lz; /* m->lazy when it gives this order: its blocks, not hx_curve's */
   int force;       /* skip the det J check of curved blocks */
   hx_lid checked;  /* curved blocks below this element were checked */
   double *xb;      /* block buffers (curving only) */
   hx_gid *idb;
   hx_mesh view;
+  double D[HX_MAX_ND * HX_MAX_ND];
+  double *qmin, *qsj;    /* lazy: min det J and min/max of the block last checked ... */
+  hx_lid q_e0, q_cnt;    /* ... [q_e0, q_e0 + q_cnt) (hx_io_elem_detj; q_cnt 0: none) */
 } hx_elemsrc;
-/** Open a source at order (curving block by block when it differs from m->order;
-    curved blocks are checked for det J > 0 unless force). */
+/** Open a source at order: m's own nodes at m->order, else the lazy geometry when
+    m->lazy gives that order, else curving block by block (hx_curve); lazy and
+    curved blocks are checked for det J > 0 unless force. */
 int hx_elemsrc_open(const hx_mesh *m, int order, int force, hx_elemsrc *s);
 /** Upper bound of the node ids the source produces (for dense id maps). */
 hx_gid hx_elemsrc_id_bound(const hx_elemsrc *s);
 int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view);
+/** Min det J and min/max of elements [e0, e0 + count) without evaluating them, where
+    the lazy geometry's check kept them (hx_mesh_lazy.detj): *done = 1, minj / sj
+    (either may be NULL) filled, and the block refused (HX_ERR_INVALID_MESH) if one
+    is <= 0, unless force. Else *done = 0 and nothing is done. */
+int hx_elemsrc_detj(hx_elemsrc *s, hx_lid e0, hx_lid count, double *minj, double *sj, int *done);
 void hx_elemsrc_close(hx_elemsrc *s);
 /** The order a writer must produce: o->order, or m->order when 0. */
 static inline int hx_io_out_order(const hx_mesh *m, const hx_export_opts *o) {

@@ -322,6 +322,29 @@ int hx_mesh_split_replicated(hx_mesh **mp) {
 
 /* ---- element source -------------------------------------------------------------- */
 
+/* Refuse a block with det J <= 0 somewhere (minj of its elements), unless forced. */
+static int refuse_bad(hx_elemsrc *s, hx_lid e0, hx_lid count, const double *minj) {
+  if (s->force || e0 + count <= s->checked) return HX_OK;
+  for (hx_lid e = 0; e < count; e++)
+    if (!(minj[e] > 0))
+      return HX_ERROR(HX_ERR_INVALID_MESH,
+                      "refusing to write at order %d: element %lld has det J %.3e <= 0 at a GLL node; use --force "
+                      "to write anyway",
+                      s->order, (long long)(s->m->elem_offset + e0 + e), minj[e]);
+  s->checked = e0 + count;
+  return HX_OK;
+}
+
+int hx_elemsrc_detj(hx_elemsrc *s, hx_lid e0, hx_lid count, double *minj, double *sj, int *done) {
+  *done = 0;
+  if (!s->lz || !s->lz->detj) return HX_OK;
+  const double *dj = s->lz->detj;
+  if (minj) memcpy(minj, dj + e0, (size_t)count * sizeof *minj);
+  if (sj) memcpy(sj, dj + s->m->num_elem + e0, (size_t)count * sizeof *sj);
+  *done = 1;
+  return refuse_bad(s, e0, count, dj + e0);
+}
+
 int hx_elemsrc_open(const hx_mesh *m, int order, int force, hx_elemsrc *s) {
   memset(s, 0, sizeof *s);
   HX_CHECK(order >= 1 && order <= HX_MAX_ORDER, HX_ERR_INPUT, "output order %d outside 1..%d", order, HX_MAX_ORDER);
@@ -335,14 +358,23 @@ int hx_elemsrc_open(const hx_mesh *m, int order, int force, hx_elemsrc *s) {
   s->view.nd = order + 1;
   s->view.num_faces = 0;
   s->view.faces = NULL;
-  if (order != m->order) {
+  s->view.lazy = NULL;
+  if (m->lazy && m->lazy->order == order) {
+    /* the mesher's own order-N map, block by block (hx_mesh_lazy) */
+    s->lz = m->lazy;
+    HX_CALL(hx_mesh_gll_derivative(s->nd, s->D));
+  } else if (order != m->order) {
     /* the curving stage raises the order block by block (src/core/curve.c) */
     hx_curve_ctx *cc = NULL;
     HX_CALL(hx_curve_create(m, order, &cc));
     s->cc = cc;
+  }
+  if (s->lz || s->cc) {
     size_t npe = (size_t)s->nd * s->nd * s->nd;
     int rc = hx_malloc((size_t)s->block * 3 * npe * sizeof(double), &s->xb);
     if (rc == HX_OK) rc = hx_malloc((size_t)s->block * npe * sizeof(hx_gid), &s->idb);
+    if (rc == HX_OK && s->lz) rc = hx_malloc((size_t)s->block * 2 * sizeof(double), &s->qmin);
+    if (rc == HX_OK && s->lz) s->qsj = s->qmin + s->block;
     if (rc) {
       hx_elemsrc_close(s);
       return rc;
@@ -352,6 +384,7 @@ int hx_elemsrc_open(const hx_mesh *m, int order, int force, hx_elemsrc *s) {
 }
 
 hx_gid hx_elemsrc_id_bound(const hx_elemsrc *s) {
+  if (s->lz) return s->lz->id_bound;
   if (s->cc) return hx_curve_id_bound((const hx_curve_ctx *)s->cc);
   hx_gid hi = -1;
   size_t n = (size_t)s->m->num_elem * hx_mesh_nodes_per_elem(s->m);
@@ -362,11 +395,26 @@ hx_gid hx_elemsrc_id_bound(const hx_elemsrc *s) {
 
 int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view) {
   size_t npe = (size_t)s->nd * s->nd * s->nd;
-  HX_CHECK(count <= s->block || !s->cc, HX_ERR_INTERNAL, "block of %d elements exceeds %d", count, s->block);
+  HX_CHECK(count <= s->block || !(s->cc || s->lz), HX_ERR_INTERNAL, "block of %d elements exceeds %d", count, s->block);
   s->view.num_elem = count;
   s->view.vert_id = s->m->vert_id + (size_t)e0 * 8;
   s->view.elem_attr = s->m->elem_attr + e0;
-  if (!s->cc) {
+  if (s->lz) {
+    HX_CALL(s->lz->block(s->lz->ctx, s->m, e0, count, s->xb, s->idb));
+    s->view.x = s->xb;
+    s->view.node_id = s->idb;
+    if (!s->force && e0 + count > s->checked) {
+      int done = 0;
+      HX_CALL(hx_elemsrc_detj(s, e0, count, NULL, NULL, &done));
+      if (!done) { /* no values kept by the check: computed here, and kept for the cell data */
+        const hx_mesh *v = &s->view;
+#pragma omp parallel for schedule(dynamic, 16)
+        for (hx_lid e = 0; e < count; e++) hx_io_elem_detj(v, s->D, e, &s->qmin[e], &s->qsj[e]);
+        s->q_e0 = e0, s->q_cnt = count;
+        HX_CALL(refuse_bad(s, e0, count, s->qmin));
+      }
+    }
+  } else if (!s->cc) {
     s->view.x = s->m->x + (size_t)e0 * 3 * npe;
     s->view.node_id = s->m->node_id + (size_t)e0 * npe;
   } else {
@@ -394,6 +442,8 @@ int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view)
 }
 
 void hx_elemsrc_close(hx_elemsrc *s) {
+  hx_free(&s->qmin);
+  s->qsj = NULL;
   hx_free(&s->xb);
   hx_free(&s->idb);
   hx_curve_ctx *cc = s->cc;
@@ -402,16 +452,8 @@ void hx_elemsrc_close(hx_elemsrc *s) {
 }
 
 void hx_io_elem_detj(const hx_mesh *m, const double *D, hx_lid e, double *minj, double *ratio) {
-  int nd = m->nd;
-  double mn = INFINITY, mx = -INFINITY;
-  for (int k = 0; k < nd; k++)
-    for (int j = 0; j < nd; j++)
-      for (int i = 0; i < nd; i++) {
-        double J[3][3];
-        double d = hx_mesh_jacobian_at_node(m, D, e, i, j, k, J);
-        if (d < mn) mn = d;
-        if (d > mx) mx = d;
-      }
+  double mn, mx;
+  hx_elem_detj_range(m->nd, D, m->x + (size_t)e * 3 * hx_mesh_nodes_per_elem(m), &mn, &mx);
   *minj = mn;
   *ratio = mx > 0 ? mn / mx : (mn < 0 ? -1.0 : 0.0);
 }
