@@ -1,6 +1,7 @@
 /* hexpack pebble: curved all-hex mesh of the fluid between packed spheres. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,11 +57,13 @@ static void pebble_help(void) {
 
 /* Would the whole order-N mesh of a bed of n spheres (at most ~600 elements a sphere,
    x and node ids at nd^3 nodes an element) need more than a quarter of the memory of
-   this machine on each of np ranks? */
+   this machine on each of np ranks? (HX_TEST_MEM_BYTES replaces the memory in tests.) */
 static int order_n_too_big(hx_lid n, int order, int np) {
   double nd = order + 1, bytes = 600.0 * (double)n / np * nd * nd * nd * (3 * sizeof(double) + sizeof(hx_gid));
-  long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
-  return pages > 0 && psize > 0 && bytes > 0.25 * (double)pages * (double)psize;
+  double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  const char *t = getenv("HX_TEST_MEM_BYTES");
+  if (t && atof(t) > 0) mem = atof(t);
+  return mem > 0 && bytes > 0.25 * mem;
 }
 
 static int parse_pair(const char *flag, const char *v, double *len, int *layers) {
@@ -221,8 +224,10 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
        mesh carrying the map, evaluated a block at a time by the check, the quality
        report and the writers (hx_mesh_lazy) */
     o.order = order;
-    if (order > 1 && !c.optimize && (no_raise || order_n_too_big(bed->n, order, hx_comm_size(comm)))) o.lazy = 1;
-    rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
+    int64_t lazy = order > 1 && !c.optimize && (no_raise || order_n_too_big(bed->n, order, hx_comm_size(comm)));
+    rc = hx_comm_max_int64(comm, &lazy, 1); /* one choice for all ranks (their memories may differ) */
+    o.lazy = (int)lazy;
+    if (!rc) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
   }
   hx_mesh *hi = NULL;
   hx_gid num_bad = 0;
@@ -258,11 +263,12 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
-             "\"order\": %d, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
+             "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
              "\"time_mesh\": %.3f, \"time_curve\": %.3f}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
-             (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets, order, (long long)num_bad,
+             (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets, order,
+             m->lazy ? "true" : "false", (long long)num_bad,
              st.bridge_volume, st.t_diagram, st.t_mesh, t_curve);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
@@ -273,8 +279,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              (int)st.num_dropped_facets, (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
       printf("  boundaries:");
       for (int b = 1; b < m->num_bnames; b++) printf(" %d %s%s", b, m->bnames[b], b + 1 < m->num_bnames ? "," : "\n");
-      printf("  order %d: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s curving\n", order,
-             (long long)num_bad, st.t_diagram, st.t_mesh, t_curve);
+      printf("  order %d%s: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s %s\n", order,
+             m->lazy ? " (streamed: evaluated a block at a time)" : "", (long long)num_bad, st.t_diagram, st.t_mesh,
+             t_curve, m->lazy ? "check" : "curving");
       for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
     }
   }
