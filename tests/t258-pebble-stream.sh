@@ -34,14 +34,16 @@ for k in scaled_jacobian detj_min aspect_ratio min_gll_spacing; do
   check "stream quality $k min = whole" "[ -n \"\$(q w.json $k)\" ] && [ \"\$(q w.json $k)\" = \"\$(q s.json $k)\" ]"
 done
 check "same elements and no inverted" "grep -o '\"elements\": [0-9]*, ' w.json | cmp -s - <(grep -o '\"elements\": [0-9]*, ' s.json) && grep -q '\"bad_elements\": 0' s.json"
-# ASCII and zlib .vtu: points written in order, a window of points per pass
-"$HEXPACK" pebble $args --ascii -o wa.vtu > /dev/null 2>&1
-"$HEXPACK" pebble $args --ascii --stream -o sa.vtu > /dev/null 2>&1
-HX_VTU_WINDOW=997 "$HEXPACK" pebble $args --ascii --stream -o sw.vtu > /dev/null 2>&1
-check "ASCII .vtu: stream = whole" "[ -s wa.vtu ] && cmp -s wa.vtu sa.vtu"
-check "ASCII .vtu: windows of 997 points = one window" "cmp -s sa.vtu sw.vtu"
+# ASCII .vtu and .msh, zlib .vtu: points written in order, a window of points per pass
+"$HEXPACK" pebble $args --ascii -o wa.vtu -o wa.msh > /dev/null 2>&1
+"$HEXPACK" pebble $args --ascii --stream -o sa.vtu -o sa.msh > /dev/null 2>&1
+HX_POINT_WINDOW=997 "$HEXPACK" pebble $args --ascii --stream -o sw.vtu -o sw.msh > /dev/null 2>&1
+for f in vtu msh; do
+  check "ASCII .$f: stream = whole" "[ -s wa.$f ] && cmp -s wa.$f sa.$f"
+  check "ASCII .$f: windows of 997 points = one window" "cmp -s sa.$f sw.$f"
+done
 "$HEXPACK" pebble $args --compress -o wz.vtu > /dev/null 2>&1
-HX_VTU_WINDOW=4999 "$HEXPACK" pebble $args --compress --stream -o sz.vtu > /dev/null 2>&1
+HX_POINT_WINDOW=4999 "$HEXPACK" pebble $args --compress --stream -o sz.vtu > /dev/null 2>&1
 check "zlib .vtu: stream (windows) = whole" "[ -s wz.vtu ] && cmp -s wz.vtu sz.vtu"
 # the automatic choice on a machine of 1 MB
 HX_TEST_MEM_BYTES=1000000 "$HEXPACK" pebble $args --json -o a.vtu > a.json 2>&1

@@ -103,3 +103,38 @@ int hx_gsrc_face_pass(hx_gsrc *g, int bid, int what);
 int hx_gsrc_next_faces(hx_gsrc *g, const hx_gfaces **fb);
 /** Rank 0: end the write with code rc (every server returns it); frees g. */
 int hx_gsrc_close(hx_gsrc *g, int rc);
+
+/* ---- output points numbered by node id (points.c: .vtu and .msh) --------------------- */
+
+/** Point index of a node id: the rank of the id among the ids used (see points.c). */
+typedef struct hx_ptnum {
+  uint64_t *used;     /* [nwords] bit per id */
+  uint16_t *off;      /* [nwords] used ids before each word, within its group of 1024 words */
+  int64_t *cum;       /* [groups] used ids before each group */
+  int64_t nwords;
+  int64_t num_points; /* used ids */
+  uint64_t *done;     /* [num_points / 64 + 1] points written */
+} hx_ptnum;
+
+/** bits set in x (SWAR: no POPCNT instruction assumed) */
+static inline int64_t hx_pop64(uint64_t x) {
+  x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+  x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+  x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+  return (int64_t)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+static inline int64_t hx_ptnum_of(const hx_ptnum *p, int64_t id) {
+  int64_t w = id >> 6;
+  return p->cum[w >> 10] + p->off[w] + hx_pop64(p->used[w] & ((UINT64_C(1) << (id & 63)) - 1));
+}
+/** Rank 0: number the points (one pass of g over the node ids). */
+int hx_ptnum_build(hx_gsrc *g, hx_ptnum *p);
+void hx_ptnum_free(hx_ptnum *p);
+/** Rank 0: the coordinates of every point (x y z doubles, the first copy of each, the
+    element re-interpolated by the 1D matrix B first) straight into f at its position,
+    which is then after the array. */
+int hx_ptnum_write_raw(hx_gsrc *g, hx_ptnum *p, const double *B, hx_outfile *f);
+/** Rank 0: the same coordinates in point order through emit (n points, 3 n doubles), a
+    window of 2^24 points per pass over the elements (HX_POINT_WINDOW sets it, for tests). */
+int hx_ptnum_write_ordered(hx_gsrc *g, hx_ptnum *p, const double *B,
+                           int (*emit)(void *ctx, const double *xyz, int64_t n), void *ctx);

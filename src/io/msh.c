@@ -1,15 +1,17 @@
 /* Gmsh MSH 4.1 writer, ASCII or binary (formats.md 2.1-2.5), streaming.
 
    design:
-   1. number the distinct node ids in order of first appearance (as the .vtu
-      writer; on several ranks rank 0 writes, pulling the other ranks' blocks and
-      faces in global order, io_gather.h): node tags 1..NP, one node block on volume 1;
+   1. number the points by node id (points.c: the used ids in increasing order, as
+      the .vtu writer; on several ranks rank 0 writes, pulling the other ranks' blocks
+      and faces in global order, io_gather.h): node tags 1..NP, one node block on
+      volume 1;
    2. $PhysicalNames: the volume (3D group 1, "volume") and one 2D group per boundary
       id (tag = id, name = the boundary name or "boundary_<id>"); $Entities: one
       surface per boundary id (tag = id) and volume 1, zero boxes, empty bounding
       lists;
    3. $Nodes: tags, then coordinates re-interpolated from GLL to the equispaced
-      nodes Gmsh assumes, each at its first appearance;
+      nodes Gmsh assumes (the first copy of a shared node; binary straight to its
+      place in the file, ASCII in order, points.c);
    4. $Elements: the hexahedra (types 5, 12, 92..98) in Gmsh's order, then per
       boundary id a block of quadrangles of the same order whose corners follow the
       outward face order of 2.4 and whose nodes follow Q(N).
@@ -37,7 +39,7 @@ typedef struct msh_ctx {
   hx_gsrc g; /* the elements and faces of every rank (io_gather.h) */
   int order, nd, npe, binary;
   int64_t num_points;
-  hx_idmap pid;
+  hx_ptnum pid; /* node id -> point index (points.c) */
   int hex_lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   int quad_uv[2 * HX_MAX_ND * HX_MAX_ND];
   double B[HX_MAX_ND * HX_MAX_ND];
@@ -48,6 +50,14 @@ typedef struct msh_ctx {
 static int wr(hx_outfile *f, const void *p, size_t n) { return hx_outfile_write(f, p, n); }
 static int wr_u64(hx_outfile *f, uint64_t v) { return wr(f, &v, 8); }
 static int wr_i32(hx_outfile *f, int32_t v) { return wr(f, &v, 4); }
+
+static int msh_emit_text(void *ctx, const double *xyz, int64_t n) {
+  hx_outfile *f = ctx;
+  for (int64_t i = 0; i < n; i++)
+    if (fprintf(f->fp, "%.17g %.17g %.17g\n", xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]) < 0)
+      return HX_ERROR(HX_ERR_IO, "writing '%s' failed", f->path);
+  return HX_OK;
+}
 
 /* lex index of the node of quad position q on hexpack face hf of an order-N hex */
 static int quad_node_lex(const msh_ctx *c, int hf, int q) {
@@ -120,36 +130,12 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
       HX_CALL(wr(f, buf, (size_t)k * 8));
     }
   }
-  /* coordinates, each point at its first appearance */
-  int64_t written = 0;
-  double xe[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  /* coordinates, by node id */
   const hx_gblock *gb;
-  HX_CALL(hx_gsrc_pass(&c->g, HX_GS_X | HX_GS_ID));
-  for (;;) {
-    HX_CALL(hx_gsrc_next(&c->g, &gb));
-    if (!gb) break;
-    const hx_mesh *v = &gb->view;
-    for (hx_lid e = 0; e < gb->count; e++) {
-      int have = 0;
-      for (int p = 0; p < c->npe; p++) {
-        int64_t pi = -1;
-        hx_idmap_find(&c->pid, v->node_id[(size_t)e * c->npe + p], &pi);
-        if (pi != written) continue;
-        if (!have) {
-          for (int d = 0; d < 3; d++) hx_io_tensor3(c->nd, c->B, hx_mesh_elem_x(v, e, d), xe[d]);
-          have = 1;
-        }
-        double xyz[3] = {xe[0][p], xe[1][p], xe[2][p]};
-        if (bin)
-          HX_CALL(wr(f, xyz, sizeof xyz));
-        else
-          fprintf(fp, "%.17g %.17g %.17g\n", xyz[0], xyz[1], xyz[2]);
-        written++;
-      }
-    }
-  }
-  HX_CHECK(written == c->num_points, HX_ERR_INTERNAL, "wrote %lld of %lld .msh nodes", (long long)written,
-           (long long)c->num_points);
+  if (bin)
+    HX_CALL(hx_ptnum_write_raw(&c->g, &c->pid, c->B, f));
+  else
+    HX_CALL(hx_ptnum_write_ordered(&c->g, &c->pid, c->B, msh_emit_text, f));
   if (bin) fprintf(fp, "\n");
   fprintf(fp, "$EndNodes\n$Elements\n");
   uint64_t ne = (uint64_t)c->g.num_elem + (uint64_t)c->g.num_faces;
@@ -174,9 +160,7 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
     for (hx_lid e = 0; e < gb->count; e++) {
       row[0] = (uint64_t)(gb->e0 + e) + 1;
       for (int p = 0; p < c->npe; p++) {
-        int64_t pi = 0;
-        hx_idmap_find(&c->pid, v->node_id[(size_t)e * c->npe + c->hex_lex[p]], &pi);
-        row[1 + p] = (uint64_t)pi + 1;
+        row[1 + p] = (uint64_t)hx_ptnum_of(&c->pid, v->node_id[(size_t)e * c->npe + c->hex_lex[p]]) + 1;
       }
       if (bin) {
         HX_CALL(wr(f, row, (size_t)(1 + c->npe) * 8));
@@ -208,9 +192,7 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
         const hx_gid *ids = fb->ids + (size_t)t * c->npe;
         row[0] = ++tag;
         for (int p = 0; p < nq; p++) {
-          int64_t pi = 0;
-          hx_idmap_find(&c->pid, ids[quad_node_lex(c, fb->f[t].face, p)], &pi);
-          row[1 + p] = (uint64_t)pi + 1;
+          row[1 + p] = (uint64_t)hx_ptnum_of(&c->pid, ids[quad_node_lex(c, fb->f[t].face, p)]) + 1;
         }
         if (bin) {
           HX_CALL(wr(f, row, (size_t)(1 + nq) * 8));
@@ -253,22 +235,8 @@ int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     for (int b = 1; b <= c.g.max_bid; b++)
       if (c.g.bid_count[b]) c.bids[c.nbids++] = b;
   /* node numbering */
-  if (rc == HX_OK) {
-    size_t guess = (size_t)c.g.num_elem * (size_t)(c.order * c.order * c.order) + 64;
-    rc = hx_idmap_init_range(&c.pid, 0, c.g.id_bound - 1, guess);
-    int64_t next = 0;
-    const hx_gblock *b = NULL;
-    if (rc == HX_OK) rc = hx_gsrc_pass(&c.g, HX_GS_ID);
-    while (rc == HX_OK && (rc = hx_gsrc_next(&c.g, &b)) == HX_OK && b) {
-      for (size_t p = 0; rc == HX_OK && p < (size_t)b->count * c.npe; p++) {
-        int64_t val = next;
-        int ins = hx_idmap_insert(&c.pid, b->view.node_id[p], &val);
-        if (ins < 0) rc = -ins;
-        if (ins == 1) next++;
-      }
-    }
-    c.num_points = next;
-  }
+  if (rc == HX_OK) rc = hx_ptnum_build(&c.g, &c.pid);
+  c.num_points = c.pid.num_points;
   hx_outfile f;
   if (rc == HX_OK) rc = hx_outfile_open(&f, path);
   if (rc == HX_OK) {
@@ -276,7 +244,7 @@ int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     if (rc == HX_OK) rc = hx_outfile_commit(&f);
     else hx_outfile_abort(&f);
   }
-  hx_idmap_free(&c.pid);
+  hx_ptnum_free(&c.pid);
   hx_free(&c.bids);
   return hx_gsrc_close(&c.g, rc);
 }

@@ -2,27 +2,22 @@
    file version 2.2 (VTK 9 point order, formats.md 3.2-3.4).
 
    design:
-   1. pass over the node ids of every rank's elements (a block at a time,
-      io_gather.h), marking them in a bitmap over [0, id_bound): the VTK points are
-      the used ids in increasing order, and a point's index is the rank of its id
-      (ids used below it: a popcount, with a count per 512 ids), so no id -> index
-      map is held (one bit an id instead of 8 bytes). The cell data (min det J at
-      the GLL nodes, Nek5000 scaled Jacobian = min/max det J) is computed by each
-      element's owner when its block is sent;
+   1. number the points by node id (points.c: the used ids in increasing order,
+      a bitmap and counts instead of an id -> index map; the same for any number of
+      ranks); the cell data (min det J at the GLL nodes, Nek5000 scaled Jacobian =
+      min/max det J) is computed by each element's owner when its block is sent
+      (io_gather.h), or kept from the check of a lazy order-N geometry;
    2. write the XML header; with appended data every DataArray gets an offset
       placeholder that is patched at the end (compressed sizes are known only
       after compressing);
    3. stream the arrays: cell data, points (GLL geometry re-interpolated to the
-      equispaced nodes VTK assumes; a node shared by several elements is written
-      from its first element), connectivity, offsets, types. Raw binary points go
-      straight to their place in the file through a small cache of pages (one pass);
-      ASCII and zlib points are streamed in order, a window of points per pass.
-   Memory beyond the mesh: two bitmaps and the counts on rank 0 (about 0.27 bytes
-   per id), the page cache or one window, one block, and two doubles per local
-   element on each rank. */
+      equispaced nodes VTK assumes, the first copy of a shared node; raw binary
+      straight to its place in the file, ASCII and zlib in order, points.c),
+      connectivity, offsets, types.
+   Memory beyond the mesh: the point numbering on rank 0 (0.28 bytes a point), a
+   page cache or window of points, one block, and two doubles per local element
+   on each rank. */
 #include <math.h>
-#include <errno.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,205 +146,17 @@ static int put_u8(vtu_sink *s, const uint8_t *v, size_t n) {
 
 enum { A_DEG, A_MINJ, A_SJ, A_REGION, A_BND, A_POINTS, A_CONN, A_OFFS, A_TYPES, A_NUM };
 
-/* node id -> point index: the rank of the id among the used ids */
-typedef struct idrank {
-  uint64_t *used;  /* [nwords] bit per id */
-  uint16_t *off;   /* [nwords] used ids before each word, within its group of 1024 words */
-  int64_t *cum;    /* [ngroups + 1] used ids before each group */
-  int64_t nwords;
-} idrank;
-
-/* bits set in x (SWAR: no POPCNT instruction assumed) */
-static inline int64_t pop64(uint64_t x) {
-  x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
-  x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-  x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-  return (int64_t)((x * UINT64_C(0x0101010101010101)) >> 56);
-}
-
-static inline int64_t idrank_of(const idrank *r, int64_t id) {
-  int64_t w = id >> 6;
-  return r->cum[w >> 10] + r->off[w] + pop64(r->used[w] & ((UINT64_C(1) << (id & 63)) - 1));
-}
-
 typedef struct vtu_ctx {
   const hx_mesh *m;
   hx_gsrc g;           /* the elements of every rank, block by block (io_gather.h) */
   int order, nd, npe;
   int64_t num_points;
-  idrank pid;          /* node id -> point index */
-  uint64_t *done;      /* [points / 64] points already written */
-  int64_t window;      /* points per pass of the ordered (ASCII, zlib) point writer */
+  hx_ptnum pid;        /* node id -> point index (points.c) */
   int vtk_pos2lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   double B[HX_MAX_ND * HX_MAX_ND];
 } vtu_ctx;
 
-/* Pass 1: the used ids (the same for any number of ranks: global ids). */
-static int vtu_prepare(vtu_ctx *c) {
-  int64_t bound = c->g.id_bound > 0 ? c->g.id_bound : 1;
-  c->pid.nwords = (bound + 63) / 64;
-  HX_CALL(hx_malloc((size_t)c->pid.nwords * sizeof *c->pid.used, &c->pid.used));
-  HX_CALL(hx_malloc((size_t)c->pid.nwords * sizeof *c->pid.off, &c->pid.off));
-  HX_CALL(hx_malloc((size_t)(c->pid.nwords / 1024 + 2) * sizeof *c->pid.cum, &c->pid.cum));
-  const hx_gblock *b;
-  HX_CALL(hx_gsrc_pass(&c->g, HX_GS_ID));
-  for (;;) {
-    HX_CALL(hx_gsrc_next(&c->g, &b));
-    if (!b) break;
-    for (size_t p = 0; p < (size_t)b->count * c->npe; p++) {
-      int64_t id = b->view.node_id[p];
-      HX_CHECK(id >= 0 && id < bound, HX_ERR_INTERNAL, ".vtu: node id %lld outside [0, %lld)", (long long)id,
-               (long long)bound);
-      c->pid.used[id >> 6] |= UINT64_C(1) << (id & 63);
-    }
-  }
-  int64_t n = 0;
-  for (int64_t w = 0; w < c->pid.nwords; w++) {
-    if (!(w & 1023)) c->pid.cum[w >> 10] = n;
-    c->pid.off[w] = (uint16_t)(n - c->pid.cum[w >> 10]);
-    n += pop64(c->pid.used[w]);
-  }
-  c->num_points = n;
-  return hx_malloc(((size_t)(n / 64 + 1)) * sizeof *c->done, &c->done);
-}
-
-/* ---- points: first copy of each node, at its rank -------------------------------- */
-
-/* Calls put(ctx, point, xyz) for the first copy of every point of a block (in element
-   order), skipping points already done and (ordered writer) those outside [lo, hi). */
-typedef int (*point_fn)(void *ctx, int64_t pt, const double xyz[3]);
-static int block_points(vtu_ctx *c, const hx_gblock *b, int64_t lo, int64_t hi, point_fn put, void *ctx) {
-  const hx_mesh *v = &b->view;
-  size_t npe = (size_t)c->npe;
-  double xe[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-  for (hx_lid e = 0; e < b->count; e++) {
-    int have = 0;
-    for (size_t p = 0; p < npe; p++) {
-      int64_t pt = idrank_of(&c->pid, v->node_id[(size_t)e * npe + p]);
-      if (pt < lo || pt >= hi || (c->done[pt >> 6] >> (pt & 63) & 1)) continue;
-      c->done[pt >> 6] |= UINT64_C(1) << (pt & 63);
-      if (!have) {
-        for (int d = 0; d < 3; d++) hx_io_tensor3(c->nd, c->B, hx_mesh_elem_x(v, e, d), xe[d]);
-        have = 1;
-      }
-      double xyz[3] = {xe[0][p], xe[1][p], xe[2][p]};
-      HX_CALL(put(ctx, pt, xyz));
-    }
-  }
-  return HX_OK;
-}
-
-/* Raw binary: every point straight to its place in the file, through a direct-mapped
-   cache of pages written back as runs of filled slots (pwrite). */
-#define PC_PAGE (1 << 15) /* points a page (768 KB) */
-#define PC_SLOTS 64
-typedef struct pcache {
-  hx_outfile *f;
-  int fd;
-  off_t base;                     /* file offset of point 0 */
-  int64_t tag[PC_SLOTS];          /* page held by each slot, -1: none */
-  uint64_t *fill;                 /* [PC_SLOTS][PC_PAGE / 64] */
-  double *buf;                    /* [PC_SLOTS][PC_PAGE][3] */
-} pcache;
-
-static int pc_writeback(pcache *c, int slot) {
-  if (c->tag[slot] < 0) return HX_OK;
-  uint64_t *fill = c->fill + (size_t)slot * (PC_PAGE / 64);
-  const double *buf = c->buf + (size_t)slot * PC_PAGE * 3;
-  for (int64_t i = 0; i < PC_PAGE;) {
-    uint64_t wd = fill[i >> 6] >> (i & 63);
-    if (!wd) { /* no filled slot left in this word */
-      i = (i | 63) + 1;
-      continue;
-    }
-    i += __builtin_ctzll(wd);
-    int64_t j = i;
-    while (j < PC_PAGE) { /* the end of this run of filled slots: the next empty one */
-      uint64_t holes = ~fill[j >> 6] >> (j & 63); /* the zeros shifted in are not holes */
-      if (holes) {
-        j += __builtin_ctzll(holes);
-        break;
-      }
-      j = (j | 63) + 1;
-    }
-    const char *src = (const char *)(buf + 3 * i);
-    size_t len = (size_t)(j - i) * 24;
-    off_t at = c->base + (off_t)((c->tag[slot] * PC_PAGE + i) * 24);
-    while (len) {
-      ssize_t w = pwrite(c->fd, src, len, at);
-      if (w < 0 && errno == EINTR) continue;
-      HX_CHECK(w > 0, HX_ERR_IO, "writing '%s' failed: %s", c->f->path, w < 0 ? strerror(errno) : "short write");
-      src += w, len -= (size_t)w, at += w;
-    }
-    i = j;
-  }
-  memset(fill, 0, PC_PAGE / 8);
-  c->tag[slot] = -1;
-  return HX_OK;
-}
-
-static int pc_put(void *ctx, int64_t pt, const double xyz[3]) {
-  pcache *c = ctx;
-  int64_t page = pt / PC_PAGE, i = pt % PC_PAGE;
-  int slot = (int)(page % PC_SLOTS);
-  if (c->tag[slot] != page) {
-    HX_CALL(pc_writeback(c, slot));
-    c->tag[slot] = page;
-  }
-  memcpy(c->buf + ((size_t)slot * PC_PAGE + (size_t)i) * 3, xyz, 3 * sizeof(double));
-  c->fill[(size_t)slot * (PC_PAGE / 64) + (size_t)(i >> 6)] |= UINT64_C(1) << (i & 63);
-  return HX_OK;
-}
-
-static int points_scattered(vtu_ctx *c, vtu_sink *s) {
-  pcache pc;
-  memset(&pc, 0, sizeof pc);
-  pc.f = s->f;
-  for (int k = 0; k < PC_SLOTS; k++) pc.tag[k] = -1;
-  HX_CHECK(fflush(s->f->fp) == 0, HX_ERR_IO, "writing '%s' failed: %s", s->f->path, strerror(errno));
-  pc.fd = fileno(s->f->fp);
-  pc.base = (off_t)ftell(s->f->fp);
-  int rc = hx_malloc(((size_t)PC_SLOTS * (PC_PAGE / 64)) * sizeof *pc.fill, &pc.fill);
-  if (!rc) rc = hx_malloc((size_t)PC_SLOTS * PC_PAGE * 3 * sizeof *pc.buf, &pc.buf);
-  const hx_gblock *b;
-  if (!rc) rc = hx_gsrc_pass(&c->g, HX_GS_X | HX_GS_ID);
-  while (!rc && !(rc = hx_gsrc_next(&c->g, &b)) && b) rc = block_points(c, b, 0, c->num_points, pc_put, &pc);
-  for (int k = 0; k < PC_SLOTS && !rc; k++) rc = pc_writeback(&pc, k);
-  hx_free(&pc.fill);
-  hx_free(&pc.buf);
-  HX_CALL(rc);
-  /* on after the array (every point was written: the count is checked by the caller) */
-  HX_CHECK(fseek(s->f->fp, (long)(pc.base + (off_t)c->num_points * 24), SEEK_SET) == 0, HX_ERR_IO,
-           "'%s': seek failed", s->f->path);
-  return HX_OK;
-}
-
-/* ASCII and zlib: the points in order, a window [lo, lo + window) per pass */
-typedef struct pwindow {
-  double *xyz;
-  int64_t lo;
-} pwindow;
-static int pw_put(void *ctx, int64_t pt, const double xyz[3]) {
-  pwindow *w = ctx;
-  memcpy(w->xyz + 3 * (pt - w->lo), xyz, 3 * sizeof(double));
-  return HX_OK;
-}
-
-static int points_ordered(vtu_ctx *c, vtu_sink *s) {
-  int64_t win = c->num_points < c->window ? c->num_points : c->window;
-  pwindow pw = {NULL, 0};
-  int rc = hx_malloc((size_t)(win > 0 ? win : 1) * 3 * sizeof(double), &pw.xyz);
-  for (int64_t lo = 0; !rc && lo < c->num_points; lo += win) {
-    int64_t hi = lo + win < c->num_points ? lo + win : c->num_points;
-    const hx_gblock *b;
-    pw.lo = lo;
-    rc = hx_gsrc_pass(&c->g, HX_GS_X | HX_GS_ID);
-    while (!rc && !(rc = hx_gsrc_next(&c->g, &b)) && b) rc = block_points(c, b, lo, hi, pw_put, &pw);
-    if (!rc) rc = put_f64(s, pw.xyz, (size_t)(hi - lo) * 3);
-  }
-  hx_free(&pw.xyz);
-  return rc;
-}
+static int vtu_emit(void *ctx, const double *xyz, int64_t n) { return put_f64(ctx, xyz, (size_t)n * 3); }
 
 static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
   size_t ne = (size_t)c->g.num_elem, npe = (size_t)c->npe;
@@ -385,20 +192,16 @@ static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
       if (a == A_BND) HX_CALL(put_i32(s, b->bnd, 6 * (size_t)cnt));
       if (a == A_CONN)
         for (hx_lid e = 0; e < cnt; e++) {
-          for (size_t p = 0; p < npe; p++) conn[p] = idrank_of(&c->pid, v->node_id[(size_t)e * npe + c->vtk_pos2lex[p]]);
+          for (size_t p = 0; p < npe; p++) conn[p] = hx_ptnum_of(&c->pid, v->node_id[(size_t)e * npe + c->vtk_pos2lex[p]]);
           HX_CALL(put_i64(s, conn, npe));
         }
     }
     break;
   }
-  case A_POINTS: {
-    HX_CALL(s->ascii || s->zlib ? points_ordered(c, s) : points_scattered(c, s));
-    int64_t written = 0;
-    for (int64_t w = 0; w < c->num_points / 64 + 1; w++) written += pop64(c->done[w]);
-    HX_CHECK(written == c->num_points, HX_ERR_INTERNAL, "wrote %lld of %lld .vtu points", (long long)written,
-             (long long)c->num_points);
+  case A_POINTS:
+    HX_CALL(s->ascii || s->zlib ? hx_ptnum_write_ordered(&c->g, &c->pid, c->B, vtu_emit, s)
+                                : hx_ptnum_write_raw(&c->g, &c->pid, c->B, s->f));
     break;
-  }
   case A_OFFS:
     for (size_t e = 0; e < ne; e++) {
       int64_t o = (int64_t)((e + 1) * npe);
@@ -503,14 +306,12 @@ int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   c.order = hx_io_out_order(m, o);
   c.nd = c.order + 1;
   c.npe = c.nd * c.nd * c.nd;
-  c.window = (int64_t)1 << 24; /* 384 MB of points a pass */
-  const char *wenv = getenv("HX_VTU_WINDOW"); /* tests: force several passes */
-  if (wenv && atoll(wenv) > 0) c.window = atoll(wenv);
   HX_CALL(hx_gsrc_open(m, c.order, o->force, &c.g));
   if (!c.g.root) return hx_gsrc_serve(&c.g);
   hx_vtk_hex_order(c.order, c.vtk_pos2lex);
   int rc = hx_io_interp_matrix(c.nd, 1, c.B);
-  if (rc == HX_OK) rc = vtu_prepare(&c);
+  if (rc == HX_OK) rc = hx_ptnum_build(&c.g, &c.pid);
+  if (rc == HX_OK) c.num_points = c.pid.num_points;
   hx_outfile f;
   if (rc == HX_OK) {
     rc = hx_outfile_open(&f, path);
@@ -520,8 +321,6 @@ int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
       else hx_outfile_abort(&f);
     }
   }
-  hx_free(&c.pid.used);
-  hx_free(&c.pid.cum);
-  hx_free(&c.done);
+  hx_ptnum_free(&c.pid);
   return hx_gsrc_close(&c.g, rc);
 }
