@@ -7,3 +7,7 @@ if(HX_ENABLE_MPI)
   # unwritable paths and det J < 0 on another rank: one line, every rank non-zero, no file, no hang
   hx_add_script_test(t162-mpiio-bad COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t162-mpiio-bad.sh LABELS mpi)
 endif()
+if(HX_ENABLE_MPI AND HX_HAVE_QHULL)
+  # .pvtu: a piece per rank, read by VTK's parallel reader = the serial .vtu (t163)
+  hx_add_script_test(t163-pvtu COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t163-pvtu.sh LABELS mpi)
+endif()

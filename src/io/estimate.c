@@ -59,7 +59,7 @@ int hx_export_estimate(const hx_mesh *m, const char *path, const hx_export_opts 
       b = 32 * P + 8 * E * (1 + npe) + 8 * F * (1 + nq);
     else
       b = P * (dP + 1) + P * (3 * A + 3) + (E * (1 + npe) + F * (1 + nq)) * (dP + 1);
-  } else if (!strcmp(f->name, "vtu")) {
+  } else if (!strcmp(f->name, "vtu") || !strcmp(f->name, "pvtu")) { /* pvtu: its pieces, all together */
     if (!o->binary) {
       b = 3 * P * (A + 1) + E * npe * (dP + 1) + E * 2 * (A + 1) + E * (npe > 9 ? 4 : 3) + 10 * E;
     } else {

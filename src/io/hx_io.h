@@ -52,6 +52,9 @@ int hx_mesh_split_replicated(hx_mesh **m);
 /* The formats (one file each in src/io/; also reachable through hx_export/hx_import). */
 int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out);
+/** VTK parallel unstructured grid: every rank writes its elements as the .vtu piece
+    "<base>_<rank>.vtu" beside path (<base>.pvtu), rank 0 the index. Collective. */
+int hx_export_pvtu(const hx_mesh *m, const char *path, const hx_export_opts *o);
 /** MFEM mesh v1.0 with L2_T1_3D_P<N> nodes (writer and reader). */
 int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out);

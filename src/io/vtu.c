@@ -146,6 +146,12 @@ static int put_u8(vtu_sink *s, const uint8_t *v, size_t n) {
 
 enum { A_DEG, A_MINJ, A_SJ, A_REGION, A_BND, A_POINTS, A_CONN, A_OFFS, A_TYPES, A_NUM };
 
+/* the arrays of a piece: names, types, components */
+static const char *names[A_NUM] = {"HigherOrderDegrees", "min_detj", "scaled_jacobian", "region", "boundary_ids",
+                                   "Points", "connectivity", "offsets", "types"};
+static const char *types[A_NUM] = {"Int32", "Float64", "Float64", "Int32", "Int32", "Float64", "Int64", "Int64", "UInt8"};
+static const int ncomp[A_NUM] = {3, 1, 1, 1, 6, 3, 1, 1, 1};
+
 typedef struct vtu_ctx {
   const hx_mesh *m;
   hx_gsrc g;           /* the elements of every rank, block by block (io_gather.h) */
@@ -245,10 +251,6 @@ static int vtu_write(vtu_ctx *c, hx_outfile *f, const hx_export_opts *o) {
     if (m->bnames[b] && !strpbrk(m->bnames[b], "-<>&\"\n")) fprintf(fp, "  <!-- hexpack boundary %d \"%s\" -->\n", b, m->bnames[b]);
   fprintf(fp, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n",
           (long long)c->num_points, (long long)c->g.num_elem);
-  static const char *names[A_NUM] = {"HigherOrderDegrees", "min_detj", "scaled_jacobian", "region", "boundary_ids",
-                                     "Points", "connectivity", "offsets", "types"};
-  static const char *types[A_NUM] = {"Int32", "Float64", "Float64", "Int32", "Int32", "Float64", "Int64", "Int64", "UInt8"};
-  static const int ncomp[A_NUM] = {3, 1, 1, 1, 6, 3, 1, 1, 1};
   long patch[A_NUM], offs[A_NUM];
   for (int a = 0; a < A_NUM; a++) {
     if (a == A_DEG) fprintf(fp, "      <CellData HigherOrderDegrees=\"HigherOrderDegrees\" Scalars=\"scaled_jacobian\">\n");
@@ -323,4 +325,82 @@ int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   }
   hx_ptnum_free(&c.pid);
   return hx_gsrc_close(&c.g, rc);
+}
+
+/* ---- .pvtu: one piece per rank ------------------------------------------------------
+   design:
+   1. every rank writes its own elements as the piece "<base>_<rank>.vtu" beside the
+      index (<base>: the index's file name without ".pvtu") with the serial writer
+      above, on a shallow view of its part over HX_COMM_SELF: its own point numbering,
+      and the nodes on the partition boundary in every piece that has them, as VTK's
+      parallel format expects (no ghost cells);
+   2. the ranks agree; after a failure anywhere every rank removes its piece and no
+      index is written;
+   3. rank 0 writes the index: the piece's arrays as PCellData / PPoints and one
+      <Piece Source> per rank, by name relative to the index. */
+
+static int piece_name(const char *path, int rank, char *full, size_t cap, const char **rel) {
+  size_t n = strlen(path);
+  HX_CHECK(n > 5 && !strcmp(path + n - 5, ".pvtu"), HX_ERR_INPUT, "'%s': a .pvtu path must end in .pvtu", path);
+  int w = snprintf(full, cap, "%.*s_%d.vtu", (int)(n - 5), path, rank);
+  HX_CHECK(w > 0 && (size_t)w < cap, HX_ERR_INPUT, "output path too long: %.60s...", path);
+  const char *slash = strrchr(full, '/');
+  *rel = slash ? slash + 1 : full;
+  return HX_OK;
+}
+
+int hx_export_pvtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
+  int rank = hx_comm_rank(m->comm), size = hx_comm_size(m->comm), order = hx_io_out_order(m, o);
+  /* each piece alone would curve its partition boundary from its own faces only */
+  HX_CHECK(size == 1 || order == m->order || (m->lazy && m->lazy->order == order), HX_ERR_INPUT,
+           "'%s': a .pvtu at order %d of a distributed order-%d mesh needs curving, which runs on one rank only; "
+           "write it at order %d or on one rank",
+           path, order, m->order, m->order);
+  char piece[4200];
+  const char *rel;
+  int rc = piece_name(path, rank, piece, sizeof piece, &rel);
+  if (rc == HX_OK) {
+    hx_mesh part = *m;
+    part.comm = HX_COMM_SELF;
+    part.elem_offset = 0;
+    part.num_elem_global = m->num_elem;
+    rc = hx_export_vtu(&part, piece, o);
+  }
+  int written = rc == HX_OK;
+  rc = hx_comm_agree(m->comm, rc);
+  if (rc == HX_OK && rank == 0) {
+    hx_outfile f;
+    rc = hx_outfile_open(&f, path);
+    if (rc == HX_OK) {
+      FILE *fp = f.fp;
+      fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" "
+                  "header_type=\"UInt64\">\n",
+              hx_io_little_endian() ? "LittleEndian" : "BigEndian");
+      fprintf(fp, "  <!-- written by hexpack %s: %d piece(s), one per rank, order %d Lagrange hexahedra -->\n",
+              HX_VERSION, size, hx_io_out_order(m, o));
+      fprintf(fp, "  <PUnstructuredGrid GhostLevel=\"0\">\n");
+      for (int a = 0; a < A_NUM; a++) {
+        if (a == A_DEG)
+          fprintf(fp, "    <PCellData HigherOrderDegrees=\"HigherOrderDegrees\" Scalars=\"scaled_jacobian\">\n");
+        if (a == A_POINTS) fprintf(fp, "    </PCellData>\n    <PPoints>\n");
+        if (a == A_CONN) break;
+        fprintf(fp, "      <PDataArray type=\"%s\" Name=\"%s\"", types[a], names[a]);
+        if (ncomp[a] > 1) fprintf(fp, " NumberOfComponents=\"%d\"", ncomp[a]);
+        fprintf(fp, "/>\n");
+      }
+      fprintf(fp, "    </PPoints>\n");
+      for (int r = 0; r < size && rc == HX_OK; r++) {
+        char full[4200];
+        const char *name;
+        rc = piece_name(path, r, full, sizeof full, &name);
+        if (rc == HX_OK) fprintf(fp, "    <Piece Source=\"%s\"/>\n", name);
+      }
+      fprintf(fp, "  </PUnstructuredGrid>\n</VTKFile>\n");
+      if (rc == HX_OK) rc = hx_outfile_commit(&f);
+      else hx_outfile_abort(&f);
+    }
+  }
+  rc = hx_comm_agree(m->comm, rc);
+  if (rc != HX_OK && written) remove(piece);
+  return rc;
 }
