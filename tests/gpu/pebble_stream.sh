@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Streamed order-N outputs of a 10^4-sphere bed on the lent machine's host (16 cores; no GPU
 # used): `hexpack pebble --stream --order ORDER` written as one .vtu (gathered to rank 0) and
-# as a .pvtu (one piece per rank, written by that rank), on 1 and P ranks, with wall time,
+# as a .pvtu (one piece per rank, written by that rank), on 1 and P ranks (unbound, cores / ranks
+# OpenMP threads each), with wall time,
 # the largest rank's peak RSS and the bytes written; the disk's own speed (dd, fdatasync) in
 # the same run. Build as tests/gpu/pebble_scale.sh (Debian's libqhull_r carried in deps/).
 #   usage: bash tests/gpu/pebble_stream.sh [N] [ORDER] [P]     (defaults 10000 5 16)
@@ -32,7 +33,8 @@ for run in "1 vtu" "$P vtu" "$P pvtu"; do
   rm -rf "$D/o" "$D"/rss.*
   mkdir -p "$D/o"
   ts=$(date +%s.%N)
-  mpiexec -n "$np" sh -c 'exec /usr/bin/time -f "%M" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"' "$D/rss" \
+  # no binding (Open MPI binds 1-2 ranks to one core each), cores / ranks OpenMP threads a rank
+  mpiexec -n "$np" --bind-to none -x OMP_NUM_THREADS=$(( $(nproc) / np )) sh -c 'exec /usr/bin/time -f "%M" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"' "$D/rss" \
     "$H" pebble "$D/s.txt" --container "box:-$A,$A,-$A,$A" --order "$ORDER" --stream --json -o "$D/o/s.$ext" \
     > "$D/out.json" 2> "$D/err.txt" || { echo "np $np .$ext failed:"; head -3 "$D/err.txt"; continue; }
   sync
