@@ -5,7 +5,7 @@
 # OpenMP threads each), with wall time,
 # the largest rank's peak RSS and the bytes written; the disk's own speed (dd, fdatasync) in
 # the same run. Build as tests/gpu/pebble_scale.sh (Debian's libqhull_r carried in deps/).
-#   usage: bash tests/gpu/pebble_stream.sh [N] [ORDER] [P]     (defaults 10000 5 16)
+#   usage: [RUNS="1 vtu,16 pvtu"] bash tests/gpu/pebble_stream.sh [N] [ORDER] [P]   (defaults 10000 5 16)
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-10000}; ORDER=${2:-5}; P=${3:-16}
@@ -27,7 +27,9 @@ rm -f "$D/dd.bin"
 A=$(awk -v n="$N" 'BEGIN {printf "%.2f", 1.3 * (n / 3) ^ (1 / 3)}')
 "$H" pack --n "$N" --container "box:$A" --trials 20 --seed 1 -o "$D/s.txt" > /dev/null
 printf "%-5s %-6s %-10s %-9s %-9s %-22s %s\n" ranks out elements wall_s check_s "peak RSS per rank (MB)" "GB written"
-for run in "1 vtu" "$P vtu" "$P pvtu"; do
+IFS=, read -r -a runs <<< "${RUNS:-1 vtu,$P vtu,$P pvtu}" # RUNS: "ranks ext,..." instead
+for run in "${runs[@]}"; do
+  # shellcheck disable=SC2086
   set -- $run
   np=$1 ext=$2
   rm -rf "$D/o" "$D"/rss.*
