@@ -5,7 +5,8 @@
 # parallel reader (python3-vtk9) must read the index and give the same cells as the serial
 # .vtu (count, and the sorted cell data min_detj / scaled_jacobian / region) and the same
 # point set (the pieces repeat the nodes on their partition boundary: every point of one
-# within 1e-12 of one of the other). The pieces are .vtu files our reader reads. A failure
+# within 1e-12 of one of the other). Our reader joins the pieces back into the serial mesh;
+# broken indexes are refused with one line. A failure
 # on any rank leaves no index and no piece.
 set -u
 HEXPACK=${HEXPACK:-./build/hexpack}
@@ -76,7 +77,25 @@ for np in 1 2 4; do
   check "pebble --stream np $np: exit 0" "[ $? -eq 0 ] && [ -s np$np/p.pvtu ]"
   check "pebble --stream np $np: VTK's parallel reader = the serial .vtu" "$PY same.py p.vtu np$np/p.pvtu"
 done
-check "a piece reads back with our reader" "\"\$HX_BUILD_DIR/tests/hx_iotool\" info np2/p_1.vtu > info.txt && grep -q elements info.txt"
+# our reader: the pieces joined (partition-boundary nodes merged) = the serial .vtu's mesh
+T="$HX_BUILD_DIR/tests/hx_iotool"
+for np in 1 2 4; do
+  check "our .pvtu reader, np $np: the serial mesh (coordinates 1e-12, node partition, faces)" "\"\$T\" cmp p.vtu np$np/p.pvtu 1e-12 > cmp$np.txt 2>&1"
+done
+check "our .pvtu reader, box np 4" "\"\$T\" cmp k.vtu np4/k.pvtu 1e-12 > /dev/null 2>&1"
+"$HEXPACK" convert np4/p.pvtu back.re2 > /dev/null 2>&1
+check "convert .pvtu -> .re2 = the serial .vtu -> .re2" "\"\$HEXPACK\" convert p.vtu ref.re2 > /dev/null 2>&1 && cmp -s ref.re2 back.re2"
+# bad indexes: one clear line naming the file, non-zero exit
+printf '<?xml version="1.0"?>\n<VTKFile type="PUnstructuredGrid"><PUnstructuredGrid></PUnstructuredGrid></VTKFile>\n' > none.pvtu
+sed 's/p_3.vtu/p_9.vtu/' np4/p.pvtu > np4/missing.pvtu
+"$HEXPACK" box --n 2 --order 2 -o np4/o2_0.vtu > /dev/null 2>&1
+sed 's/p_3.vtu/o2_0.vtu/' np4/p.pvtu > np4/mixed.pvtu
+for bad in none.pvtu np4/missing.pvtu np4/mixed.pvtu; do
+  "$HEXPACK" quality $bad > bad.out 2> bad.err
+  rc=$?
+  cat bad.err
+  check "bad index $bad: exit non-zero, one line naming the file" "[ $rc -ne 0 ] && [ \$(wc -l < bad.err) -eq 1 ] && grep -q \"\$(basename $bad .pvtu)\\|p_9\" bad.err"
+done
 check "the index names its pieces by relative name" "grep -q 'Source=\"p_3.vtu\"' np4/p.pvtu"
 # failure: an unwritable piece directory (every rank fails)
 run 2 box --n 4 -o nodir/k.pvtu > bad1.log 2>&1

@@ -55,6 +55,9 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out);
 /** VTK parallel unstructured grid: every rank writes its elements as the .vtu piece
     "<base>_<rank>.vtu" beside path (<base>.pvtu), rank 0 the index. Collective. */
 int hx_export_pvtu(const hx_mesh *m, const char *path, const hx_export_opts *o);
+/** Read a .pvtu: its pieces (any .vtu our reader reads) joined in order, the nodes repeated
+    on partition boundaries merged by coordinates. Serial (see hx_import). */
+int hx_import_pvtu(hx_comm comm, const char *path, hx_mesh **out);
 /** MFEM mesh v1.0 with L2_T1_3D_P<N> nodes (writer and reader). */
 int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out);

@@ -544,3 +544,126 @@ done:
   *out = m;
   return HX_OK;
 }
+
+/* ---- .pvtu: the pieces read one by one and joined -----------------------------------
+   design: the index names its pieces (<Piece Source>, relative to the index); each is
+   read by the .vtu reader above on HX_COMM_SELF, the elements are concatenated in piece
+   order (each piece's node ids shifted past the previous pieces'), and the nodes the
+   pieces repeat on their partition boundaries are merged by coordinates (1e-9 of the
+   bounding box, as duplicated points in one .vtu). Boundary faces and names come from
+   the pieces' cell data and comments. Serial, like every reader. */
+
+#define PVTU_MAX_PIECES 65536
+
+int hx_import_pvtu(hx_comm comm, const char *path, hx_mesh **out) {
+  *out = NULL;
+  hx_infile in;
+  HX_CALL(hx_infile_read(&in, path));
+  int rc = HX_OK, np = 0, order = 0;
+  char **src = NULL;
+  hx_mesh **pm = NULL, *m = NULL;
+  double *pts = NULL;
+  int64_t *rep = NULL;
+  if (!strstr(in.data, "<VTKFile") || !strstr(in.data, "PUnstructuredGrid")) {
+    rc = HX_ERROR(HX_ERR_INPUT, "%s: not a VTK PUnstructuredGrid file (no <VTKFile type=\"PUnstructuredGrid\">)", path);
+    goto done;
+  }
+  for (const char *p = strstr(in.data, "<Piece"); p; p = strstr(p + 1, "<Piece")) np++;
+  if (np == 0 || np > PVTU_MAX_PIECES) {
+    rc = HX_ERROR(HX_ERR_INPUT, "%s: %d <Piece> entries; expected 1..%d", path, np, PVTU_MAX_PIECES);
+    goto done;
+  }
+  if ((rc = hx_malloc((size_t)np * sizeof *src, &src)) || (rc = hx_malloc((size_t)np * sizeof *pm, &pm))) goto done;
+  const char *slash = strrchr(path, '/');
+  int dirlen = slash ? (int)(slash - path + 1) : 0;
+  int k = 0;
+  for (const char *p = strstr(in.data, "<Piece"); p && !rc; p = strstr(p + 1, "<Piece"), k++) {
+    const char *a = strstr(p, "Source=\""), *close = strchr(p, '>');
+    if (!a || !close || a > close) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s: <Piece> %d at byte %ld has no Source=\"...\"", path, k, (long)(p - in.data));
+      break;
+    }
+    a += 8;
+    const char *b = strchr(a, '"');
+    if (!b || b > close || b == a || b - a > 4000) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s: <Piece> %d at byte %ld: bad Source", path, k, (long)(p - in.data));
+      break;
+    }
+    if ((rc = hx_malloc((size_t)dirlen + (size_t)(b - a) + 1, &src[k]))) break;
+    if (*a == '/') dirlen = 0; /* an absolute piece name */
+    snprintf(src[k], (size_t)dirlen + (size_t)(b - a) + 1, "%.*s%.*s", dirlen, path, (int)(b - a), a);
+    dirlen = slash ? (int)(slash - path + 1) : 0;
+  }
+  hx_gid total = 0;
+  for (k = 0; k < np && !rc; k++) {
+    rc = hx_import_vtu(HX_COMM_SELF, src[k], &pm[k]);
+    if (rc) { /* name the index too */
+      char msg[600];
+      snprintf(msg, sizeof msg, "%s", hx_error_message());
+      hx_error_clear();
+      rc = HX_ERROR(rc, "%s: piece %d of %d: %s", path, k + 1, np, msg);
+      break;
+    }
+    if (k == 0) order = pm[0]->order;
+    if (pm[k]->order != order) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s: piece '%s' has order %d, the first piece %d", path, src[k], pm[k]->order, order);
+      break;
+    }
+    total += pm[k]->num_elem;
+  }
+  if (!rc && total > INT32_MAX) rc = HX_ERROR(HX_ERR_INPUT, "%s: %lld cells exceed the 32-bit local element index", path, (long long)total);
+  if (!rc) rc = hx_mesh_create(comm, order, (hx_lid)total, &m);
+  /* concatenate, node ids shifted piece by piece */
+  size_t npe = (size_t)(order + 1) * (order + 1) * (order + 1);
+  hx_gid idbase = 0;
+  hx_lid e0 = 0;
+  for (k = 0; k < np && !rc; k++) {
+    const hx_mesh *q = pm[k];
+    size_t n = (size_t)q->num_elem * npe;
+    hx_gid hi = -1;
+    memcpy(m->x + (size_t)e0 * 3 * npe, q->x, n * 3 * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+      m->node_id[(size_t)e0 * npe + i] = q->node_id[i] + idbase;
+      if (q->node_id[i] > hi) hi = q->node_id[i];
+    }
+    memcpy(m->elem_attr + e0, q->elem_attr, (size_t)q->num_elem * sizeof(int32_t));
+    for (hx_lid f = 0; f < q->num_faces && !rc; f++)
+      rc = hx_mesh_add_face(m, e0 + q->faces[f].elem, q->faces[f].face, q->faces[f].bid, -1);
+    for (int b = 1; b < q->num_bnames && !rc; b++)
+      if (q->bnames[b] && (b >= m->num_bnames || !m->bnames[b])) rc = hx_mesh_set_bname(m, b, q->bnames[b]);
+    idbase += hi + 1;
+    e0 += q->num_elem;
+  }
+  /* the partition-boundary nodes, once per piece: merged by coordinates */
+  if (!rc) rc = hx_malloc((size_t)(idbase > 0 ? idbase : 1) * 3 * sizeof(double), &pts);
+  if (!rc) rc = hx_malloc((size_t)(idbase > 0 ? idbase : 1) * sizeof(int64_t), &rep);
+  if (!rc) {
+    size_t n = (size_t)total * npe;
+    for (size_t i = 0; i < n; i++)
+      for (int d = 0; d < 3; d++) pts[3 * m->node_id[i] + d] = hx_mesh_elem_x(m, (hx_lid)(i / npe), d)[i % npe];
+    double lo[3], hi[3];
+    hx_mesh_bbox(m, lo, hi);
+    double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                       (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    rc = hx_io_merge_points((int64_t)idbase, pts, 1e-9 * (diag > 0 ? diag : 1), rep);
+    if (!rc) {
+      for (size_t i = 0; i < n; i++) m->node_id[i] = rep[m->node_id[i]];
+      hx_io_set_vert_ids(m);
+      rc = hx_io_unify_shared(m);
+    }
+  }
+done:
+  for (k = 0; pm && k < np; k++) hx_mesh_destroy(&pm[k]);
+  for (k = 0; src && k < np; k++) hx_free(&src[k]);
+  hx_free(&pm);
+  hx_free(&src);
+  hx_free(&pts);
+  hx_free(&rep);
+  hx_infile_free(&in);
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
+  *out = m;
+  return HX_OK;
+}
