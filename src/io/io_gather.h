@@ -114,6 +114,8 @@ typedef struct hx_ptnum {
   int64_t nwords;
   int64_t num_points; /* used ids */
   uint64_t *done;     /* [num_points / 64 + 1] points written */
+  double *xq;         /* [xq_cap][3][nd^3] a block re-interpolated */
+  hx_lid xq_cap;
 } hx_ptnum;
 
 /** bits set in x (SWAR: no POPCNT instruction assumed) */

@@ -57,6 +57,8 @@ void hx_ptnum_free(hx_ptnum *p) {
   hx_free(&p->off);
   hx_free(&p->cum);
   hx_free(&p->done);
+  hx_free(&p->xq);
+  p->xq_cap = 0;
 }
 
 /* Calls put(ctx, point, xyz) for the first copy of every point of a block with index
@@ -66,18 +68,24 @@ static int block_points(hx_ptnum *P, int nd, const double *B, const hx_gblock *b
                         point_fn put, void *ctx) {
   const hx_mesh *v = &b->view;
   size_t npe = (size_t)nd * nd * nd;
-  double xe[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  /* the block re-interpolated at once (every element has points of its own: its interior) */
+  if (b->count > P->xq_cap) {
+    hx_free(&P->xq);
+    P->xq_cap = 0;
+    HX_CALL(hx_malloc((size_t)b->count * 3 * npe * sizeof *P->xq, &P->xq));
+    P->xq_cap = b->count;
+  }
+  double *xq = P->xq;
+#pragma omp parallel for schedule(static)
+  for (hx_lid e = 0; e < b->count; e++)
+    for (int d = 0; d < 3; d++) hx_io_tensor3(nd, B, hx_mesh_elem_x(v, e, d), xq + ((size_t)e * 3 + d) * npe);
   for (hx_lid e = 0; e < b->count; e++) {
-    int have = 0;
+    const double *xe = xq + (size_t)e * 3 * npe;
     for (size_t q = 0; q < npe; q++) {
       int64_t pt = hx_ptnum_of(P, v->node_id[(size_t)e * npe + q]);
       if (pt < lo || pt >= hi || (P->done[pt >> 6] >> (pt & 63) & 1)) continue;
       P->done[pt >> 6] |= UINT64_C(1) << (pt & 63);
-      if (!have) {
-        for (int d = 0; d < 3; d++) hx_io_tensor3(nd, B, hx_mesh_elem_x(v, e, d), xe[d]);
-        have = 1;
-      }
-      double xyz[3] = {xe[0][q], xe[1][q], xe[2][q]};
+      double xyz[3] = {xe[q], xe[npe + q], xe[2 * npe + q]};
       HX_CALL(put(ctx, pt, xyz));
     }
   }
