@@ -2142,20 +2142,24 @@ static void foot_point(const builder *bd, const double *ca, double ra, int32_t a
   for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * r[c] / l;
 }
 
+/* The facet whose quads (q0 .. q0 + nq - 1, facets in quad order) hold quad q. */
+static int32_t quad_facet(const builder *bd, int32_t q) {
+  int32_t lo = 0, hi = (int32_t)bd->nf - 1;
+  while (lo < hi) {
+    int32_t mid = (lo + hi + 1) / 2;
+    if (bd->F[mid].q0 <= q) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /* The sweep map of element e at the GLL points g[nd] into xe [3][nd^3]. */
 static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, double *xe) {
   const builder *bd = sc->bd;
   int nd3 = nd * nd * nd;
   const elinfo *E = &sc->ei[e];
   const quad *Qd = &bd->Q[E->quad];
-  /* the facet of this quad */
-  int32_t lo = 0, hi2 = (int32_t)bd->nf - 1;
-  while (lo < hi2) {
-    int32_t mid = (lo + hi2 + 1) / 2;
-    if (bd->F[mid].q0 <= E->quad) lo = mid;
-    else hi2 = mid - 1;
-  }
-  const facet *F = &bd->F[lo];
+  const facet *F = &bd->F[quad_facet(bd, E->quad)];
   int32_t qx[4];
   uint8_t em[4];
   int cham[4];
@@ -2268,12 +2272,7 @@ static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mes
               double dj = hx_mesh_jacobian_at_node(m, Dm, e, i, j, k, J);
               if (dj <= 0) {
                 const elinfo *E = &sc->ei[e];
-                int32_t lo = 0, hi2 = (int32_t)bd->nf - 1;
-                while (lo < hi2) {
-                  int32_t mid = (lo + hi2 + 1) / 2;
-                  if (bd->F[mid].q0 <= E->quad) lo = mid;
-                  else hi2 = mid - 1;
-                }
+                int32_t lo = quad_facet(bd, E->quad);
                 const facet *F = &bd->F[lo];
                 fprintf(stderr, "order-N bad e%d node (%d %d %d) det %.3e: cell %d facet %d (a %d b %d mask %d wall %d bridge %d nv %d nq %d) quad %d (cham %d emask %d %d %d %d) layer %d rev %d\n",
                         (int)e, i, j, k, dj, E->cell, lo, F->a, F->b, bd->smask[F->b], F->wall, F->bridge, F->nv, F->nq, E->quad - F->q0,
@@ -2347,12 +2346,7 @@ static int classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m
     const elinfo *E = &ei[e];
     int cls[2] = {2 * QK_N, -1};
     if (E->cell >= 0) {
-      int32_t lo = 0, hi2 = (int32_t)bd->nf - 1;
-      while (lo < hi2) {
-        int32_t mid = (lo + hi2 + 1) / 2;
-        if (bd->F[mid].q0 <= E->quad) lo = mid;
-        else hi2 = mid - 1;
-      }
+      int32_t lo = quad_facet(bd, E->quad);
       cls[0] = bd->Q[E->quad].kind + (bd->F[lo].wall >= 0 ? QK_N : 0);
       if (getenv("HX_PEBBLE_CLASSIFY")[0] == '2' && (q[e].scaled_jac < 0.05 || q[e].aspect > 100)) {
         const facet *F = &bd->F[lo];

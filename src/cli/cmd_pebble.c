@@ -229,7 +229,6 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     o.lazy = (int)lazy;
     if (!rc) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
   }
-  hx_mesh *hi = NULL;
   hx_gid num_bad = 0;
   double t_curve = 0;
   if (!rc) {
@@ -255,7 +254,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   }
   if (!rc) {
     c.order = order;
-    rc = hx_cli_write_outputs(hi ? hi : m, &c);
+    rc = hx_cli_write_outputs(m, &c);
   }
   if (!rc && hx_comm_rank(comm) == 0) {
     double per = (double)st.elems_bulk / bed->n;
@@ -285,8 +284,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
     }
   }
-  if (!rc && quality) rc = hx_cli_quality_report(hi ? hi : m, &qo, plot, c.json);
-  hx_mesh_destroy(&hi);
+  if (!rc && quality) rc = hx_cli_quality_report(m, &qo, plot, c.json);
   hx_mesh_destroy(&m);
   hx_pebble_bed_destroy(&bed);
   return rc;

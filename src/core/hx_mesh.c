@@ -381,6 +381,23 @@ void hx_mesh_bbox(const hx_mesh *m, double lo[3], double hi[3]) {
     }
 }
 
+/* Diagonal of the bounding box of the mesh over all ranks (collective). */
+static int global_diag(const hx_mesh *m, double *diag) {
+  double lo[3], hi[3];
+  hx_mesh_bbox(m, lo, hi);
+  HX_CALL(hx_comm_min_double(m->comm, lo, 3));
+  HX_CALL(hx_comm_max_double(m->comm, hi, 3));
+  *diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  return HX_OK;
+}
+
+/* A boundary face record that names a local element, a face 0..5, an id >= 1 and a
+   surface index (or none). */
+static int face_valid(const hx_mesh *m, const hx_bface *bf) {
+  return bf->elem >= 0 && bf->elem < m->num_elem && bf->face >= 0 && bf->face <= 5 && bf->bid >= 1 &&
+         bf->surf < m->num_surfaces;
+}
+
 /* Smallest and largest det J over the GLL nodes of one element (x: [3][nd^3]), from
    the collocation derivatives G[c][d][node] = d x_c / d xi_d, one direction at a time. */
 void hx_elem_detj_range(int nd, const double *D, const double *xe, double *mn, double *mx) {
@@ -485,12 +502,8 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   r.first_bad_elem = -1;
   int nd = m->nd;
   hx_lid npe = hx_mesh_nodes_per_elem(m);
-  double lo[3], hi[3];
-  hx_mesh_bbox(m, lo, hi);
-  HX_CALL(hx_comm_min_double(m->comm, lo, 3));
-  HX_CALL(hx_comm_max_double(m->comm, hi, 3));
-  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  double diag;
+  HX_CALL(global_diag(m, &diag));
   double id_tol = 1e-10 * (diag > 0 ? diag : 1.0);
 
   /* 1. equal ids => equal coordinates (on this rank): compare every E-node with
@@ -546,8 +559,7 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   /* 2. face records valid and their nodes on the surfaces */
   for (hx_lid f = 0; f < m->num_faces; f++) {
     const hx_bface *bf = &m->faces[f];
-    if (bf->elem < 0 || bf->elem >= m->num_elem || bf->face < 0 || bf->face > 5 || bf->bid < 1 ||
-        bf->surf >= m->num_surfaces) {
+    if (!face_valid(m, bf)) {
       r.bad_faces++;
       continue;
     }
@@ -585,12 +597,8 @@ int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report
   r.first_bad_elem = -1;
   int nd = lz->order + 1;
   size_t npe = (size_t)nd * nd * nd;
-  double lo[3], hi[3];
-  hx_mesh_bbox(m, lo, hi);
-  HX_CALL(hx_comm_min_double(m->comm, lo, 3));
-  HX_CALL(hx_comm_max_double(m->comm, hi, 3));
-  double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+  double diag;
+  HX_CALL(global_diag(m, &diag));
   /* boundary faces by element (CSR), so that each block checks its own */
   hx_lid ne = m->num_elem, nf = m->num_faces, block = 2048;
   hx_lid *start = NULL, *order = NULL;
@@ -603,19 +611,12 @@ int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report
   if (!rc) {
     memset(start, 0, ((size_t)ne + 2) * sizeof *start);
     for (hx_lid f = 0; f < nf; f++) {
-      const hx_bface *bf = &m->faces[f];
-      if (bf->elem < 0 || bf->elem >= ne || bf->face < 0 || bf->face > 5 || bf->bid < 1 || bf->surf >= m->num_surfaces)
-        r.bad_faces++;
-      else
-        start[bf->elem + 2]++;
+      if (!face_valid(m, &m->faces[f])) r.bad_faces++;
+      else start[m->faces[f].elem + 2]++;
     }
     for (hx_lid e = 0; e < ne; e++) start[e + 2] += start[e + 1];
-    for (hx_lid f = 0; f < nf; f++) {
-      const hx_bface *bf = &m->faces[f];
-      if (!(bf->elem < 0 || bf->elem >= ne || bf->face < 0 || bf->face > 5 || bf->bid < 1 ||
-            bf->surf >= m->num_surfaces))
-        order[start[bf->elem + 1]++] = f;
-    }
+    for (hx_lid f = 0; f < nf; f++)
+      if (face_valid(m, &m->faces[f])) order[start[m->faces[f].elem + 1]++] = f;
   }
   hx_mesh v = *m;
   v.order = lz->order;

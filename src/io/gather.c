@@ -183,10 +183,14 @@ static int local_block(hx_gsrc *g, int mask, hx_gid pos, hx_lid cnt, const void 
   const hx_mesh *m = g->m;
   const hx_mesh *v = NULL;
   memset(ptr, 0, sizeof(void *) * F_NUM);
-  if (mask & (HX_GS_X | HX_GS_ID)) {
+  if (mask & HX_GS_X) {
     HX_CALL(hx_elemsrc_get(&g->src, (hx_lid)pos, cnt, &v));
     ptr[F_X] = v->x;
     ptr[F_ID] = v->node_id;
+  } else if (mask & HX_GS_ID) {
+    const hx_mesh *vi = NULL;
+    HX_CALL(hx_elemsrc_get_ids(&g->src, (hx_lid)pos, cnt, &vi));
+    ptr[F_ID] = vi->node_id;
   }
   ptr[F_VERT] = m->vert_id + (size_t)pos * 8;
   ptr[F_ATTR] = m->elem_attr + pos;
@@ -247,7 +251,7 @@ static int local_faces(hx_gsrc *g, int bid, int what, hx_gid start, hx_lid *coun
       memcpy(ids, m->vert_id + (size_t)b->elem * 8, 8 * sizeof(hx_gid));
     } else if (what == HX_GF_NODES) {
       const hx_mesh *v;
-      HX_CALL(hx_elemsrc_get(&g->src, b->elem, 1, &v));
+      HX_CALL(hx_elemsrc_get_ids(&g->src, b->elem, 1, &v));
       memcpy(ids, v->node_id, per * sizeof(hx_gid));
     }
     n++;

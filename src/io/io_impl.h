@@ -82,6 +82,9 @@ int hx_elemsrc_open(const hx_mesh *m, int order, int force, hx_elemsrc *s);
 /** Upper bound of the node ids the source produces (for dense id maps). */
 hx_gid hx_elemsrc_id_bound(const hx_elemsrc *s);
 int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view);
+/** The node ids of a block only: view->x may be NULL (a lazy geometry is then not
+    evaluated, nor checked: the passes that need coordinates check them). */
+int hx_elemsrc_get_ids(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view);
 /** Min det J and min/max of elements [e0, e0 + count) without evaluating them, where
     the lazy geometry's check kept them (hx_mesh_lazy.detj): *done = 1, minj / sj
     (either may be NULL) filled, and the block refused (HX_ERR_INVALID_MESH) if one

@@ -441,6 +441,19 @@ int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view)
   return HX_OK;
 }
 
+int hx_elemsrc_get_ids(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view) {
+  if (!s->lz) return hx_elemsrc_get(s, e0, count, view);
+  HX_CHECK(count <= s->block, HX_ERR_INTERNAL, "block of %d elements exceeds %d", count, s->block);
+  HX_CALL(s->lz->block(s->lz->ctx, s->m, e0, count, NULL, s->idb));
+  s->view.num_elem = count;
+  s->view.vert_id = s->m->vert_id + (size_t)e0 * 8;
+  s->view.elem_attr = s->m->elem_attr + e0;
+  s->view.x = NULL;
+  s->view.node_id = s->idb;
+  *view = &s->view;
+  return HX_OK;
+}
+
 void hx_elemsrc_close(hx_elemsrc *s) {
   hx_free(&s->qmin);
   s->qsj = NULL;
