@@ -71,4 +71,10 @@ echo "$ov" | awk '{exit !($1 == 1500 && $2 < 1e-9)}' || { echo "FAIL: overlappin
 out=$("$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 2 --json) || { echo "FAIL: pebble pb67"; fail=1; }
 echo "$out"
 echo "$out" | grep -q '"bad_elements": 0' || { echo "FAIL: pb67 inverted elements"; fail=1; }
+# no container given, a bed far from the z axis (a packed bed shifted by (100, -40)): the
+# default cylinder is about the bed's x-y centre (was about the origin: "is unbounded")
+"$HEXPACK" pack --n 60 --container cyl:3 --seed 7 -o c60.txt > /dev/null
+awk '/^#/ {print; next} {printf "%.17g %.17g %.17g %.17g\n", $1 + 100, $2 - 40, $3, $4}' c60.txt > c60s.txt
+out=$("$HEXPACK" pebble c60s.txt --order 1 --json -o c60s.re2) || { echo "FAIL: a shifted bed in the default cylinder"; fail=1; }
+echo "$out" | grep -q '"bad_elements": 0' && [ -s c60s.re2 ] || { echo "FAIL: shifted bed: inverted elements or no file"; fail=1; }
 exit $fail

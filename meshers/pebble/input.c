@@ -198,6 +198,18 @@ int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *b) {
            o->zhi, o->zlo);
   if (o->wall_gap < 0) o->wall_gap = o->bridge_gap;
   if (o->container == HX_PEBBLE_CYLINDER && !(o->cyl_radius > 0)) {
+    /* no container given: a cylinder about z through the origin, as beds of `hexpack pack`
+       and most DEM packings are placed; a bed whose x-y extent is centred more than one
+       diameter away from the z axis gets the axis through that centre instead (else the
+       cylinder reaches far beyond it on one side: an unbounded power cell) */
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (hx_lid i = 0; i < b->n; i++)
+      for (int c = 0; c < 2; c++) {
+        lo[c] = fmin(lo[c], b->xyz[3 * i + c] - b->r[i]);
+        hi[c] = fmax(hi[c], b->xyz[3 * i + c] + b->r[i]);
+      }
+    double mx = 0.5 * (lo[0] + hi[0]), my = 0.5 * (lo[1] + hi[1]);
+    if (hypot(mx - o->cx, my - o->cy) > d) o->cx = mx, o->cy = my;
     double rmax = 0;
     for (hx_lid i = 0; i < b->n; i++) {
       double dx = b->xyz[3 * i] - o->cx, dy = b->xyz[3 * i + 1] - o->cy;
