@@ -7,7 +7,8 @@
 #   other ranks wait to send their blocks);
 # - a mesh with det J < 0 in an element that lives on the LAST rank: the check
 #   before writing is collective, so rank 0 refuses too and names that element by
-#   its global index.
+#   its global index;
+# - the .re2's field file (written by all ranks) failing: no .re2 is left either.
 set -u
 HEXPACK=${HEXPACK:?}
 MPIEXEC=${MPIEXEC:-mpiexec}
@@ -63,5 +64,15 @@ grep '^hexpack: error' err.txt
 "$HEXPACK" convert bad.mesh f1.vtu --force > /dev/null 2>&1
 run 2 convert bad.mesh f2.vtu --force
 check "--force np 2 = np 1" "[ \"\$(cat rc.0)\" -eq 0 ] && cmp -s f1.vtu f2.vtu"
+# the .re2 field file (written by every rank at its own offsets) cannot be committed: its
+# name is taken by a directory; every rank fails, and the .re2 and .co2 written before it
+# are removed (no mesh without its order-N geometry)
+for np in 1 2 4; do
+  rm -rf g*; mkdir g0.f00000
+  run $np box --n 6,4,2 --order 3 -o g.re2 --co2
+  check "field file blocked np $np: every rank exits non-zero" "all_failed $np || { cat rc.*; false; }"
+  check "field file blocked np $np: one error line naming it" "[ \$(grep -c '^hexpack: error' err.txt) -eq 1 ] && grep -q 'g0.f00000' err.txt || { cat err.txt; false; }"
+  check "field file blocked np $np: no .re2, .co2 or temporary file" "[ ! -e g.re2 ] && [ ! -e g.co2 ] && ! ls | grep -q tmp"
+done
 echo "t162: $pass passed, $fail failed"
 exit $fail

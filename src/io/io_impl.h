@@ -100,6 +100,9 @@ static inline int hx_io_out_order(const hx_mesh *m, const hx_export_opts *o) {
     element e of a (block) mesh. D from hx_mesh_gll_derivative. */
 void hx_io_elem_detj(const hx_mesh *m, const double *D, hx_lid e, double *minj, double *ratio);
 
+/** pwrite all bytes at offset (retrying short writes and EINTR); HX_ERR_IO names path. */
+int hx_io_pwrite(int fd, const void *data, size_t bytes, int64_t offset, const char *path);
+
 /* ---- bytes ------------------------------------------------------------------- */
 static inline int hx_io_little_endian(void) { const uint16_t one = 1; return *(const uint8_t *)&one == 1; }
 void hx_io_swap(void *data, size_t count, size_t size);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hx_basis.h"
 #include "hx_config.h"
@@ -469,6 +470,18 @@ void hx_io_elem_detj(const hx_mesh *m, const double *D, hx_lid e, double *minj, 
   hx_elem_detj_range(m->nd, D, m->x + (size_t)e * 3 * hx_mesh_nodes_per_elem(m), &mn, &mx);
   *minj = mn;
   *ratio = mx > 0 ? mn / mx : (mn < 0 ? -1.0 : 0.0);
+}
+
+int hx_io_pwrite(int fd, const void *data, size_t bytes, int64_t offset, const char *path) {
+  const char *p = data;
+  off_t at = (off_t)offset;
+  while (bytes) {
+    ssize_t w = pwrite(fd, p, bytes, at);
+    if (w < 0 && errno == EINTR) continue;
+    HX_CHECK(w > 0, HX_ERR_IO, "writing '%s' failed: %s", path, w < 0 ? strerror(errno) : "short write");
+    p += w, bytes -= (size_t)w, at += w;
+  }
+  return HX_OK;
 }
 
 /* ---- bytes ---------------------------------------------------------------------- */

@@ -107,7 +107,7 @@ static int check_all_done(const hx_ptnum *P) {
 typedef struct pcache {
   hx_outfile *f;
   int fd;
-  off_t base;            /* file offset of point 0 */
+  int64_t base;          /* file offset of point 0 */
   int64_t tag[PC_SLOTS]; /* page held by each slot, -1: none */
   uint64_t *fill;        /* [PC_SLOTS][PC_PAGE / 64] */
   double *buf;           /* [PC_SLOTS][PC_PAGE][3] */
@@ -133,15 +133,8 @@ static int pc_writeback(pcache *c, int slot) {
       }
       j = (j | 63) + 1;
     }
-    const char *src = (const char *)(buf + 3 * i);
-    size_t len = (size_t)(j - i) * 24;
-    off_t at = c->base + (off_t)((c->tag[slot] * PC_PAGE + i) * 24);
-    while (len) {
-      ssize_t w = pwrite(c->fd, src, len, at);
-      if (w < 0 && errno == EINTR) continue;
-      HX_CHECK(w > 0, HX_ERR_IO, "writing '%s' failed: %s", c->f->path, w < 0 ? strerror(errno) : "short write");
-      src += w, len -= (size_t)w, at += w;
-    }
+    HX_CALL(hx_io_pwrite(c->fd, buf + 3 * i, (size_t)(j - i) * 24, c->base + (c->tag[slot] * PC_PAGE + i) * 24,
+                         c->f->path));
     i = j;
   }
   memset(fill, 0, PC_PAGE / 8);
@@ -169,7 +162,7 @@ int hx_ptnum_write_raw(hx_gsrc *g, hx_ptnum *P, const double *B, hx_outfile *f) 
   for (int k = 0; k < PC_SLOTS; k++) pc.tag[k] = -1;
   HX_CHECK(fflush(f->fp) == 0, HX_ERR_IO, "writing '%s' failed: %s", f->path, strerror(errno));
   pc.fd = fileno(f->fp);
-  pc.base = (off_t)ftell(f->fp);
+  pc.base = (int64_t)ftell(f->fp);
   int rc = hx_malloc((size_t)PC_SLOTS * (PC_PAGE / 64) * sizeof *pc.fill, &pc.fill);
   if (!rc) rc = hx_malloc((size_t)PC_SLOTS * PC_PAGE * 3 * sizeof *pc.buf, &pc.buf);
   const hx_gblock *b;

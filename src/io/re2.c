@@ -16,9 +16,13 @@
    4. at order N >= 2 the exact GLL geometry goes to <base>0.f00000 (the 'X'
       restart field file) and the .par lines that load it are printed. */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "hx_basis.h"
 #include "hx_config.h"
@@ -274,33 +278,72 @@ static int write_co2(re2_ctx *c, const char *path) {
   return rc;
 }
 
-/* Nek field file with the mesh coordinates ('X'), word size 8 (formats.md 1.9). */
-static int write_field(re2_ctx *c, const char *path) {
-  int nd = c->g.nd;
-  hx_gid ne = c->g.num_elem;
-  hx_outfile f;
-  HX_CALL(hx_outfile_open(&f, path));
-  char hdr[133];
-  snprintf(hdr, sizeof hdr, "#std %1d %2d %2d %2d %10lld %10lld %20.13E %9d %6d %6d %s", 8, nd, nd, nd,
-           (long long)ne, (long long)ne, 0.0, 0, 0, 1, "X");
-  size_t l = strlen(hdr);
-  memset(hdr + l, ' ', 132 - l);
-  int rc = hx_outfile_write(&f, hdr, 132);
-  float test = 6.54321f;
-  if (rc == HX_OK) rc = hx_outfile_write(&f, &test, 4);
-  for (hx_gid e = 0; e < ne && rc == HX_OK; e++) {
-    int32_t id = (int32_t)(e + 1);
-    rc = hx_outfile_write(&f, &id, 4);
-  }
+/* Nek field file with the mesh coordinates ('X'), word size 8 (formats.md 1.9), written by
+   every rank at once: its records have a fixed size, so each rank puts its own element
+   numbers and coordinates at their offsets (pwrite) in the file rank 0 created (header
+   only), evaluating its elements a block at a time (hx_elemsrc: its own nodes, its lazy
+   order-N geometry, or curving). Rank 0 then checks the size (a rank that wrote to
+   another file system would leave a short file) and renames. Collective. */
+static int write_field(const hx_mesh *m, const char *path, int order, int force) {
+  int rank = hx_comm_rank(m->comm), nd = order + 1;
+  hx_gid ne = m->num_elem_global;
   size_t npe = (size_t)nd * nd * nd;
-  const hx_gblock *b = NULL;
-  if (rc == HX_OK) rc = hx_gsrc_pass(&c->g, HX_GS_X);
-  while (rc == HX_OK && (rc = hx_gsrc_next(&c->g, &b)) == HX_OK && b)
+  const off_t head = 136, data = head + (off_t)4 * ne;
+  hx_outfile f;
+  char tmp[4200] = "";
+  int rc = HX_OK;
+  if (rank == 0) {
+    rc = hx_outfile_open(&f, path);
+    if (rc == HX_OK) {
+      char hdr[133];
+      snprintf(hdr, sizeof hdr, "#std %1d %2d %2d %2d %10lld %10lld %20.13E %9d %6d %6d %s", 8, nd, nd, nd,
+               (long long)ne, (long long)ne, 0.0, 0, 0, 1, "X");
+      size_t l = strlen(hdr);
+      memset(hdr + l, ' ', 132 - l);
+      float test = 6.54321f;
+      rc = hx_outfile_write(&f, hdr, 132);
+      if (rc == HX_OK) rc = hx_outfile_write(&f, &test, 4);
+      if (rc == HX_OK && fflush(f.fp) != 0) rc = HX_ERROR(HX_ERR_IO, "writing '%s' failed: %s", path, strerror(errno));
+      if (rc != HX_OK) hx_outfile_abort(&f);
+      else snprintf(tmp, sizeof tmp, "%s", f.tmp);
+    }
+  }
+  rc = hx_comm_agree(m->comm, rc);
+  if (rc == HX_OK) rc = hx_comm_bcast(m->comm, tmp, sizeof tmp, 0);
+  if (rc != HX_OK) return rc;
+  int fd = rank == 0 ? fileno(f.fp) : open(tmp, O_WRONLY);
+  if (fd < 0) rc = HX_ERROR(HX_ERR_IO, "cannot open '%s' (the field file being written by rank 0): %s", tmp, strerror(errno));
+  hx_elemsrc src;
+  int opened = 0;
+  if (rc == HX_OK) rc = hx_elemsrc_open(m, order, force, &src);
+  opened = rc == HX_OK;
+  int32_t *ids = NULL;
+  if (rc == HX_OK) rc = hx_malloc((size_t)(src.block > 0 ? src.block : 1) * sizeof *ids, &ids);
+  for (hx_lid e0 = 0; rc == HX_OK && e0 < m->num_elem; e0 += src.block) {
+    hx_lid cnt = m->num_elem - e0 < src.block ? m->num_elem - e0 : src.block;
+    const hx_mesh *v;
+    hx_gid g0 = m->elem_offset + e0;
+    rc = hx_elemsrc_get(&src, e0, cnt, &v);
+    for (hx_lid e = 0; rc == HX_OK && e < cnt; e++) ids[e] = (int32_t)(g0 + e + 1);
+    if (rc == HX_OK) rc = hx_io_pwrite(fd, ids, (size_t)cnt * 4, head + (off_t)4 * g0, path);
     /* per element: all x, then all y, then all z = the E-vector layout */
-    rc = hx_outfile_write(&f, b->view.x, (size_t)b->count * 3 * npe * sizeof(double));
-  if (rc == HX_OK) return hx_outfile_commit(&f);
-  hx_outfile_abort(&f);
-  return rc;
+    if (rc == HX_OK)
+      rc = hx_io_pwrite(fd, v->x, (size_t)cnt * 3 * npe * sizeof(double), data + (off_t)(24 * npe) * g0, path);
+  }
+  hx_free(&ids);
+  if (opened) hx_elemsrc_close(&src);
+  if (rank != 0 && fd >= 0) close(fd);
+  rc = hx_comm_agree(m->comm, rc);
+  if (rank == 0) {
+    struct stat st;
+    off_t want = data + (off_t)(24 * npe) * ne;
+    if (rc == HX_OK && (fstat(fd, &st) != 0 || st.st_size != want))
+      rc = HX_ERROR(HX_ERR_IO, "'%s' has %lld bytes, expected %lld: do all ranks see the same file system?", path,
+                    (long long)st.st_size, (long long)want);
+    if (rc == HX_OK) rc = hx_outfile_commit(&f);
+    else hx_outfile_abort(&f);
+  }
+  return hx_comm_agree(m->comm, rc);
 }
 
 int hx_re2_field_path(const char *re2_path, char *out, size_t cap) {
@@ -322,10 +365,18 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   c.m = m;
   int order = hx_io_out_order(m, o);
   HX_CALL(hx_gsrc_open(m, order, o->force, &c.g));
-  if (!c.g.root) return hx_gsrc_serve(&c.g);
+  int root = c.g.root, rc = HX_OK, maxb = 0;
+  char co2[4200];
+  size_t l = strlen(path);
+  if (l > 4 && !strcmp(path + l - 4, ".re2")) l -= 4;
+  snprintf(co2, sizeof co2, "%.*s.co2", (int)l, path);
+  if (!root) { /* serve rank 0's .re2 and .co2, then write the field file together */
+    rc = hx_gsrc_serve(&c.g);
+    goto field;
+  }
   double w[HX_MAX_ND];
-  int rc = hx_gll(order + 1, c.gll, w);
-  int maxb = m->num_bnames > c.g.max_bid + 1 ? m->num_bnames : c.g.max_bid + 1;
+  rc = hx_gll(order + 1, c.gll, w);
+  maxb = m->num_bnames > c.g.max_bid + 1 ? m->num_bnames : c.g.max_bid + 1;
   if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 1) * sizeof(int), &c.bmap);
   if (rc == HX_OK) {
     memset(c.bmap, 0, ((size_t)maxb + 1) * sizeof(int));
@@ -340,19 +391,19 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     if (rc == HX_OK) rc = hx_outfile_commit(&f);
     else hx_outfile_abort(&f);
   }
-  if (rc == HX_OK && o->co2) {
-    char co2[4200];
-    size_t l = strlen(path);
-    if (l > 4 && !strcmp(path + l - 4, ".re2")) l -= 4;
-    snprintf(co2, sizeof co2, "%.*s.co2", (int)l, path);
-    rc = write_co2(&c, co2);
-  }
+  if (rc == HX_OK && o->co2) rc = write_co2(&c, co2);
+  rc = hx_gsrc_close(&c.g, rc);
+field:; /* the order-N geometry, every rank writing its own elements */
   char fld[4200];
   if (rc == HX_OK && order >= 2) {
     rc = hx_re2_field_path(path, fld, sizeof fld);
-    if (rc == HX_OK) rc = write_field(&c, fld);
+    if (rc == HX_OK) rc = write_field(m, fld, order, o->force);
+    if (rc != HX_OK && root) { /* no .re2 without its geometry */
+      remove(path);
+      if (o->co2) remove(co2);
+    }
   }
-  if (rc == HX_OK) {
+  if (rc == HX_OK && root) {
     int mapped = 0;
     for (int b = 1; b < maxb; b++) mapped |= c.bmap[b] && c.bmap[b] != b;
     if (mapped || hx_verbosity() > 0) {
@@ -370,5 +421,5 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
     }
   }
   hx_free(&c.bmap);
-  return hx_gsrc_close(&c.g, rc);
+  return rc;
 }
