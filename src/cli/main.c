@@ -18,7 +18,7 @@ static const hx_command commands[] = {
   /* name       run          summary */
   {"box",      hx_cmd_box,  "structured box of hexes, optionally Kershaw-deformed (benchmarks)"},
   {"quality",  hx_cmd_quality, "quality report: det J, scaled Jacobians, aspect ratio, histogram"},
-  {"convert",  hx_cmd_convert, "convert a mesh between formats (.re2 .msh .vtu .mesh .exo)"},
+  {"convert",  hx_cmd_convert, "convert a mesh between formats (.re2 .msh .vtu .pvtu .mesh .exo)"},
   {"demo",     hx_cmd_demo,    "the bundled example end to end"},
   {"optimize", hx_cmd_optimize, "TMOP mesh optimization (Newton, partial assembly, cpu|cuda)"},
   {"pebble",   hx_cmd_pebble,        "curved all-hex mesh of the fluid between packed spheres"},
