@@ -15,7 +15,7 @@
 
 enum { TAG_REQ = 7301, TAG_REP = 7302 };
 enum { CMD_BLOCK = 1, CMD_FACES = 2, CMD_END = 3 };
-enum { F_X, F_ID, F_VERT, F_ATTR, F_MINJ, F_SJ, F_BND, F_SURF, F_REC, F_NUM };
+enum { F_X, F_ID, F_VERT, F_ATTR, F_MINJ, F_SJ, F_BND, F_SURF, F_NUM };
 
 typedef struct gs_req {
   int64_t cmd, mask, pos, count, bid, what, rc;
@@ -34,14 +34,12 @@ static size_t field_bytes(const hx_gsrc *g, int f) {
   case F_ATTR: return sizeof(int32_t);
   case F_MINJ:
   case F_SJ: return sizeof(double);
-  case F_REC: return g->rec_bytes;
   default: return 6 * sizeof(int32_t);
   }
 }
 
 static int field_in_mask(int f, int mask) {
-  static const int bit[F_NUM] = {HX_GS_X,    HX_GS_ID,  HX_GS_VERT, HX_GS_ATTR, HX_GS_QUAL,
-                                 HX_GS_QUAL, HX_GS_BND, HX_GS_SURF, HX_GS_REC};
+  static const int bit[F_NUM] = {HX_GS_X, HX_GS_ID, HX_GS_VERT, HX_GS_ATTR, HX_GS_QUAL, HX_GS_QUAL, HX_GS_BND, HX_GS_SURF};
   return (mask & bit[f]) != 0;
 }
 
@@ -71,7 +69,6 @@ static void gs_free(hx_gsrc *g) {
   hx_free(&g->qdone);
   hx_free(&g->bb);
   hx_free(&g->sb);
-  hx_free(&g->recb);
   for (int f = 0; f < F_NUM; f++) {
     void *p = g->rx[f];
     hx_free(&p);
@@ -223,7 +220,7 @@ static int local_block(hx_gsrc *g, int mask, hx_gid pos, hx_lid cnt, const void 
     ptr[F_MINJ] = mj;
     ptr[F_SJ] = sj;
   }
-  if (mask & (HX_GS_BND | HX_GS_SURF | HX_GS_REC)) {
+  if (mask & (HX_GS_BND | HX_GS_SURF)) {
     for (size_t i = 0; i < (size_t)cnt * 6; i++) g->bb[i] = 0, g->sb[i] = -1;
     for (hx_lid e = 0; e < cnt; e++)
       for (hx_lid k = g->face_start[pos + e]; k < g->face_start[pos + e + 1]; k++) {
@@ -233,13 +230,6 @@ static int local_block(hx_gsrc *g, int mask, hx_gid pos, hx_lid cnt, const void 
       }
     ptr[F_BND] = g->bb;
     ptr[F_SURF] = g->sb;
-  }
-  if (mask & HX_GS_REC) {
-    HX_CHECK(g->rec_fn && g->rec_bytes, HX_ERR_INTERNAL, "a record pass without a record function");
-    if (!v) HX_CALL(hx_elemsrc_get(&g->src, (hx_lid)pos, cnt, &v));
-    if (!g->recb) HX_CALL(hx_malloc((size_t)g->block * g->rec_bytes, &g->recb));
-    HX_CALL(g->rec_fn(g->rec_ctx, v, g->sb, m->elem_offset + pos, cnt, g->recb));
-    ptr[F_REC] = g->recb;
   }
   return HX_OK;
 }
@@ -427,7 +417,6 @@ int hx_gsrc_next(hx_gsrc *g, const hx_gblock **b) {
   k->sj = ptr[F_SJ];
   k->bnd = ptr[F_BND];
   k->bsurf = ptr[F_SURF];
-  k->rec = ptr[F_REC];
   k->view = *g->m;
   k->view.order = g->order;
   k->view.nd = g->nd;

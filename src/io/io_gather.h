@@ -32,10 +32,7 @@ enum {
   HX_GS_ATTR = 8,  /* elem_attr [count] */
   HX_GS_QUAL = 16, /* minj, sj [count]: min det J at the GLL nodes and min/max (computed by the owner) */
   HX_GS_BND = 32,  /* bnd [count][6]: boundary id per face, 0 = none */
-  HX_GS_SURF = 64, /* bsurf [count][6]: surface index of boundary faces, -1 = none */
-  HX_GS_REC = 128  /* rec [count][rec_bytes]: what the writer's rec_fn makes of each element
-                      (its coordinates at the output order and face surfaces) on its owner,
-                      so that a record, not the element, travels to rank 0 */
+  HX_GS_SURF = 64  /* bsurf [count][6]: surface index of boundary faces, -1 = none */
 };
 /* what a face chunk carries besides the records */
 enum { HX_GF_VERT = 1 /* the element's 8 vert ids */, HX_GF_NODES = 2 /* the element's nd^3 node ids */ };
@@ -50,7 +47,6 @@ typedef struct hx_gblock {
   hx_lid count;
   const double *minj, *sj;
   const int32_t *bnd, *bsurf;
-  const unsigned char *rec;
   hx_mesh view; /* shallow mesh of the block: x, node_id, vert_id, elem_attr, order, nd, num_elem */
 } hx_gblock;
 
@@ -86,12 +82,7 @@ typedef struct hx_gsrc {
   hx_gid pos, pend_pos, gbase;
   hx_lid pend_cnt;
   int fbid, fwhat, fdone;
-  void *rx[9];             /* receive buffers per field */
-  /* HX_GS_REC: set on every rank before hx_gsrc_serve / the first pass */
-  size_t rec_bytes;
-  int (*rec_fn)(void *ctx, const hx_mesh *view, const int32_t *bsurf, hx_gid e0, hx_lid count, unsigned char *out);
-  void *rec_ctx;
-  unsigned char *recb;
+  void *rx[8];             /* receive buffers per field */
   hx_gblock blk;
   hx_gfaces fch;
   double D[HX_MAX_ND * HX_MAX_ND];

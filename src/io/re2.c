@@ -158,43 +158,6 @@ static const char *bc_type(const hx_mesh *m, int bid) {
 
 static int put_d(hx_outfile *f, double v) { return hx_outfile_write(f, &v, 8); }
 
-/* What travels to rank 0 for each element (HX_GS_REC, made on its owner): the element
-   record (group + 8 corners), its curve count, the curves dropped, and the curve records. */
-#define RE2_MAXCURVE 24
-typedef struct re2_rec {
-  double elem[25];
-  int64_t ncurve, dropped;
-  double curve[RE2_MAXCURVE][8];
-} re2_rec;
-
-static int re2_records(void *ctx, const hx_mesh *v, const int32_t *bsurf, hx_gid e0, hx_lid count,
-                       unsigned char *out) {
-  re2_ctx *c = ctx;
-  re2_rec *R = (re2_rec *)out;
-#pragma omp parallel for schedule(dynamic, 64)
-  for (hx_lid e = 0; e < count; e++) {
-    re2_rec *r = &R[e];
-    r->elem[0] = 0; /* group */
-    for (int s = 0; s < 8; s++) {
-      double X[3];
-      corner_xyz(v, e, s, X);
-      r->elem[1 + s] = X[0], r->elem[9 + s] = X[1], r->elem[17 + s] = X[2];
-    }
-    re2_curve cv[RE2_MAXCURVE];
-    long long dropped = 0;
-    int n = elem_curves(c, v, e, bsurf + (size_t)e * 6, cv, &dropped);
-    r->ncurve = n, r->dropped = dropped;
-    for (int q = 0; q < n; q++) {
-      double w[8] = {(double)(e0 + e + 1), (double)cv[q].side, cv[q].c[0], cv[q].c[1], cv[q].c[2], cv[q].c[3],
-                     cv[q].c[4], 0};
-      char word[8] = {cv[q].type, ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-      memcpy(&w[7], word, 8);
-      memcpy(r->curve[q], w, sizeof w);
-    }
-  }
-  return HX_OK;
-}
-
 static int write_re2(re2_ctx *c, hx_outfile *f) {
   const hx_mesh *m = c->m;
   hx_gid ne = c->g.num_elem;
@@ -205,30 +168,49 @@ static int write_re2(re2_ctx *c, hx_outfile *f) {
   HX_CALL(hx_outfile_write(f, hdr, 80));
   float test = 6.54321f;
   HX_CALL(hx_outfile_write(f, &test, 4));
-  /* the element records and the curve count (records made by the elements' owners) */
+  double rec[25];
   const hx_gblock *b;
-  long long ncurve = 0;
-  c->dropped = 0;
-  HX_CALL(hx_gsrc_pass(&c->g, HX_GS_REC));
+  HX_CALL(hx_gsrc_pass(&c->g, HX_GS_X));
   for (;;) {
     HX_CALL(hx_gsrc_next(&c->g, &b));
     if (!b) break;
-    const re2_rec *R = (const re2_rec *)b->rec;
     for (hx_lid e = 0; e < b->count; e++) {
-      HX_CALL(hx_outfile_write(f, R[e].elem, sizeof R[e].elem));
-      ncurve += R[e].ncurve;
-      c->dropped += R[e].dropped;
+      rec[0] = 0; /* group */
+      for (int s = 0; s < 8; s++) {
+        double X[3];
+        corner_xyz(&b->view, e, s, X);
+        rec[1 + s] = X[0], rec[9 + s] = X[1], rec[17 + s] = X[2];
+      }
+      HX_CALL(hx_outfile_write(f, rec, sizeof rec));
     }
   }
-  /* the curves */
-  HX_CALL(put_d(f, (double)ncurve));
-  HX_CALL(hx_gsrc_pass(&c->g, HX_GS_REC));
-  for (;;) {
-    HX_CALL(hx_gsrc_next(&c->g, &b));
-    if (!b) break;
-    const re2_rec *R = (const re2_rec *)b->rec;
-    for (hx_lid e = 0; e < b->count; e++)
-      HX_CALL(hx_outfile_write(f, R[e].curve, (size_t)R[e].ncurve * sizeof R[e].curve[0]));
+  /* curves: count, then write */
+  re2_curve cv[24];
+  long long ncurve = 0;
+  c->dropped = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1) HX_CALL(put_d(f, (double)ncurve));
+    HX_CALL(hx_gsrc_pass(&c->g, HX_GS_X | HX_GS_SURF));
+    for (;;) {
+      HX_CALL(hx_gsrc_next(&c->g, &b));
+      if (!b) break;
+      for (hx_lid e = 0; e < b->count; e++) {
+        long long dropped = 0;
+        int n = elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, cv, &dropped);
+        if (pass == 0) {
+          ncurve += n;
+          c->dropped += dropped;
+          continue;
+        }
+        for (int q = 0; q < n; q++) {
+          double r[8] = {(double)(b->e0 + e + 1), (double)cv[q].side, cv[q].c[0], cv[q].c[1], cv[q].c[2], cv[q].c[3],
+                         cv[q].c[4], 0};
+          char word[8] = {cv[q].type, ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+          memcpy(&r[7], word, 8);
+          HX_CALL(hx_outfile_write(f, r, sizeof r));
+        }
+      }
+    }
   }
   if (c->dropped)
     hx_warn("%s: %lld edge curve(s) dropped: Nek keeps one curve per side number and element, and a sphere face "
@@ -384,17 +366,16 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   int order = hx_io_out_order(m, o);
   HX_CALL(hx_gsrc_open(m, order, o->force, &c.g));
   int root = c.g.root, rc = HX_OK, maxb = 0;
-  double w[HX_MAX_ND];
-  rc = hx_gll(order + 1, c.gll, w);
-  c.g.rec_bytes = sizeof(re2_rec), c.g.rec_fn = re2_records, c.g.rec_ctx = &c;
   char co2[4200];
   size_t l = strlen(path);
   if (l > 4 && !strcmp(path + l - 4, ".re2")) l -= 4;
   snprintf(co2, sizeof co2, "%.*s.co2", (int)l, path);
   if (!root) { /* serve rank 0's .re2 and .co2, then write the field file together */
-    rc = hx_gsrc_serve(&c.g); /* (rank 0 ends the write with its own code) */
+    rc = hx_gsrc_serve(&c.g);
     goto field;
   }
+  double w[HX_MAX_ND];
+  rc = hx_gll(order + 1, c.gll, w);
   maxb = m->num_bnames > c.g.max_bid + 1 ? m->num_bnames : c.g.max_bid + 1;
   if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 1) * sizeof(int), &c.bmap);
   if (rc == HX_OK) {
