@@ -637,7 +637,7 @@ int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report
       double emin, emax;
       hx_elem_detj_range(nd, D, xb + (size_t)e * 3 * npe, &emin, &emax);
       lz->detj[e0 + e] = emin;
-      lz->detj[ne + e0 + e] = emax > 0 ? emin / emax : (emin < 0 ? -1.0 : 0.0);
+      lz->detj[ne + e0 + e] = hx_detj_ratio(emin, emax);
       if (emin < min_detj) min_detj = emin;
       if (!(emin > 0)) {
         if (e0 + e < first_bad) first_bad = e0 + e;

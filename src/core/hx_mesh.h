@@ -188,6 +188,9 @@ double hx_mesh_jacobian_at_node(const hx_mesh *m, const double *D, hx_lid e, int
 /** Smallest and largest det J over the GLL nodes of one element, xe [3][nd^3]
     (E-vector layout), D from hx_mesh_gll_derivative. */
 void hx_elem_detj_range(int nd, const double *D, const double *xe, double *mn, double *mx);
+/** Nek5000's scaled Jacobian of an element from its det J range: min/max, or -1 when
+    max <= 0 and min < 0 (0 when both are 0). */
+static inline double hx_detj_ratio(double mn, double mx) { return mx > 0 ? mn / mx : (mn < 0 ? -1.0 : 0.0); }
 /** D matrix of the mesh's GLL basis at its own GLL nodes ([nd][nd]). */
 int hx_mesh_gll_derivative(int nd, double *D);
 

@@ -469,7 +469,7 @@ void hx_io_elem_detj(const hx_mesh *m, const double *D, hx_lid e, double *minj, 
   double mn, mx;
   hx_elem_detj_range(m->nd, D, m->x + (size_t)e * 3 * hx_mesh_nodes_per_elem(m), &mn, &mx);
   *minj = mn;
-  *ratio = mx > 0 ? mn / mx : (mn < 0 ? -1.0 : 0.0);
+  *ratio = hx_detj_ratio(mn, mx);
 }
 
 int hx_io_pwrite(int fd, const void *data, size_t bytes, int64_t offset, const char *path) {

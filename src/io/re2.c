@@ -335,7 +335,7 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force)
   if (rank != 0 && fd >= 0) close(fd);
   rc = hx_comm_agree(m->comm, rc);
   if (rank == 0) {
-    struct stat st;
+    struct stat st = {0};
     off_t want = data + (off_t)(24 * npe) * ne;
     if (rc == HX_OK && (fstat(fd, &st) != 0 || st.st_size != want))
       rc = HX_ERROR(HX_ERR_IO, "'%s' has %lld bytes, expected %lld: do all ranks see the same file system?", path,

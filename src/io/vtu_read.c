@@ -589,10 +589,9 @@ int hx_import_pvtu(hx_comm comm, const char *path, hx_mesh **out) {
       rc = HX_ERROR(HX_ERR_INPUT, "%s: <Piece> %d at byte %ld: bad Source", path, k, (long)(p - in.data));
       break;
     }
-    if ((rc = hx_malloc((size_t)dirlen + (size_t)(b - a) + 1, &src[k]))) break;
-    if (*a == '/') dirlen = 0; /* an absolute piece name */
-    snprintf(src[k], (size_t)dirlen + (size_t)(b - a) + 1, "%.*s%.*s", dirlen, path, (int)(b - a), a);
-    dirlen = slash ? (int)(slash - path + 1) : 0;
+    int dl = *a == '/' ? 0 : dirlen; /* an absolute piece name stands alone */
+    if ((rc = hx_malloc((size_t)dl + (size_t)(b - a) + 1, &src[k]))) break;
+    snprintf(src[k], (size_t)dl + (size_t)(b - a) + 1, "%.*s%.*s", dl, path, (int)(b - a), a);
   }
   hx_gid total = 0;
   for (k = 0; k < np && !rc; k++) {
