@@ -111,6 +111,16 @@ static int run(int argc, char **argv) {
     o.container = HX_PEBBLE_BOX;
     o.order = 4;
   }
+  /* further arguments: split=K (facet quads cut K x K), nek (variants scored by the Nek
+     scaled Jacobian too) */
+  for (int i = 2; i < argc; i++) {
+    if (!strncmp(argv[i], "split=", 6)) o.split = atoi(argv[i] + 6);
+    else if (!strcmp(argv[i], "nek")) o.score_nek = 1;
+    else {
+      printf("FAIL: unknown argument '%s'\n", argv[i]);
+      return 1;
+    }
+  }
   if (!rc) rc = hx_pebble_opts_finish(&o, bed);
   if (!rc) rc = hx_pebble_bed_check(bed, &o);
   hx_mesh *m = NULL;

@@ -20,7 +20,7 @@ fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 run() { # $1: output file, rest: extra flags
   local f=$1; shift
-  "$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 4 --quality --worst 100000 "$@" > "$f" 2>&1
+  "$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 4 --quality --worst 1000000 "$@" > "$f" 2>&1
 }
 # listing rows: element scaled_jac corner_sj detj_min aspect (centroid)
 stats() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.05) b++; if ($2 < mn || n == 1) mn = $2; s += $2; if ($5 > mx) mx = $5}
@@ -43,4 +43,22 @@ read -r n0 lo10 lo050 mn0 mean0 mx0 <<< "$(stats "$dir/old.txt")"
 echo "old rule: $n0 elements, Nek SJ min $mn0 mean $mean0, below 0.1: $lo10, below 0.05: $lo050, aspect max $mx0"
 check "old rule still selectable (more than 3 x as many below 0.1)" "[ $lo10 -gt $((3 * lo1)) ]"
 check "old rule: larger max aspect" "awk -v a='$mx0' -v b='$mx' 'BEGIN {exit !(a > b)}'"
+# --score nek (variants also scored by the Nek scaled Jacobian of their linear columns) and
+# --split 2 (every facet quad cut 2 x 2), measured on 23 Nov (sixth session): nek alone 40 203
+# elements (600.0 per pebble), min 3.43e-2, mean 0.251, 1 699 below 0.1, 22 below 0.05; both
+# 160 812 (2 400.2 per pebble), min 9.43e-2, mean 0.445, 3 below 0.1, aspect max 100.6
+run "$dir/nek.txt" --score nek
+check "--score nek: exit 0" "[ $? -eq 0 ]"
+read -r n lo1 lo05 mn mean mx <<< "$(stats "$dir/nek.txt")"
+nnek=$n
+echo "--score nek: $n elements, Nek SJ min $mn mean $mean, below 0.1: $lo1, below 0.05: $lo05, aspect max $mx"
+check "--score nek: min >= 3e-2, <= 1800 below 0.1, <= 40 below 0.05, <= 41000 elements" \
+  "awk -v v='$mn' 'BEGIN {exit !(v >= 3e-2)}' && [ $lo1 -le 1800 ] && [ $lo05 -le 40 ] && [ $n -le 41000 ]"
+run "$dir/split.txt" --score nek --split 2
+check "--split 2 --score nek: exit 0" "[ $? -eq 0 ]"
+read -r n lo1 lo05 mn mean mx <<< "$(stats "$dir/split.txt")"
+echo "--split 2 --score nek: $n elements, Nek SJ min $mn mean $mean, below 0.1: $lo1, below 0.05: $lo05, aspect max $mx"
+check "--split 2 --score nek: 4 x the elements of --score nek" "[ $n -eq $((4 * nnek)) ]"
+check "--split 2 --score nek: min >= 9e-2, <= 5 below 0.1, mean >= 0.44, aspect max <= 105" \
+  "awk -v v='$mn' -v u='$mean' -v a='$mx' 'BEGIN {exit !(v >= 9e-2 && u >= 0.44 && a <= 105)}' && [ $lo1 -le 5 ]"
 exit $fail

@@ -67,9 +67,21 @@ check "inverted at order 2: no file" "[ -z \"\$(ls bw.vtu* bs.vtu* 2> /dev/null)
 "$HEXPACK" pebble $bad --stream --force -o fs.vtu > /dev/null 2>&1
 "$HEXPACK" pebble $bad --force -o fw.vtu > /dev/null 2>&1
 check "--force: streamed .vtu = whole .vtu" "[ -s fs.vtu ] && cmp -s fs.vtu fw.vtu"
+# refined facets (--split 2, nodes with recipe feet) and Nek-scored variants: the same
+# identities, and on 2 ranks
+sargs="$args --split 2 --score nek"
+"$HEXPACK" pebble $sargs --json -o k.vtu -o k.re2 > k.json 2>&1
+check "split 2: exit 0, 4 x the quads of --score nek alone" "[ $? -eq 0 ]"
+"$HEXPACK" pebble $args --score nek --json -o k1.vtu > k1.json 2>&1
+ek=$(grep -o '"bulk": [0-9]*' k.json | grep -o '[0-9]*$'); ek1=$(grep -o '"bulk": [0-9]*' k1.json | grep -o '[0-9]*$')
+check "split 2: bulk elements x4 ($ek1 -> $ek)" "[ -n \"$ek\" ] && [ \"$ek\" -eq \$((4 * ek1)) ]"
+"$HEXPACK" pebble $sargs --stream -o ks.vtu -o ks.re2 > /dev/null 2>&1
+for f in vtu re2; do check "split 2: stream .$f = whole .$f" "[ -s k.$f ] && cmp -s k.$f ks.$f"; done
 if [ "${1:-}" = mpi ]; then # (argument given by CMake when hexpack is built with MPI)
   "$MPIEXEC" -n 2 --oversubscribe "$HEXPACK" pebble $args --stream --json $(outs m) > m.json 2> m.err
   check "np 2 stream: exit 0" "[ $? -eq 0 ]"
   for f in vtu msh re2 mesh; do check "np 2 stream .$f = np 1 whole .$f" "cmp -s w.$f m.$f"; done
+  "$MPIEXEC" -n 2 --oversubscribe "$HEXPACK" pebble $sargs -o km.vtu -o km.re2 > /dev/null 2>&1
+  for f in vtu re2; do check "split 2, np 2: .$f = np 1 .$f" "cmp -s k.$f km.$f"; done
 fi
 exit $fail

@@ -56,6 +56,10 @@ typedef struct hx_pebble_opts {
                            (capped at 0.25 d) when that is more than --bridge x d (default 0.5; 0: off) */
   double accept_sj;     /* a facet's fan variant is kept once its linear columns reach this corner
                            scaled Jacobian (else the best of all variants; default 0.3) */
+  int split;            /* > 1: every facet quad cut into split x split (default 1) */
+  int score_nek;        /* 1: a variant's score is also capped by the Nek5000 scaled Jacobian (min / max
+                           det J over each linear column element) of its columns, not only by their
+                           corner scaled Jacobian (default 0) */
   double max_snap;      /* refuse cells reaching beyond the wall by more than this x d (1.0) */
   int order;            /* > 1: return the mesh at this order, nodes placed by the mesher's own
                            sweep map (exact spheres, bridges, walls, curved layers) */

@@ -30,6 +30,8 @@ void hx_pebble_opts_default(hx_pebble_opts *o) {
   o->ring_sj = 0.1;
   o->bridge_fit = 0.5;
   o->accept_sj = 0.3;
+  o->split = 1;
+  o->score_nek = 0;
   o->order = 1;
   o->max_snap = 1.0;
 }

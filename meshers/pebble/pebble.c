@@ -71,6 +71,18 @@ typedef struct quad {
    facet, bridge ring on the bridge circle, outer bridge rings */
 enum { QK_FAN, QK_FAN_RINGED, QK_RING, QK_BRIDGE_IN, QK_BRIDGE_OUT, QK_N };
 
+/* the foot of a node added by --split is the parent column's foot map at that point:
+   kind 1, on the edge c0 -> c1 at a: the end feet blended and put back on the sphere;
+   kind 2, inside at (a, b): the Gordon-Hall blend of the feet of the edge nodes
+   c0 (a, 0), c1 (a, 1), c2 (0, b), c3 (1, b) less the bilinear one of the corners
+   c4..c7, put back on the sphere (so that a node near a bridge circle does not get a
+   radial foot inside the circle's own foot) */
+typedef struct footrec {
+  int32_t c[8];
+  double a, b;
+  int kind;
+} footrec;
+
 typedef struct builder {
   /* sites */
   hx_lid ns, nreal;
@@ -94,6 +106,10 @@ typedef struct builder {
   hx_lid nq, capq;
   bridge *B;
   hx_lid nb, capb;
+  /* --split: feet of the nodes it adds (nfoot[node]: recipe in FR, -1: foot_point) */
+  int32_t *nfoot;
+  struct footrec *FR;
+  hx_lid nfr, capfr;
   /* distribution of the variant scoring: tessellate facets [f_lo, f_hi) only (f_hi 0:
      all) and record each facet's kept variant in choice[f]; forced: build choice[f] */
   hx_lid f_lo, f_hi;
@@ -1319,6 +1335,7 @@ static void grading(int n, double ratio, double first, double *s);
 static double min_corner_det(const double *X, const int32_t *cn);
 
 static double min_corner_sj(const double *X, const int32_t *cn);
+static void corner_det_range(const double *X, const int32_t *cn, double *lo, double *hi);
 static void foot_point(const builder *bd, const double *ca, double ra, int32_t a, int br, const double x[3], double y[3]);
 
 /* worst corner scaled Jacobian (det / product of the three edge lengths) of every
@@ -1413,20 +1430,26 @@ static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const 
           for (int k = 0; k < 3; k++) Y[j][i][k] = c[k] + r * d[k] / l;
         }
       int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-      for (int j = 0; j < G; j++)
-        for (int i = 0; i < G; i++)
-          for (int lay = 0; lay < L; lay++) {
+      for (int lay = 0; lay < L; lay++) {
+        double dlo = INFINITY, dhi = 0; /* det J range over the element (its 2 x 2 parts' corners) */
+        for (int j = 0; j < G; j++)
+          for (int i = 0; i < G; i++) {
             for (int v = 0; v < 4; v++)
               for (int h = 0; h < 2; h++) {
                 int ii = i + (v & 1), jj = j + (v >> 1);
                 double t = sl[lay + h];
                 for (int k = 0; k < 3; k++) P[3 * (v + 4 * h) + k] = Y[jj][ii][k] + t * (X[jj][ii][k] - Y[jj][ii][k]);
               }
-            double q = min_corner_sj(P, cn);
+            double q = min_corner_sj(P, cn), lo, hi;
+            corner_det_range(P, cn, &lo, &hi);
+            dlo = fmin(dlo, lo), dhi = fmax(dhi, hi);
             if (!(q > -1)) q = -1; /* NaN */
             if (q < worst) worst = q;
-            if (worst <= stop) return worst; /* cannot beat the best so far */
           }
+        /* the Nek5000 scaled Jacobian (min / max det J) of the element */
+        if (o->score_nek && dlo > 0 && dlo / dhi < worst) worst = dlo / dhi;
+        if (worst <= stop) return worst; /* cannot beat the best so far */
+      }
     }
   }
   return worst;
@@ -2033,6 +2056,23 @@ static double corner_det(const double *X, const int32_t *cn, int sj) {
   }
   return mn;
 }
+/* smallest and largest corner Jacobian determinant of the trilinear hex with corners cn */
+static void corner_det_range(const double *X, const int32_t *cn, double *lo, double *hi) {
+  double mn = INFINITY, mx = -INFINITY;
+  for (int c = 0; c < 8; c++) {
+    int i = c & 1, j = c >> 1 & 1, k = c >> 2 & 1;
+    double J[3][3];
+    for (int d = 0; d < 3; d++) {
+      J[d][0] = (X[3 * cn[c ^ 1] + d] - X[3 * cn[c] + d]) * (i ? -1 : 1);
+      J[d][1] = (X[3 * cn[c ^ 2] + d] - X[3 * cn[c] + d]) * (j ? -1 : 1);
+      J[d][2] = (X[3 * cn[c ^ 4] + d] - X[3 * cn[c] + d]) * (k ? -1 : 1);
+    }
+    double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                 J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    mn = fmin(mn, det), mx = fmax(mx, det);
+  }
+  *lo = mn, *hi = mx;
+}
 static double min_corner_det(const double *X, const int32_t *cn) { return corner_det(X, cn, 0); }
 static double min_corner_sj(const double *X, const int32_t *cn) { return corner_det(X, cn, 1); }
 
@@ -2142,6 +2182,142 @@ static void foot_point(const builder *bd, const double *ca, double ra, int32_t a
   for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * r[c] / l;
 }
 
+/* --split K: every facet quad cut into K x K. The new nodes are the sweep map's own
+   facet points (edge_point on the quad's edges, so on the bridge circle or the walls
+   where the edge is, and its Gordon-Hall blend inside, projected onto the facet's wall),
+   so the refined columns fill the same region with the same boundary surfaces. An edge
+   shared by quads (of one facet, or of the three facets on a diagram edge) is split once,
+   keyed by its end nodes, its points ordered from the lower node id: neighbours agree. */
+static int add_footrec(builder *bd, int32_t **rec, hx_lid *nrec, hx_lid *caprec, int32_t node, int kind,
+                       const int32_t c[8], double a, double b) {
+  HX_CALL(grow(&bd->FR, &bd->capfr, bd->nfr + 1, sizeof *bd->FR));
+  HX_CALL(grow(rec, caprec, *nrec + 1, sizeof **rec));
+  footrec *R = &bd->FR[bd->nfr];
+  memcpy(R->c, c, sizeof R->c);
+  R->a = a, R->b = b, R->kind = kind;
+  (*rec)[(*nrec)++] = node; /* record nrec - 1 is node's */
+  bd->nfr++;
+  return HX_OK;
+}
+
+static int split_quads(builder *bd, int K) {
+  enum { KMAX = 8 };
+  if (K <= 1) return HX_OK;
+  if (K > KMAX) return HX_ERROR(HX_ERR_INPUT, "pebble: --split %d is above %d", K, KMAX);
+  emap em;
+  HX_CALL(emap_init(&em, 2 * bd->nq + 16));
+  int32_t *rec = NULL; /* node of each foot recipe */
+  hx_lid nrec = 0, caprec = 0;
+  quad *NQ = NULL;
+  int rc = hx_malloc((size_t)K * K * (size_t)bd->nq * sizeof *NQ, &NQ);
+  hx_lid nq = 0;
+  for (hx_lid f = 0; f < bd->nf && !rc; f++) {
+    facet *F = &bd->F[f];
+    int wallk = F->wall;
+    uint8_t fmask = wallk >= 0 ? (uint8_t)(1u << wallk) : 0;
+    hx_lid q0 = nq;
+    for (hx_lid qi = F->q0; qi < F->q0 + F->nq && !rc; qi++) {
+      const quad Qd = bd->Q[qi];
+      int32_t G[KMAX + 1][KMAX + 1]; /* G[j][i]: the node at (i / K, j / K), x0 (0,0) x1 (1,0) x2 (1,1) x3 (0,1) */
+      G[0][0] = Qd.x[0], G[0][K] = Qd.x[1], G[K][K] = Qd.x[2], G[K][0] = Qd.x[3];
+      for (int e = 0; e < 4 && !rc; e++) {
+        int32_t u = Qd.x[e], v = Qd.x[(e + 1) % 4];
+        hx_lid sl = emap_slot(&em, u, v);
+        int br = (Qd.chamfer >> e & 1) ? F->bridge : -1;
+        if (em.mid[sl] < 0) {
+          int32_t lo = u < v ? u : v, hi = u < v ? v : u;
+          em.mid[sl] = (int32_t)bd->nn;
+          for (int k = 1; k < K && !rc; k++) {
+            double x[3];
+            int32_t id;
+            edge_point(bd, lo, hi, (double)k / K, Qd.emask[e], br, wallk, x);
+            if (wallk >= 0) wall_project(&bd->w[wallk], x);
+            rc = add_node(bd, x, (uint8_t)(Qd.emask[e] | fmask), br, &id);
+            if (!rc && br < 0) rc = add_footrec(bd, &rec, &nrec, &caprec, id, 1, (int32_t[8]){lo, hi}, (double)k / K, 0);
+          }
+        }
+        for (int k = 1; k < K; k++) {
+          int32_t id = em.mid[sl] + (u < v ? k - 1 : K - 1 - k); /* the point at k / K from u */
+          switch (e) {
+          case 0: G[0][k] = id; break;
+          case 1: G[k][K] = id; break;
+          case 2: G[K][K - k] = id; break;
+          default: G[K - k][0] = id; break;
+          }
+        }
+      }
+      for (int j = 1; j < K && !rc; j++)
+        for (int i = 1; i < K && !rc; i++) {
+          double a = (double)i / K, b = (double)j / K, x[3];
+          const double *X = bd->X;
+          for (int c = 0; c < 3; c++) {
+            double bil = (1 - a) * (1 - b) * X[3 * G[0][0] + c] + a * (1 - b) * X[3 * G[0][K] + c] +
+                         a * b * X[3 * G[K][K] + c] + (1 - a) * b * X[3 * G[K][0] + c];
+            x[c] = (1 - b) * X[3 * G[0][i] + c] + b * X[3 * G[K][i] + c] + (1 - a) * X[3 * G[j][0] + c] +
+                   a * X[3 * G[j][K] + c] - bil;
+          }
+          if (wallk >= 0) wall_project(&bd->w[wallk], x);
+          rc = add_node(bd, x, fmask, -1, &G[j][i]);
+          int32_t cs[8] = {G[0][i], G[K][i], G[j][0], G[j][K], G[0][0], G[0][K], G[K][K], G[K][0]};
+          if (!rc) rc = add_footrec(bd, &rec, &nrec, &caprec, G[j][i], 2, cs, a, b);
+        }
+      for (int j = 0; j < K && !rc; j++)
+        for (int i = 0; i < K; i++) {
+          quad *q = &NQ[nq++];
+          q->x[0] = G[j][i], q->x[1] = G[j][i + 1], q->x[2] = G[j + 1][i + 1], q->x[3] = G[j + 1][i];
+          q->kind = Qd.kind;
+          q->chamfer = 0;
+          memset(q->emask, 0, 4);
+          int on[4] = {j == 0, i == K - 1, j == K - 1, i == 0}; /* sub-quad edge e on the parent's edge e */
+          for (int e = 0; e < 4; e++)
+            if (on[e]) {
+              q->chamfer |= (uint8_t)(Qd.chamfer & (1u << e));
+              q->emask[e] = Qd.emask[e];
+            }
+        }
+    }
+    F->q0 = (int32_t)q0;
+    F->nq = (int32_t)(nq - q0);
+  }
+  emap_free(&em);
+  if (!rc) rc = hx_malloc((size_t)bd->nn * sizeof *bd->nfoot, &bd->nfoot);
+  if (!rc) {
+    for (hx_lid i = 0; i < bd->nn; i++) bd->nfoot[i] = -1;
+    for (hx_lid r = 0; r < nrec; r++) bd->nfoot[rec[r]] = (int32_t)r;
+  }
+  hx_free(&rec);
+  if (rc) {
+    hx_free(&NQ);
+    return rc;
+  }
+  hx_free(&bd->Q);
+  bd->Q = NQ, bd->nq = nq, bd->capq = nq;
+  return HX_OK;
+}
+
+/* the foot on sphere a of node x (see footrec) */
+static void node_foot(const builder *bd, const double *ca, double ra, int32_t a, int32_t x, double y[3]) {
+  int32_t r = bd->nfoot ? bd->nfoot[x] : -1;
+  if (r < 0) {
+    foot_point(bd, ca, ra, a, bd->nbridge[x], bd->X + 3 * x, y);
+    return;
+  }
+  const footrec *R = &bd->FR[r];
+  double f[8][3], v[3];
+  int n = R->kind == 1 ? 2 : 8;
+  for (int k = 0; k < n; k++) node_foot(bd, ca, ra, a, R->c[k], f[k]);
+  double A = R->a, B = R->b;
+  for (int c = 0; c < 3; c++) {
+    if (R->kind == 1) v[c] = (1 - A) * f[0][c] + A * f[1][c];
+    else
+      v[c] = (1 - B) * f[0][c] + B * f[1][c] + (1 - A) * f[2][c] + A * f[3][c] -
+             ((1 - A) * (1 - B) * f[4][c] + A * (1 - B) * f[5][c] + A * B * f[6][c] + (1 - A) * B * f[7][c]);
+    v[c] -= ca[c];
+  }
+  double l = norm3(v);
+  for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * v[c] / l;
+}
+
 /* The facet whose quads (q0 .. q0 + nq - 1, facets in quad order) hold quad q. */
 static int32_t quad_facet(const builder *bd, int32_t q) {
   int32_t lo = 0, hi = (int32_t)bd->nf - 1;
@@ -2187,8 +2363,8 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
         /* the feet of the end nodes (along the axis for bridge-circle nodes), blended
            and put back on the sphere: a function of the edge alone */
         double fa[3], fb[3], r[3];
-        foot_point(bd, ca, ra, cell, bd->nbridge[ea[ed]], bd->X + 3 * ea[ed], fa);
-        foot_point(bd, ca, ra, cell, bd->nbridge[eb[ed]], bd->X + 3 * eb[ed], fb);
+        node_foot(bd, ca, ra, cell, ea[ed], fa);
+        node_foot(bd, ca, ra, cell, eb[ed], fb);
         for (int c = 0; c < 3; c++) r[c] = (1 - t) * fa[c] + t * fb[c] - ca[c];
         double l = norm3(r);
         for (int c = 0; c < 3; c++) Fd[ed][i][c] = ca[c] + ra * r[c] / l;
@@ -2631,6 +2807,7 @@ static void builder_free(builder *bd) {
   hx_free(&bd->sx), hx_free(&bd->sr), hx_free(&bd->sparent), hx_free(&bd->smask);
   hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);
   hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);
+  hx_free(&bd->nfoot), hx_free(&bd->FR);
 }
 
 /* ---- lazy order N (hx_mesh_lazy): the sweep map and the numbering, block by block --- */
@@ -2803,6 +2980,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     stage_mem("variant scoring");
   }
   if (!rc) rc = tessellate(bd, o, &st);
+  if (!rc) rc = split_quads(bd, o->split);
   hx_free(&bd->choice);
   stage_mem("tessellation");
   hx_mesh *m = NULL;
@@ -2944,7 +3122,9 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
           memcpy(X, bd->X + 3 * x, sizeof X);
           for (int c = 0; c < 3; c++) r[c] = X[c] - ca[c];
           int32_t br = bd->nbridge[x];
-          if (br >= 0) {
+          if (bd->nfoot && bd->nfoot[x] >= 0) {
+            node_foot(bd, ca, ra, (int32_t)a, x, y);
+          } else if (br >= 0) {
             const bridge *BR = &bd->B[br];
             double ua[3], xp[3], t = 0;
             for (int c = 0; c < 3; c++) ua[c] = BR->a == a ? BR->u[c] : -BR->u[c];

@@ -42,6 +42,11 @@ static void pebble_help(void) {
          "                        (0.5; 0: --bridge)\n"
          "  --accept-sj Q         keep a facet's first tessellation whose swept columns reach corner\n"
          "                        scaled Jacobian Q, else the best of all tried (0.3; 0: the first with none inverted, faster)\n"
+         "  --score corner|nek    what the variant scoring maximizes: the columns' corner scaled\n"
+         "                        Jacobian (corner, default) or also their Nek5000 min/max det J ratio\n"
+         "                        (nek: fewer poor elements, about 30 %% more elements)\n"
+         "  --split K             cut every facet quad into K x K (K^2 x the elements; 2 lifts the\n"
+         "                        Nek scaled Jacobian of the worst elements most; default 1)\n"
          "  --order N             geometry order of the outputs (default 7)\n"
          "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
          "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
@@ -186,6 +191,14 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--bridge-fit")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 0.8, &o.bridge_fit));
+    } else if (!strcmp(a, "--score")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      if (!strcmp(v, "nek")) o.score_nek = 1;
+      else if (!strcmp(v, "corner")) o.score_nek = 0;
+      else return HX_ERROR(HX_ERR_INPUT, "flag --score: expected 'corner' or 'nek', got '%s'", v);
+    } else if (!strcmp(a, "--split")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int(a, v, 1, 8, &o.split));
     } else if (!strcmp(a, "--accept-sj")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 1, &o.accept_sj));

@@ -29,7 +29,7 @@ int hx_cli_quality_flag(int argc, char **argv, int *i, hx_quality_opts *o, const
     return hx_cli_value(argc, argv, i, plot) ? -1 : 1;
   }
   if (!strcmp(a, "--worst")) {
-    if (hx_cli_value(argc, argv, i, &v) || hx_cli_int("--worst", v, 0, 100000, &o->num_worst)) return -1;
+    if (hx_cli_value(argc, argv, i, &v) || hx_cli_int("--worst", v, 0, 100000000, &o->num_worst)) return -1;
     return 1;
   }
   if (!strcmp(a, "--quad-order")) {
