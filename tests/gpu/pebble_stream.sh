@@ -4,21 +4,12 @@
 # as a .pvtu (one piece per rank, written by that rank), on 1 and P ranks (unbound, cores / ranks
 # OpenMP threads each), with wall time,
 # the largest rank's peak RSS and the bytes written; the disk's own speed (dd, fdatasync) in
-# the same run. Build as tests/gpu/pebble_scale.sh (Debian's libqhull_r carried in deps/).
+# the same run. Built by tests/gpu/host_build.sh (Debian's libqhull_r carried in deps/).
 #   usage: [RUNS="1 vtu,16 pvtu"] bash tests/gpu/pebble_stream.sh [N] [ORDER] [P]   (defaults 10000 5 16)
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 N=${1:-10000}; ORDER=${2:-5}; P=${3:-16}
-B=${HX_SCALE_BUILD:-build-scale}
-DEPS=$PWD/deps
-[ -d "$DEPS/lib" ] && export LD_LIBRARY_PATH=$DEPS/lib:${LD_LIBRARY_PATH:-}
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-t0=$(date +%s)
-cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=OFF -DHX_ENABLE_TESTS=OFF \
-  -DCMAKE_PREFIX_PATH="$DEPS" > "$B.configure.log" 2>&1 || { tail -30 "$B.configure.log"; exit 1; }
-cmake --build "$B" -j"$(nproc)" > "$B.build.log" 2>&1 || { grep -B2 -A10 -i "error" "$B.build.log" | head -60; exit 1; }
-echo "build: $(( $(date +%s) - t0 )) s"
-H=$PWD/$B/hexpack
+. tests/gpu/host_build.sh
 D=${DIR:-/tmp/pebble_stream}
 mkdir -p "$D"
 echo "# $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo), $(df -h "$D" | tail -1 | awk '{print $4}') free in $D, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# One large bed on the lent machine's host (meshers.md, "Figures to beat": 3.5 x 10^5 pebbles
+# on one 16-core node with MPI): a bed file (carried, gzip allowed) meshed at order 1 on P ranks
+# (unbound, cores / P OpenMP threads each) and written as .re2 (order 1: corners and sphere
+# curves), with the wall time, the mesher's stage times (its --json), every rank's peak RSS and
+# the file's size; the file is deleted afterwards. Built by tests/gpu/host_build.sh.
+#   usage: bash tests/gpu/pebble_big.sh BED CONTAINER P [more pebble flags]
+#   e.g.   bash tests/gpu/pebble_big.sh deps/beds/p350k.txt.gz cyl:60 8
+# (the bed: `hexpack pack --n 350000 --container cyl:60 --seed 7`, 149 s on the dev VM)
+set -u -o pipefail
+cd "$(dirname "$0")/../.."
+[ $# -ge 3 ] || { echo "usage: $0 BED CONTAINER P [pebble flags]"; exit 2; }
+BED=$1 CONT=$2 P=$3
+shift 3
+. tests/gpu/host_build.sh
+D=${DIR:-/tmp/pebble_big}
+mkdir -p "$D"
+case $BED in
+*.gz) gzip -dc "$BED" > "$D/bed.txt" ;;
+*) cp "$BED" "$D/bed.txt" ;;
+esac
+echo "# $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo), $(df -h "$D" | tail -1 | awk '{print $4}') free in $D, load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $(grep -vc '^#' "$D/bed.txt") spheres, container $CONT, $P ranks x $(( $(nproc) / P )) threads, flags: $*"
+rm -f "$D"/rss.* "$D"/bed.re2
+ts=$(date +%s.%N)
+mpiexec -n "$P" --bind-to none -x OMP_NUM_THREADS=$(( $(nproc) / P )) sh -c 'exec /usr/bin/time -f "%M" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"' "$D/rss" \
+  "$H" pebble "$D/bed.txt" --container "$CONT" --order 1 --json "$@" -o "$D/bed.re2" > "$D/out.json" 2> "$D/err.txt"
+rc=$?
+sync
+te=$(date +%s.%N)
+cat "$D/out.json"
+head -5 "$D/err.txt"
+echo "exit $rc, wall $(awk -v a="$ts" -v b="$te" 'BEGIN {printf "%.1f", b - a}') s, peak RSS per rank (MB): $(for f in "$D"/rss.*; do tail -1 "$f"; done | awk '{printf("%s%.0f", (NR > 1) ? " " : "", $1 / 1024)}'), .re2: $(stat -c %s "$D/bed.re2" 2> /dev/null | awk '{printf "%.2f GB", $1 / 1e9}')"
+rm -f "$D/bed.re2"
+exit $rc
