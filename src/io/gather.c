@@ -398,6 +398,8 @@ static int block_at(hx_gsrc *g, int r, hx_gid pos, const void *ptr[F_NUM]) {
   return HX_OK;
 }
 
+static const hx_gblock *fill_block(hx_gsrc *g, hx_gid e0, hx_lid cnt, const void *ptr[F_NUM]);
+
 int hx_gsrc_next(hx_gsrc *g, const hx_gblock **b) {
   *b = NULL;
   while (g->cur < g->size && g->pos >= g->rank_elems[g->cur]) {
@@ -409,9 +411,16 @@ int hx_gsrc_next(hx_gsrc *g, const hx_gblock **b) {
   const void *ptr[F_NUM];
   HX_CALL(block_at(g, g->cur, g->pos, ptr));
   hx_lid cnt = (hx_lid)(g->rank_elems[g->cur] - g->pos < g->block ? g->rank_elems[g->cur] - g->pos : g->block);
+  *b = fill_block(g, g->gbase + g->pos, cnt, ptr);
+  g->pos += cnt;
+  return HX_OK;
+}
+
+/* the block record of elements [e0, e0 + cnt) (global) from the fields ptr */
+static const hx_gblock *fill_block(hx_gsrc *g, hx_gid e0, hx_lid cnt, const void *ptr[F_NUM]) {
   hx_gblock *k = &g->blk;
   memset(k, 0, sizeof *k);
-  k->e0 = g->gbase + g->pos;
+  k->e0 = e0;
   k->count = cnt;
   k->minj = ptr[F_MINJ];
   k->sj = ptr[F_SJ];
@@ -427,10 +436,43 @@ int hx_gsrc_next(hx_gsrc *g, const hx_gblock **b) {
   k->view.elem_attr = (int32_t *)ptr[F_ATTR];
   k->view.num_faces = 0;
   k->view.faces = NULL;
-  g->pos += cnt;
-  *b = k;
+  return k;
+}
+
+/* ---- every rank, its own part (writers that write it themselves) ------------------ */
+
+int hx_gsrc_own_next(hx_gsrc *g, int mask, hx_gid *pos, const hx_gblock **b) {
+  *b = NULL;
+  const hx_mesh *m = g->m;
+  if (*pos >= m->num_elem) return HX_OK;
+  hx_gid base = 0;
+  for (int r = 0; r < g->rank; r++) base += g->rank_elems[r];
+  hx_lid cnt = (hx_lid)(m->num_elem - *pos < g->block ? m->num_elem - *pos : g->block);
+  const void *ptr[F_NUM];
+  HX_CALL(local_block(g, mask, *pos, cnt, ptr));
+  for (int f = 0; f < F_NUM; f++)
+    if (!field_in_mask(f, mask)) ptr[f] = NULL;
+  *b = fill_block(g, base + *pos, cnt, ptr);
+  *pos += cnt;
   return HX_OK;
 }
+
+int hx_gsrc_own_faces(hx_gsrc *g, hx_gid *pos, const hx_gfaces **fb) {
+  *fb = NULL;
+  hx_lid n = 0;
+  hx_gid next = 0;
+  int done = 1;
+  HX_CALL(local_faces(g, 0, 0, *pos, &n, &next, &done));
+  *pos = next;
+  if (!n) return HX_OK;
+  g->fch.count = n;
+  g->fch.f = g->fbuf;
+  g->fch.ids = NULL;
+  *fb = &g->fch;
+  return HX_OK;
+}
+
+void hx_gsrc_own_close(hx_gsrc *g) { gs_free(g); }
 
 int hx_gsrc_face_pass(hx_gsrc *g, int bid, int what) {
   HX_CALL(drain(g));

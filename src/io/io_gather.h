@@ -104,6 +104,16 @@ int hx_gsrc_next_faces(hx_gsrc *g, const hx_gfaces **fb);
 /** Rank 0: end the write with code rc (every server returns it); frees g. */
 int hx_gsrc_close(hx_gsrc *g, int rc);
 
+/* Writers that write their own part (every rank at its offsets, e.g. hx_io_pwrite): after
+   hx_gsrc_open, every rank walks its own elements and faces (global element indices, the
+   same blocks and face order as rank 0 would receive) and frees g without messages. */
+/** Every rank: the next block of its own elements with the fields of mask (NULL at the end);
+    *pos (local) starts at 0. */
+int hx_gsrc_own_next(hx_gsrc *g, int mask, hx_gid *pos, const hx_gblock **b);
+/** Every rank: the next chunk of its own boundary faces, in (element, face) order. */
+int hx_gsrc_own_faces(hx_gsrc *g, hx_gid *pos, const hx_gfaces **fb);
+/** Every rank, instead of serve / close: frees g. */
+void hx_gsrc_own_close(hx_gsrc *g);
 /* ---- output points numbered by node id (points.c: .vtu and .msh) --------------------- */
 
 /** Point index of a node id: the rank of the id among the ids used (see points.c). */

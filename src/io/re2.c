@@ -235,6 +235,132 @@ static int write_re2(re2_ctx *c, hx_outfile *f) {
   return HX_OK;
 }
 
+/* The same file written by every rank at its own offsets (several ranks, no .co2): element
+   records at 84 + 200 e, the curve count, the curves (counted per rank first, offsets by a
+   prefix sum), the face count and the faces, each rank's in the order rank 0 would write
+   them, so the bytes equal the gathered writer's. Rank 0 opens and commits the file. */
+static int write_re2_own(re2_ctx *c, const char *path) {
+  const hx_mesh *m = c->m;
+  hx_gsrc *g = &c->g;
+  hx_comm comm = m->comm;
+  int rc = HX_OK;
+  const hx_gblock *b;
+  re2_curve cv[24];
+  /* 1. this rank's curves */
+  int64_t cnt[2] = {0, 0}; /* curves, dropped */
+  hx_gid pos = 0;
+  for (;;) {
+    if ((rc = hx_gsrc_own_next(g, HX_GS_X | HX_GS_SURF, &pos, &b)) || !b) break;
+    for (hx_lid e = 0; e < b->count; e++) {
+      long long dropped = 0;
+      cnt[0] += elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, cv, &dropped);
+      cnt[1] += dropped;
+    }
+  }
+  rc = hx_comm_agree(comm, rc);
+  int64_t coff = 0, foff = 0, tot[2] = {cnt[0], cnt[1]};
+  if (rc == HX_OK) rc = hx_comm_exscan_int64(comm, cnt[0], &coff);
+  if (rc == HX_OK) rc = hx_comm_exscan_int64(comm, m->num_faces, &foff);
+  if (rc == HX_OK) rc = hx_comm_sum_int64(comm, tot, 2);
+  if (rc != HX_OK) return rc;
+  c->dropped = tot[1];
+  const int64_t head = 84, cstart = head + 200 * (int64_t)g->num_elem, fstart = cstart + 8 + 64 * tot[0],
+                end = fstart + 8 + 64 * (int64_t)g->num_faces;
+  /* 2. rank 0: the file, its header and the two counts */
+  hx_outfile f;
+  char tmp[4200] = "";
+  if (g->rank == 0) {
+    rc = hx_outfile_open(&f, path);
+    if (rc == HX_OK) {
+      char hdr[81];
+      snprintf(hdr, sizeof hdr, "%5s%16lld%3d%16lld%4d hdr", "#v004", (long long)g->num_elem, 3, (long long)g->num_elem, 1);
+      size_t l = strlen(hdr);
+      memset(hdr + l, ' ', 80 - l);
+      float test = 6.54321f;
+      double nc = (double)tot[0], nf = (double)g->num_faces;
+      rc = hx_outfile_write(&f, hdr, 80);
+      if (rc == HX_OK) rc = hx_outfile_write(&f, &test, 4);
+      if (rc == HX_OK && fflush(f.fp) != 0) rc = HX_ERROR(HX_ERR_IO, "writing '%s' failed: %s", path, strerror(errno));
+      if (rc == HX_OK) rc = hx_io_pwrite(fileno(f.fp), &nc, 8, cstart, path);
+      if (rc == HX_OK) rc = hx_io_pwrite(fileno(f.fp), &nf, 8, fstart, path);
+      if (rc != HX_OK) hx_outfile_abort(&f);
+      else snprintf(tmp, sizeof tmp, "%s", f.tmp);
+    }
+  }
+  rc = hx_comm_agree(comm, rc);
+  if (rc == HX_OK) rc = hx_comm_bcast(comm, tmp, sizeof tmp, 0);
+  if (rc != HX_OK) return rc;
+  int fd = g->rank == 0 ? fileno(f.fp) : open(tmp, O_WRONLY);
+  if (fd < 0) rc = HX_ERROR(HX_ERR_IO, "cannot open '%s' (the .re2 being written by rank 0): %s", tmp, strerror(errno));
+  /* 3. every rank: its element records and curves, block by block, then its faces */
+  double *buf = NULL;
+  size_t cap = (size_t)g->block * 24 * 8; /* doubles: a block's curves (24 at most an element) or records */
+  if (rc == HX_OK) rc = hx_malloc(cap * sizeof *buf, &buf);
+  pos = 0;
+  int64_t ck = coff;
+  while (rc == HX_OK) {
+    if ((rc = hx_gsrc_own_next(g, HX_GS_X | HX_GS_SURF, &pos, &b)) || !b) break;
+    for (hx_lid e = 0; e < b->count; e++) {
+      double *rec = buf + (size_t)25 * e;
+      rec[0] = 0; /* group */
+      for (int v = 0; v < 8; v++) {
+        double X[3];
+        corner_xyz(&b->view, e, v, X);
+        rec[1 + v] = X[0], rec[9 + v] = X[1], rec[17 + v] = X[2];
+      }
+    }
+    rc = hx_io_pwrite(fd, buf, (size_t)b->count * 200, head + 200 * (int64_t)b->e0, path);
+    size_t nr = 0;
+    for (hx_lid e = 0; rc == HX_OK && e < b->count; e++) {
+      long long dropped = 0;
+      int n = elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, cv, &dropped);
+      for (int q = 0; q < n; q++, nr++) {
+        double *r = buf + 8 * nr;
+        double v[7] = {(double)(b->e0 + e + 1), (double)cv[q].side, cv[q].c[0], cv[q].c[1], cv[q].c[2], cv[q].c[3], cv[q].c[4]};
+        char word[8] = {cv[q].type, ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+        memcpy(r, v, sizeof v);
+        memcpy(&r[7], word, 8);
+      }
+    }
+    if (rc == HX_OK && nr) rc = hx_io_pwrite(fd, buf, nr * 64, cstart + 8 + 64 * ck, path);
+    ck += (int64_t)nr;
+  }
+  const hx_gfaces *fb;
+  pos = 0;
+  int64_t fk = foff;
+  while (rc == HX_OK) {
+    if ((rc = hx_gsrc_own_faces(g, &pos, &fb)) || !fb) break;
+    for (hx_lid q = 0; q < fb->count; q++) {
+      const hx_gface *bf = &fb->f[q];
+      double *r = buf + 8 * (size_t)q;
+      double v[7] = {(double)(bf->elem + 1), (double)RE2_FACE[bf->face], 0, 0, 0, 0, (double)c->bmap[bf->bid]};
+      char word[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+      memcpy(word, bc_type(m, bf->bid), 3);
+      memcpy(r, v, sizeof v);
+      memcpy(&r[7], word, 8);
+    }
+    rc = hx_io_pwrite(fd, buf, (size_t)fb->count * 64, fstart + 8 + 64 * fk, path);
+    fk += fb->count;
+  }
+  hx_free(&buf);
+  if (g->rank != 0 && fd >= 0) close(fd);
+  rc = hx_comm_agree(comm, rc);
+  if (g->rank == 0) {
+    struct stat st = {0};
+    if (rc == HX_OK && (fstat(fd, &st) != 0 || st.st_size != end))
+      rc = HX_ERROR(HX_ERR_IO, "'%s' has %lld bytes, expected %lld: do all ranks see the same file system?", path,
+                    (long long)st.st_size, (long long)end);
+    if (rc == HX_OK) rc = hx_outfile_commit(&f);
+    else hx_outfile_abort(&f);
+  }
+  rc = hx_comm_agree(comm, rc);
+  if (rc == HX_OK && g->rank == 0 && c->dropped)
+    hx_warn("%s: %lld edge curve(s) dropped: Nek keeps one curve per side number and element, and a sphere face "
+            "took the slot",
+            path, c->dropped);
+  return rc;
+}
+
 /* .co2: #v001 header (a5,3i12) in 132 bytes, float32 6.54321, per element int32
    element number and the 8 vertex ids (1-based, symmetric = hexpack corner order). */
 static int write_co2(re2_ctx *c, const char *path) {
@@ -370,19 +496,25 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   size_t l = strlen(path);
   if (l > 4 && !strcmp(path + l - 4, ".re2")) l -= 4;
   snprintf(co2, sizeof co2, "%.*s.co2", (int)l, path);
-  if (!root) { /* serve rank 0's .re2 and .co2, then write the field file together */
-    rc = hx_gsrc_serve(&c.g);
-    goto field;
-  }
   double w[HX_MAX_ND];
   rc = hx_gll(order + 1, c.gll, w);
   maxb = m->num_bnames > c.g.max_bid + 1 ? m->num_bnames : c.g.max_bid + 1;
   if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 1) * sizeof(int), &c.bmap);
   if (rc == HX_OK) {
     memset(c.bmap, 0, ((size_t)maxb + 1) * sizeof(int));
-    /* contiguous ids 1..n in increasing order of our ids (NekRS wants no gaps) */
+    /* contiguous ids 1..n in increasing order of our ids (NekRS wants no gaps; bid_count is global) */
     for (int b = 1; b <= c.g.max_bid; b++)
       if (c.g.bid_count[b]) c.bmap[b] = ++c.nb;
+  }
+  if (c.g.size > 1 && !o->co2) { /* every rank writes its part of the .re2 */
+    rc = hx_comm_agree(m->comm, rc);
+    if (rc == HX_OK) rc = write_re2_own(&c, path);
+    hx_gsrc_own_close(&c.g);
+    goto field;
+  }
+  if (!root) { /* serve rank 0's .re2 and .co2, then write the field file together */
+    rc = hx_gsrc_serve(&c.g);
+    goto field;
   }
   hx_outfile f;
   if (rc == HX_OK) rc = hx_outfile_open(&f, path);

@@ -6,6 +6,8 @@
 # the file's size; the file is deleted afterwards. Built by tests/gpu/host_build.sh.
 #   usage: bash tests/gpu/pebble_big.sh BED CONTAINER P [more pebble flags]
 #   e.g.   bash tests/gpu/pebble_big.sh deps/beds/p350k.txt.gz cyl:60 8
+# BASE_SRC=DIR also builds the sources in DIR (e.g. the previous main) and runs them first, in
+# the same call, and prints both files' md5 (they must be equal).
 # (the bed: `hexpack pack --n 350000 --container cyl:60 --seed 7`, 149 s on the dev VM)
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
@@ -21,15 +23,28 @@ case $BED in
 esac
 echo "# $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo), $(df -h "$D" | tail -1 | awk '{print $4}') free in $D, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $(grep -vc '^#' "$D/bed.txt") spheres, container $CONT, $P ranks x $(( $(nproc) / P )) threads, flags: $*"
-rm -f "$D"/rss.* "$D"/bed.re2
-ts=$(date +%s.%N)
-mpiexec -n "$P" --bind-to none -x OMP_NUM_THREADS=$(( $(nproc) / P )) sh -c 'exec /usr/bin/time -f "%M" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"' "$D/rss" \
-  "$H" pebble "$D/bed.txt" --container "$CONT" --order 1 --json "$@" -o "$D/bed.re2" > "$D/out.json" 2> "$D/err.txt"
-rc=$?
-sync
-te=$(date +%s.%N)
-cat "$D/out.json"
-head -5 "$D/err.txt"
-echo "exit $rc, wall $(awk -v a="$ts" -v b="$te" 'BEGIN {printf "%.1f", b - a}') s, peak RSS per rank (MB): $(for f in "$D"/rss.*; do tail -1 "$f"; done | awk '{printf("%s%.0f", (NR > 1) ? " " : "", $1 / 1024)}'), .re2: $(stat -c %s "$D/bed.re2" 2> /dev/null | awk '{printf "%.2f GB", $1 / 1e9}')"
-rm -f "$D/bed.re2"
-exit $rc
+run() { # label binary: one run, its --json and figures
+  rm -f "$D"/rss.* "$D"/bed.re2
+  local ts te rc
+  ts=$(date +%s.%N)
+  mpiexec -n "$P" --bind-to none -x OMP_NUM_THREADS=$(( $(nproc) / P )) sh -c 'exec /usr/bin/time -f "%M" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"' "$D/rss" \
+    "$2" pebble "$D/bed.txt" --container "$CONT" --order 1 --json "${FLAGS[@]}" -o "$D/bed.re2" > "$D/out.json" 2> "$D/err.txt"
+  rc=$?
+  sync
+  te=$(date +%s.%N)
+  echo "## $1"
+  cat "$D/out.json"
+  head -5 "$D/err.txt"
+  echo "exit $rc, wall $(awk -v a="$ts" -v b="$te" 'BEGIN {printf "%.1f", b - a}') s, peak RSS per rank (MB): $(for f in "$D"/rss.*; do tail -1 "$f"; done | awk '{printf("%s%.0f", (NR > 1) ? " " : "", $1 / 1024)}'), .re2: $(stat -c %s "$D/bed.re2" 2> /dev/null | awk '{printf "%.2f GB", $1 / 1e9}')"
+  [ -z "${BASE_SRC:-}" ] || md5sum "$D/bed.re2" | cut -c1-32
+  rm -f "$D/bed.re2"
+  return $rc
+}
+FLAGS=("$@")
+if [ -n "${BASE_SRC:-}" ]; then # a baseline tree (e.g. the previous main), built and run first
+  HNEW=$H
+  HX_SCALE_BUILD=build-base HX_BUILD_SRC=$BASE_SRC . tests/gpu/host_build.sh
+  run "baseline ($BASE_SRC)" "$H"
+  H=$HNEW
+fi
+run "this tree" "$H"
