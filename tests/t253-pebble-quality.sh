@@ -11,13 +11,7 @@
 # pebble, min 7.74e-3, mean 0.199, 4 150 / 554, aspect 125.6).
 # The old rule (--ring-sj 0 --bridge-fit 0: one fixed ring, bridge 0.1 d) gives 13 844
 # below 0.1 and max aspect 221: the defaults must stay at least 3 x better there.
-set -u
-HEXPACK=${HEXPACK:-./build/hexpack}
-SRC=${HX_SOURCE_DIR:-.}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+. "$(dirname "$0")/lib.sh"
 run() { # $1: output file, rest: extra flags
   local f=$1; shift
   "$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 4 --quality --worst 1000000 "$@" > "$f" 2>&1

@@ -6,13 +6,7 @@
 # "error" line naming det J, a non-zero exit and no file; one that does mesh reports
 # no inverted element and writes its file; with --force the file is written and --json
 # reports the same count of inverted elements as the refusal (0 when it meshes).
-set -u
-HEXPACK=${HEXPACK:-./build/hexpack}
-SRC=${HX_SOURCE_DIR:-.}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+. "$(dirname "$0")/lib.sh"
 for bed in pebble-near-contact-offplane pebble-sliver-triangle; do
   f="$SRC/tests/data/$bed.txt"
   "$HEXPACK" pebble "$f" --order 1 --json -o "$dir/a.re2" > "$dir/out.json" 2> "$dir/err.txt"
