@@ -1127,7 +1127,15 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       double l = dist3(pts[e], pts[(e + 1) % 3]);
       if (l < lmin) lmin = l, emin = e;
     }
-    if (lmin > tol || facet_room(bd, F, pts, 3) >= 0) continue;
+    /* a needle (vertices nearly on a line: twice its area under 5 % of its longest edge
+       squared) may be thin with no edge shorter than tol: its shortest edge is collapsed
+       up to 2.5 tol (a 10^5 cylinder bed had one, edges 0.24 / 0.35 / 0.59 d, 0.03 d off
+       its plane, and its fan folded) */
+    double lmax = fmax(dist3(pts[0], pts[1]), fmax(dist3(pts[1], pts[2]), dist3(pts[2], pts[0]))), ar[3], e1[3], e2[3];
+    for (int c = 0; c < 3; c++) e1[c] = pts[1][c] - pts[0][c], e2[c] = pts[2][c] - pts[0][c];
+    cross3(e1, e2, ar);
+    int needle = norm3(ar) < 0.05 * lmax * lmax;
+    if ((lmin > tol && !(needle && lmin <= 2.5 * tol)) || facet_room(bd, F, pts, 3) >= 0) continue;
     const uint8_t msk[3] = {vmask[poly[0]], vmask[poly[1]], vmask[poly[2]]};
     int on_cyl = 0;
     for (int k = 0; k < bd->nw; k++)
