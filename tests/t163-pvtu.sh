@@ -8,16 +8,9 @@
 # within 1e-12 of one of the other). Our reader joins the pieces back into the serial mesh;
 # broken indexes are refused with one line. A failure
 # on any rank leaves no index and no piece.
-set -u
-HEXPACK=${HEXPACK:-./build/hexpack}
-MPIEXEC=${MPIEXEC:-mpiexec}
+. "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
 cd "$dir"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 run() { # np args...
   local np=$1
   shift

@@ -8,15 +8,8 @@
 # quality report must agree; the automatic choice (HX_TEST_MEM_BYTES: a small machine)
 # must stream and give the same files; a bed whose order-N check fails must be refused
 # with no file written, as without --stream.
-set -u
-HEXPACK=${HEXPACK:-./build/hexpack}
-MPIEXEC=${MPIEXEC:-mpiexec}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$dir"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 "$HEXPACK" pack --n 40 --container cyl:2.6 --trials 10 --seed 5 -o s40.txt > /dev/null
 args="s40.txt --container cyl:2.6 --inlet 2 --outlet 2 --order 3"
 outs() { echo "-o $1.vtu -o $1.msh -o $1.re2 -o $1.mesh"; }

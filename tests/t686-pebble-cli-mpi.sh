@@ -5,15 +5,8 @@
 # --quality table equal the 1-rank ones (times excepted: the lines with "time" are dropped).
 # Files written under mpiexec are byte-identical to the 1-rank ones (.re2 on 2 and 4 ranks,
 # .vtu and .msh on 2), once the writers handle distributed meshes (before: refused).
-set -u
-HEXPACK=${HEXPACK:-./build/hexpack}
-MPIEXEC=${MPIEXEC:-mpiexec}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. "$(dirname "$0")/lib.sh"
 cd "$dir"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 "$HEXPACK" pack --n 40 --container box:3.2 --trials 10 --seed 3 -o s40.txt > /dev/null
 cp "$HX_SOURCE_DIR/inputs/pb67.txt" pb67.txt
 run() { # np name args...

@@ -3130,26 +3130,14 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
           memcpy(X, bd->X + 3 * x, sizeof X);
           for (int c = 0; c < 3; c++) r[c] = X[c] - ca[c];
           int32_t br = bd->nbridge[x];
-          if (bd->nfoot && bd->nfoot[x] >= 0) {
-            node_foot(bd, ca, ra, (int32_t)a, x, y);
-          } else if (br >= 0) {
-            const bridge *BR = &bd->B[br];
-            double ua[3], xp[3], t = 0;
-            for (int c = 0; c < 3; c++) ua[c] = BR->a == a ? BR->u[c] : -BR->u[c];
-            for (int c = 0; c < 3; c++) xp[c] = X[c] - BR->p[c];
-            t = dot3(xp, BR->u);
-            double h = sqrt(fmax(0, ra * ra - BR->rb * BR->rb));
-            for (int c = 0; c < 3; c++) y[c] = ca[c] + h * ua[c] + (xp[c] - t * BR->u[c]);
-          } else {
-            double rl = norm3(r);
-            if (!(rl > ra * (1 + 1e-9))) {
-              rc = HX_ERROR(HX_ERR_INTERNAL,
-                            "pebble: a facet node at (%g, %g, %g) lies inside sphere %d (distance %g, radius %g)", X[0],
-                            X[1], X[2], (int)a, rl, ra);
-              break;
-            }
-            for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * r[c] / rl;
+          double rl = norm3(r);
+          if (br < 0 && !(bd->nfoot && bd->nfoot[x] >= 0) && !(rl > ra * (1 + 1e-9))) { /* radial foot */
+            rc = HX_ERROR(HX_ERR_INTERNAL,
+                          "pebble: a facet node at (%g, %g, %g) lies inside sphere %d (distance %g, radius %g)", X[0],
+                          X[1], X[2], (int)a, rl, ra);
+            break;
           }
+          node_foot(bd, ca, ra, (int32_t)a, x, y);
           for (int k = 0; k < L; k++) {
             double *q = Xl + 3 * (size_t)(colbase[x] + k - xbase);
             for (int c = 0; c < 3; c++) q[c] = y[c] + s[k] * (X[c] - y[c]);

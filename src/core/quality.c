@@ -19,6 +19,7 @@
 #include "hx_basis.h"
 #include "hx_error.h"
 #include "hx_memory.h"
+#include "hx_mesh.h"
 #include "hx_progress.h"
 
 #ifdef _OPENMP
@@ -101,6 +102,10 @@ static void tensor3(int n, int m, const double *A1, const double *A2, const doub
 /* min and max of det J at the m^3 points of the rule (V, Dv) = (values, derivatives);
    V = NULL: the element's own GLL nodes (m = n), Dv the collocation derivative. */
 static int detj_range(int n, int m, const double *V, const double *Dv, const double *x, double *mn, double *mx) {
+  if (!V) { /* collocation at the element's own GLL nodes */
+    hx_elem_detj_range(n, Dv, x, mn, mx);
+    return HX_OK;
+  }
   /* 9 fields of m^3 values: on the stack up to m = 12, else (up to 1 MB at m = 24)
      on the heap */
   double stackJ[9 * 12 * 12 * 12], *J = stackJ;
@@ -109,23 +114,6 @@ static int detj_range(int n, int m, const double *V, const double *Dv, const dou
   int npe = n * n * n;
   for (int c = 0; c < 3; c++) {
     const double *xc = x + c * npe;
-    if (!V) { /* collocation at the element's own GLL nodes: one 1D derivative per direction */
-      for (int k = 0; k < n; k++)
-        for (int j = 0; j < n; j++)
-          for (int i = 0; i < n; i++) {
-            double d0 = 0, d1 = 0, d2 = 0;
-            for (int a = 0; a < n; a++) {
-              d0 += Dv[i * n + a] * xc[a + n * (j + n * k)];
-              d1 += Dv[j * n + a] * xc[i + n * (a + n * k)];
-              d2 += Dv[k * n + a] * xc[i + n * (j + n * a)];
-            }
-            int p = i + n * (j + n * k);
-            J[(3 * c + 0) * np + p] = d0;
-            J[(3 * c + 1) * np + p] = d1;
-            J[(3 * c + 2) * np + p] = d2;
-          }
-      continue;
-    }
     tensor3(n, m, Dv, V, V, xc, J + (3 * c + 0) * np);
     tensor3(n, m, V, Dv, V, xc, J + (3 * c + 1) * np);
     tensor3(n, m, V, V, Dv, xc, J + (3 * c + 2) * np);

@@ -158,13 +158,43 @@ static const char *bc_type(const hx_mesh *m, int bid) {
 
 static int put_d(hx_outfile *f, double v) { return hx_outfile_write(f, &v, 8); }
 
-static int write_re2(re2_ctx *c, hx_outfile *f) {
-  const hx_mesh *m = c->m;
-  hx_gid ne = c->g.num_elem;
-  char hdr[81];
-  snprintf(hdr, sizeof hdr, "%5s%16lld%3d%16lld%4d hdr", "#v004", (long long)ne, 3, (long long)ne, 1);
+/* the records (formats.md 1.x): an element's group and 8 corners (25 doubles), a curve or a
+   boundary condition (8 doubles: element, side, 5 values, the type in the last 8 bytes) */
+static void re2_header(hx_gid ne, char hdr[81]) {
+  snprintf(hdr, 81, "%5s%16lld%3d%16lld%4d hdr", "#v004", (long long)ne, 3, (long long)ne, 1);
   size_t l = strlen(hdr);
   memset(hdr + l, ' ', 80 - l);
+}
+static void elem_record(const hx_mesh *v, hx_lid e, double rec[25]) {
+  rec[0] = 0; /* group */
+  for (int s = 0; s < 8; s++) {
+    double X[3];
+    corner_xyz(v, e, s, X);
+    rec[1 + s] = X[0], rec[9 + s] = X[1], rec[17 + s] = X[2];
+  }
+}
+static void side_record(hx_gid elem1, int side, const double c[5], const char *type, double r[8]) {
+  double v[7] = {(double)elem1, (double)side, c[0], c[1], c[2], c[3], c[4]};
+  char word[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+  memcpy(word, type, strlen(type) < 8 ? strlen(type) : 8);
+  memcpy(r, v, sizeof v);
+  memcpy(&r[7], word, 8);
+}
+static void curve_record(hx_gid elem1, const re2_curve *cv, double r[8]) {
+  char t[2] = {cv->type, 0};
+  side_record(elem1, cv->side, cv->c, t, r);
+}
+static void bc_record(const re2_ctx *c, const hx_gface *bf, double r[8]) {
+  double z[5] = {0, 0, 0, 0, (double)c->bmap[bf->bid]};
+  char t[4] = {0};
+  memcpy(t, bc_type(c->m, bf->bid), 3);
+  side_record(bf->elem + 1, RE2_FACE[bf->face], z, t, r);
+}
+
+static int write_re2(re2_ctx *c, hx_outfile *f) {
+  hx_gid ne = c->g.num_elem;
+  char hdr[81];
+  re2_header(ne, hdr);
   HX_CALL(hx_outfile_write(f, hdr, 80));
   float test = 6.54321f;
   HX_CALL(hx_outfile_write(f, &test, 4));
@@ -175,12 +205,7 @@ static int write_re2(re2_ctx *c, hx_outfile *f) {
     HX_CALL(hx_gsrc_next(&c->g, &b));
     if (!b) break;
     for (hx_lid e = 0; e < b->count; e++) {
-      rec[0] = 0; /* group */
-      for (int s = 0; s < 8; s++) {
-        double X[3];
-        corner_xyz(&b->view, e, s, X);
-        rec[1 + s] = X[0], rec[9 + s] = X[1], rec[17 + s] = X[2];
-      }
+      elem_record(&b->view, e, rec);
       HX_CALL(hx_outfile_write(f, rec, sizeof rec));
     }
   }
@@ -203,10 +228,8 @@ static int write_re2(re2_ctx *c, hx_outfile *f) {
           continue;
         }
         for (int q = 0; q < n; q++) {
-          double r[8] = {(double)(b->e0 + e + 1), (double)cv[q].side, cv[q].c[0], cv[q].c[1], cv[q].c[2], cv[q].c[3],
-                         cv[q].c[4], 0};
-          char word[8] = {cv[q].type, ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-          memcpy(&r[7], word, 8);
+          double r[8];
+          curve_record(b->e0 + e + 1, &cv[q], r);
           HX_CALL(hx_outfile_write(f, r, sizeof r));
         }
       }
@@ -224,11 +247,8 @@ static int write_re2(re2_ctx *c, hx_outfile *f) {
     HX_CALL(hx_gsrc_next_faces(&c->g, &fb));
     if (!fb) break;
     for (hx_lid q = 0; q < fb->count; q++) {
-      const hx_gface *bf = &fb->f[q];
-      double r[8] = {(double)(bf->elem + 1), (double)RE2_FACE[bf->face], 0, 0, 0, 0, (double)c->bmap[bf->bid], 0};
-      char word[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-      memcpy(word, bc_type(m, bf->bid), 3);
-      memcpy(&r[7], word, 8);
+      double r[8];
+      bc_record(c, &fb->f[q], r);
       HX_CALL(hx_outfile_write(f, r, sizeof r));
     }
   }
@@ -273,9 +293,7 @@ static int write_re2_own(re2_ctx *c, const char *path) {
     rc = hx_outfile_open(&f, path);
     if (rc == HX_OK) {
       char hdr[81];
-      snprintf(hdr, sizeof hdr, "%5s%16lld%3d%16lld%4d hdr", "#v004", (long long)g->num_elem, 3, (long long)g->num_elem, 1);
-      size_t l = strlen(hdr);
-      memset(hdr + l, ' ', 80 - l);
+      re2_header(g->num_elem, hdr);
       float test = 6.54321f;
       double nc = (double)tot[0], nf = (double)g->num_faces;
       rc = hx_outfile_write(&f, hdr, 80);
@@ -300,27 +318,13 @@ static int write_re2_own(re2_ctx *c, const char *path) {
   int64_t ck = coff;
   while (rc == HX_OK) {
     if ((rc = hx_gsrc_own_next(g, HX_GS_X | HX_GS_SURF, &pos, &b)) || !b) break;
-    for (hx_lid e = 0; e < b->count; e++) {
-      double *rec = buf + (size_t)25 * e;
-      rec[0] = 0; /* group */
-      for (int v = 0; v < 8; v++) {
-        double X[3];
-        corner_xyz(&b->view, e, v, X);
-        rec[1 + v] = X[0], rec[9 + v] = X[1], rec[17 + v] = X[2];
-      }
-    }
+    for (hx_lid e = 0; e < b->count; e++) elem_record(&b->view, e, buf + (size_t)25 * e);
     rc = hx_io_pwrite(fd, buf, (size_t)b->count * 200, head + 200 * (int64_t)b->e0, path);
     size_t nr = 0;
     for (hx_lid e = 0; rc == HX_OK && e < b->count; e++) {
       long long dropped = 0;
       int n = elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, cv, &dropped);
-      for (int q = 0; q < n; q++, nr++) {
-        double *r = buf + 8 * nr;
-        double v[7] = {(double)(b->e0 + e + 1), (double)cv[q].side, cv[q].c[0], cv[q].c[1], cv[q].c[2], cv[q].c[3], cv[q].c[4]};
-        char word[8] = {cv[q].type, ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-        memcpy(r, v, sizeof v);
-        memcpy(&r[7], word, 8);
-      }
+      for (int q = 0; q < n; q++, nr++) curve_record(b->e0 + e + 1, &cv[q], buf + 8 * nr);
     }
     if (rc == HX_OK && nr) rc = hx_io_pwrite(fd, buf, nr * 64, cstart + 8 + 64 * ck, path);
     ck += (int64_t)nr;
@@ -330,15 +334,7 @@ static int write_re2_own(re2_ctx *c, const char *path) {
   int64_t fk = foff;
   while (rc == HX_OK) {
     if ((rc = hx_gsrc_own_faces(g, &pos, &fb)) || !fb) break;
-    for (hx_lid q = 0; q < fb->count; q++) {
-      const hx_gface *bf = &fb->f[q];
-      double *r = buf + 8 * (size_t)q;
-      double v[7] = {(double)(bf->elem + 1), (double)RE2_FACE[bf->face], 0, 0, 0, 0, (double)c->bmap[bf->bid]};
-      char word[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
-      memcpy(word, bc_type(m, bf->bid), 3);
-      memcpy(r, v, sizeof v);
-      memcpy(&r[7], word, 8);
-    }
+    for (hx_lid q = 0; q < fb->count; q++) bc_record(c, &fb->f[q], buf + 8 * (size_t)q);
     rc = hx_io_pwrite(fd, buf, (size_t)fb->count * 64, fstart + 8 + 64 * fk, path);
     fk += fb->count;
   }
