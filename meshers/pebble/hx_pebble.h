@@ -76,6 +76,8 @@ typedef struct hx_pebble_stats {
   hx_lid elems_bulk, elems_inlet, elems_outlet;
   double bridge_volume; /* solid volume added by bridges (reported, approximate) */
   double t_diagram, t_mesh; /* seconds */
+  hx_lid num_repaired_facets; /* facets whose first tessellation folded (their vertices then guarded) */
+  int num_repair_rounds;      /* clean-up rounds after the first */
 } hx_pebble_stats;
 
 void hx_pebble_opts_default(hx_pebble_opts *o);

@@ -115,6 +115,12 @@ typedef struct builder {
   hx_lid f_lo, f_hi;
   int8_t *choice;
   int forced;
+  /* local repair: fbad[f] set by tessellate when no variant of facet f sweeps without
+     inverted columns; vnode[t] the node of diagram vertex t after the clean-up (-1: none);
+     vguard[t] set for the vertices of such facets before the diagram is built again */
+  uint8_t *fbad, *vguard;
+  int32_t *vnode;
+  hx_lid nvdiag;
 } builder;
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -1012,6 +1018,11 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       }
     hx_free(&fill);
   }
+  /* guarded vertices (repair_guard; flags per cluster root, or-ed by the merges) take
+     part in no collapse of an edge of non-zero length */
+  uint8_t *gfl;
+  HX_CALL(hx_malloc((size_t)NV * sizeof *gfl, &gfl));
+  if (bd->vguard && bd->nvdiag == NV) memcpy(gfl, bd->vguard, (size_t)NV);
   /* 3. vertex positions: power centres snapped onto the walls of their ghost sites,
      along the power planes of their facets (plane_fit) where that stays near */
   double *V;
@@ -1047,7 +1058,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       double dsn = dist3(V + 3 * t, C0 + 3 * t);
       if (dsn > o->max_snap * dmean) {
         double *c = bd->sx + 3 * bd->F[f].a;
-        hx_free(&V), hx_free(&vmask), hx_free(&par);
+        hx_free(&V), hx_free(&vmask), hx_free(&par), hx_free(&gfl);
         return HX_ERROR(HX_ERR_INPUT,
                         "pebble: the power cell of the sphere at (%g, %g, %g) reaches %.3g beyond the container "
                         "(a large empty region next to the wall); the mesher needs spheres near every part of "
@@ -1098,11 +1109,12 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       if (len > tol) continue;
       if (dist3(P, Pu) > 0.6 * tol || dist3(P, Pv) > 0.6 * tol) continue;
       /* guards on the facets of ru that also contain rv */
-      int ok = collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv);
+      int ok = !(gfl[ru] | gfl[rv]) && collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv);
       if (ok) ok = collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, len > 0.5 * tol);
       if (!ok) continue;
       collapsed++;
     }
+    gfl[ru] |= gfl[rv];
     cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
   }
   /* negligible facets: a triangle between two spheres that the line of their centres
@@ -1153,12 +1165,13 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       if (dist3(z, P) < 0.5 * tol) memcpy(P, z, sizeof P);
     }
     snap(bd, m, P);
-    if (!collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
+    if ((gfl[ru] | gfl[rv]) || !collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
         !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
         !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
       continue;
     collapsed++;
     st->num_negligible++;
+    gfl[ru] |= gfl[rv];
     cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
   }
   st->num_collapsed = collapsed;
@@ -1176,7 +1189,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     int32_t poly[MAXPOLY + 1];
     int m = facet_roots(bd, par, &F, poly, MAXPOLY);
     if (m > MAXPOLY) {
-      hx_free(&fv2), hx_free(&node_of), hx_free(&V), hx_free(&vmask), hx_free(&par);
+      hx_free(&fv2), hx_free(&node_of), hx_free(&V), hx_free(&vmask), hx_free(&par), hx_free(&gfl);
       return HX_ERROR(HX_ERR_INTERNAL, "pebble: a facet has more than %d vertices", MAXPOLY);
     }
     /* pinched polygons: a root twice */
@@ -1204,6 +1217,12 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     bd->F[nf2++] = F;
   }
   st->num_dropped_facets = dropped;
+  hx_free(&bd->vnode);
+  if (!hx_malloc((size_t)NV * sizeof *bd->vnode, &bd->vnode)) {
+    for (hx_lid t = 0; t < NV; t++) bd->vnode[t] = node_of[find(par, (int32_t)t)];
+    bd->nvdiag = NV;
+  }
+  hx_free(&gfl);
   hx_free(&bd->fv);
   bd->fv = fv2;
   bd->nfv = nfv2;
@@ -1580,6 +1599,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
   for (hx_lid f = bd->f_lo; f < f_end && !rc; f++) {
     facet *F = &bd->F[f];
     int n = F->nv, M = 2 * n, kept = 0;
+    double fq = 1; /* the kept variant's score, where variants were scored */
     /* boundary loop: v0 m0 v1 m1 ... */
     for (int k = 0; k < n && !rc; k++) {
       int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % n];
@@ -1814,6 +1834,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         if (qv > 0 && qv >= o->accept_sj) break;
       }
       if (rc) break;
+      if (best >= 0) fq = best_q;
     } else {
       /* variants of the tessellation, tried in turn until every column of the facet
          (to both spheres, every layer) has positive corner Jacobians; var 6 = var 0 kept */
@@ -2032,8 +2053,10 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         if (qv > best_q) best_q = qv, best = var_outer;
         if (qv > 0 && qv >= o->accept_sj) break;
       }
+      if (best >= 0) fq = best_q;
     }
     F->nq = (int32_t)(bd->nq - F->q0);
+    if (bd->fbad && !bd->forced) bd->fbad[f] = fq <= 0;
     if (bd->choice && !bd->forced) bd->choice[f] = (int8_t)kept;
   }
   emap_free(&em);
@@ -2816,6 +2839,7 @@ static void builder_free(builder *bd) {
   hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);
   hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);
   hx_free(&bd->nfoot), hx_free(&bd->FR);
+  hx_free(&bd->fbad), hx_free(&bd->vguard), hx_free(&bd->vnode);
 }
 
 /* ---- lazy order N (hx_mesh_lazy): the sweep map and the numbering, block by block --- */
@@ -2918,6 +2942,35 @@ static void stage_mem(const char *stage) {
   fprintf(stderr, "pebble mem %-14s %7.2f s  %s\n", stage, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), out);
 }
 
+/* Local repair. The clean-up's collapses and plane fits are decided vertex by vertex,
+   and a few of them leave a facet that no tessellation variant sweeps without folding (a
+   vertex pulled off a near contact's plane, a warped triangle). Changing the rule for every
+   vertex moves such sites elsewhere in a large bed, so the rule changes only at the
+   vertices of the facets that failed: repair_guard marks the diagram vertices (before the
+   clean-up) merged into their polygon's nodes, and the next round's clean-up keeps those
+   vertices out of every collapse of an edge of non-zero length (each then keeps its own
+   power centre, on the planes of its facets). Beds with no such facet are built once,
+   as before. */
+#define MAX_REPAIR 2
+static int repair_guard(builder *bd) {
+  uint8_t *mark;
+  HX_CALL(hx_malloc((size_t)bd->nn * sizeof *mark, &mark));
+  for (hx_lid f = 0; f < bd->nf; f++)
+    if (bd->fbad[f])
+      for (int k = 0; k < bd->F[f].nv; k++) mark[bd->fv[bd->F[f].v0 + k]] = 1;
+  if (!bd->vguard) {
+    int rc = hx_malloc((size_t)bd->nvdiag * sizeof *bd->vguard, &bd->vguard);
+    if (rc) {
+      hx_free(&mark);
+      return rc;
+    }
+  }
+  for (hx_lid t = 0; t < bd->nvdiag; t++)
+    if (bd->vnode[t] >= 0 && mark[bd->vnode[t]]) bd->vguard[t] = 1;
+  hx_free(&mark);
+  return HX_OK;
+}
+
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
                      hx_pebble_stats *stats) {
   *out = NULL;
@@ -2953,43 +3006,69 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   }
   stage_mem("start");
   int rc = build_sites(bd, bed, o);
-  if (!rc) rc = hx_power3d_compute(bd->sx, bd->sr, bd->ns, &bd->pd);
   st.num_spheres = bed->n;
   st.num_ghosts = bd->ns - bd->nreal;
-  if (!rc) rc = build_diagram(bd, o, bed, &st);
-  stage_mem("diagram");
-  hx_power3d_destroy(&bd->pd);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (!rc && hx_comm_size(comm) > 1) {
-    /* the variant scoring (most of the tessellation time) is shared: each rank scores
-       a contiguous range of facets, the kept variants are combined (max over ranks of
-       -1 elsewhere), and every rank then builds the whole tessellation in facet order
-       with those variants, i.e. the same nodes and quads as one rank scoring them all */
-    int np = hx_comm_size(comm), me = hx_comm_rank(comm);
-    hx_lid nn0 = bd->nn, nb0 = bd->nb, nf = bd->nf;
-    int64_t *ch = NULL;
-    hx_pebble_stats scratch = st;
-    rc = hx_malloc((size_t)(nf + 1) * sizeof *bd->choice, &bd->choice);
-    if (!rc) rc = hx_malloc((size_t)(nf + 1) * sizeof *ch, &ch);
-    if (!rc) {
-      bd->f_lo = nf * me / np, bd->f_hi = nf * (me + 1) / np;
-      rc = bd->f_lo < bd->f_hi ? tessellate(bd, o, &scratch) : HX_OK;
-      for (hx_lid f = 0; f < nf; f++) ch[f] = f >= bd->f_lo && f < bd->f_hi ? bd->choice[f] : -1;
+  /* diagram and tessellation; where a facet has no tessellation that sweeps without
+     inverted columns, the clean-up is run again with its vertices guarded (repair_round) */
+  hx_pebble_stats st0 = st;
+  double t_diag = 0;
+  for (int round = 0; !rc; round++) {
+    struct timespec ta, tb;
+    clock_gettime(CLOCK_MONOTONIC, &ta);
+    st = st0;
+    st.num_repair_rounds = round;
+    rc = hx_power3d_compute(bd->sx, bd->sr, bd->ns, &bd->pd);
+    if (!rc) rc = build_diagram(bd, o, bed, &st);
+    stage_mem("diagram");
+    hx_power3d_destroy(&bd->pd);
+    clock_gettime(CLOCK_MONOTONIC, &tb);
+    t_diag += (double)(tb.tv_sec - ta.tv_sec) + 1e-9 * (double)(tb.tv_nsec - ta.tv_nsec);
+    if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->fbad, &bd->fbad);
+    if (!rc && hx_comm_size(comm) > 1) {
+      /* the variant scoring (most of the tessellation time) is shared: each rank scores
+         a contiguous range of facets, the kept variants are combined (max over ranks of
+         -1 elsewhere), and every rank then builds the whole tessellation in facet order
+         with those variants, i.e. the same nodes and quads as one rank scoring them all */
+      int np = hx_comm_size(comm), me = hx_comm_rank(comm);
+      hx_lid nn0 = bd->nn, nb0 = bd->nb, nf = bd->nf;
+      int64_t *ch = NULL;
+      hx_pebble_stats scratch = st;
+      rc = hx_malloc((size_t)(nf + 1) * sizeof *bd->choice, &bd->choice);
+      if (!rc) rc = hx_malloc((size_t)(nf + 1) * sizeof *ch, &ch);
+      if (!rc) {
+        bd->f_lo = nf * me / np, bd->f_hi = nf * (me + 1) / np;
+        rc = bd->f_lo < bd->f_hi ? tessellate(bd, o, &scratch) : HX_OK;
+        /* the kept variant, + 1000 where the facet is left with inverted columns */
+        for (hx_lid f = 0; f < nf; f++)
+          ch[f] = f >= bd->f_lo && f < bd->f_hi ? bd->choice[f] + 1000 * bd->fbad[f] : -1;
+      }
+      int rca = hx_comm_agree(comm, rc);
+      if (rca && !rc) rc = HX_ERROR(rca, "pebble: tessellation failed on another rank");
+      if (!rc) rc = hx_comm_max_int64(comm, ch, (int)nf);
+      if (!rc) {
+        for (hx_lid f = 0; f < nf; f++) bd->choice[f] = (int8_t)(ch[f] % 1000), bd->fbad[f] = ch[f] >= 1000;
+        bd->nn = nn0, bd->nb = nb0, bd->nq = 0;
+        bd->f_lo = 0, bd->f_hi = 0, bd->forced = 1;
+      }
+      hx_free(&ch);
+      stage_mem("variant scoring");
     }
-    int rca = hx_comm_agree(comm, rc);
-    if (rca && !rc) rc = HX_ERROR(rca, "pebble: tessellation failed on another rank");
-    if (!rc) rc = hx_comm_max_int64(comm, ch, (int)nf);
-    if (!rc) {
-      for (hx_lid f = 0; f < nf; f++) bd->choice[f] = (int8_t)ch[f];
-      bd->nn = nn0, bd->nb = nb0, bd->nq = 0;
-      bd->f_lo = 0, bd->f_hi = 0, bd->forced = 1;
-    }
-    hx_free(&ch);
-    stage_mem("variant scoring");
+    if (!rc) rc = tessellate(bd, o, &st);
+    hx_free(&bd->choice);
+    bd->forced = 0;
+    if (rc) break;
+    hx_lid nbad = 0;
+    for (hx_lid f = 0; f < bd->nf; f++) nbad += bd->fbad[f];
+    if (round == 0) st0.num_repaired_facets = nbad;
+    if (!nbad || round == MAX_REPAIR || !bd->vnode) break;
+    rc = repair_guard(bd);
+    /* the next round starts from the sites again */
+    bd->nn = 0, bd->nf = 0, bd->nfv = 0, bd->nq = 0, bd->nb = 0;
+    hx_free(&bd->fbad);
   }
-  if (!rc) rc = tessellate(bd, o, &st);
+  hx_free(&bd->fbad);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
   if (!rc) rc = split_quads(bd, o->split);
-  hx_free(&bd->choice);
   stage_mem("tessellation");
   hx_mesh *m = NULL;
   int32_t *stamp = NULL, *colbase = NULL;
@@ -3284,8 +3363,8 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     int rca = hx_comm_agree(comm, rc);
     if (rca && !rc) rc = HX_ERROR(rca, "pebble: meshing failed on another rank");
   }
-  st.t_diagram = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-  st.t_mesh = (double)(t2.tv_sec - t1.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t1.tv_nsec);
+  st.t_diagram = t_diag;
+  st.t_mesh = (double)(t2.tv_sec - t0.tv_sec) + 1e-9 * (double)(t2.tv_nsec - t0.tv_nsec) - t_diag;
   /* bridge volume (solid added): cylinder segments between the caps, approximate */
   for (hx_lid k = 0; k < bd->nb; k++) {
     const bridge *BR = &bd->B[k];

@@ -276,11 +276,13 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
+             "\"repaired_facets\": %d, \"repair_rounds\": %d, "
              "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
              "\"time_mesh\": %.3f, \"time_curve\": %.3f}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
-             (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets, order,
+             (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
+             (int)st.num_repaired_facets, st.num_repair_rounds, order,
              m->lazy ? "true" : "false", (long long)num_bad,
              st.bridge_volume, st.t_diagram, st.t_mesh, t_curve);
     else {
@@ -290,6 +292,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              "dropped; bridges: %d sphere-sphere (%d overlapping), %d sphere-wall\n",
              (int)st.num_facets, (int)st.num_wall_facets, (int)st.num_collapsed, (int)st.num_negligible,
              (int)st.num_dropped_facets, (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
+      if (st.num_repaired_facets)
+        printf("  repair: %d facet(s) folded; their vertices' clean-up redone in %d more round(s)\n",
+               (int)st.num_repaired_facets, st.num_repair_rounds);
       printf("  boundaries:");
       for (int b = 1; b < m->num_bnames; b++) printf(" %d %s%s", b, m->bnames[b], b + 1 < m->num_bnames ? "," : "\n");
       printf("  order %d%s: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s %s\n", order,

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# t687: beds whose diagram clean-up leaves a facet that no tessellation variant sweeps without
+# folding, kept from the beds where they were found (docs/benchmarks.md, "Local repair"):
+#   pebble-near-contact-offplane  a vertex collapsed 0.07 d off a near contact's plane (18 linear
+#                                 elements inverted before the repair);
+#   pebble-poly-seed23            a warped triangle facet at the wall (3 inverted before);
+#   pebble-sliver-triangle        a needle triangle, collapsed by the clean-up itself (no repair).
+# Each must mesh at order 1: exit 0, no inverted element, its file written, nothing on stderr,
+# and the JSON must say how many facets the repair took up (>= 1 for the first two, so that the
+# test sees the repair at work; 0 for the third). The repaired bed also meshes at order 3
+# (det J > 0 at every GLL node, else hexpack refuses it) and, with "mpi", gives the same .re2 on
+# 2 ranks as on 1 (the repair decided from every rank's facets alike).
+. "$(dirname "$0")/lib.sh"
+for bed in pebble-near-contact-offplane pebble-poly-seed23 pebble-sliver-triangle; do
+  f="$SRC/tests/data/$bed.txt"
+  "$HEXPACK" pebble "$f" --order 1 --json -o "$dir/a.re2" > "$dir/out.json" 2> "$dir/err.txt"
+  rc=$?
+  rep=$(grep -o '"repaired_facets": [0-9]*' "$dir/out.json" | grep -o '[0-9]*$')
+  echo "     $bed: exit $rc, repaired facets ${rep:-?}"
+  check "$bed: meshes (exit 0, no inverted element, file, nothing on stderr)" \
+    "[ $rc -eq 0 ] && grep -q '\"bad_elements\": 0' '$dir/out.json' && [ -s '$dir/a.re2' ] && [ ! -s '$dir/err.txt' ]"
+  if [ $bed = pebble-sliver-triangle ]; then
+    check "$bed: no repair needed" "[ '${rep:-x}' = 0 ]"
+  else
+    check "$bed: the repair took up its folded facet(s)" "[ '${rep:-0}' -ge 1 ]"
+  fi
+  rm -f "$dir"/a.*
+done
+f="$SRC/tests/data/pebble-near-contact-offplane.txt"
+"$HEXPACK" pebble "$f" --order 3 --json -o "$dir/o3.re2" > "$dir/o3.json" 2> "$dir/o3.err"
+check "repaired bed at order 3: det J > 0 at every GLL node" \
+  "[ \$? -eq 0 ] && grep -q '\"bad_elements\": 0' '$dir/o3.json' && [ -s '$dir/o3.re2' ]"
+if [ "${1:-}" = mpi ]; then
+  "$HEXPACK" pebble "$f" --order 1 -o "$dir/r1.re2" > /dev/null 2>&1
+  "$MPIEXEC" -n 2 "$HEXPACK" pebble "$f" --order 1 -o "$dir/r2.re2" > /dev/null 2>&1
+  check "repaired bed: the same .re2 on 2 ranks as on 1" "[ -s '$dir/r1.re2' ] && cmp -s '$dir/r1.re2' '$dir/r2.re2'"
+fi
+exit $fail
