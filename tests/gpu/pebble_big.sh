@@ -6,6 +6,8 @@
 # the file's size; the file is deleted afterwards. Built by tests/gpu/host_build.sh.
 #   usage: bash tests/gpu/pebble_big.sh BED CONTAINER P [more pebble flags]
 #   e.g.   bash tests/gpu/pebble_big.sh deps/beds/p350k.txt.gz cyl:60 8
+# OUT=none writes no file (e.g. with `--order 7 --stream`: the order-N check of every element,
+# block by block, without a file too large for the disk).
 # BASE_SRC=DIR also builds the sources in DIR (e.g. the previous main) and runs them first, in
 # the same call, and prints both files' md5 (they must be equal).
 # (the bed: `hexpack pack --n 350000 --container cyl:60 --seed 7`, 149 s on the dev VM)
@@ -25,10 +27,11 @@ echo "# $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2 / 1048576}' /pro
 echo "# $(grep -vc '^#' "$D/bed.txt") spheres, container $CONT, $P ranks x $(( $(nproc) / P )) threads, flags: $*"
 run() { # label binary: one run, its --json and figures
   rm -f "$D"/rss.* "$D"/bed.re2
-  local ts te rc
+  local ts te rc out=(-o "$D/bed.re2")
+  [ "${OUT:-re2}" = none ] && out=()
   ts=$(date +%s.%N)
   mpiexec -n "$P" --bind-to none -x OMP_NUM_THREADS=$(( $(nproc) / P )) sh -c 'exec /usr/bin/time -f "%M" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"' "$D/rss" \
-    "$2" pebble "$D/bed.txt" --container "$CONT" --order 1 --json "${FLAGS[@]}" -o "$D/bed.re2" > "$D/out.json" 2> "$D/err.txt"
+    "$2" pebble "$D/bed.txt" --container "$CONT" --order 1 --json "${FLAGS[@]}" "${out[@]}" > "$D/out.json" 2> "$D/err.txt"
   rc=$?
   sync
   te=$(date +%s.%N)
