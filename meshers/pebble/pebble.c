@@ -121,6 +121,7 @@ typedef struct builder {
   uint8_t *fbad, *vguard;
   int32_t *vnode;
   hx_lid nvdiag;
+  int8_t *prechoice; /* a repair round: the variant kept before for a facet unchanged since (-1: none) */
 } builder;
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -1600,6 +1601,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
     facet *F = &bd->F[f];
     int n = F->nv, M = 2 * n, kept = 0;
     double fq = 1; /* the kept variant's score, where variants were scored */
+    /* the variant chosen before: by the scoring ranks, or in the round before a repair */
+    int pre = bd->forced ? bd->choice[f] : bd->prechoice ? bd->prechoice[f] : -1;
     /* boundary loop: v0 m0 v1 m1 ... */
     for (int k = 0; k < n && !rc; k++) {
       int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % n];
@@ -1746,7 +1749,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
       int best = -1, var0 = 0;
       double best_q = -INFINITY;
-      if (bd->forced) best = bd->choice[f], var0 = nbv; /* build the variant chosen before */
+      if (pre >= 0) best = pre, var0 = nbv; /* build the variant chosen before */
       for (int var = var0; var <= nbv && !rc; var++) {
         if (var == nmain && var < nbv && best_q > 0) var = nbv; /* fall-backs only when nothing is valid */
         if (var == nbv && best == var - 1 && !var0) break; /* the best is the one just built */
@@ -1841,7 +1844,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
       int best = -1, var0 = 0;
       double best_q = -INFINITY;
-      if (bd->forced) best = bd->choice[f], var0 = NVAR; /* build the variant chosen before */
+      if (pre >= 0) best = pre, var0 = NVAR; /* build the variant chosen before */
       for (int var = var0; var <= NVAR && !rc; var++) {
         if (var == NVAR && best == var - 1 && !var0) break; /* the best is the one just built */
         bd->nn = nn0, bd->nq = nq0;
@@ -2056,7 +2059,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       if (best >= 0) fq = best_q;
     }
     F->nq = (int32_t)(bd->nq - F->q0);
-    if (bd->fbad && !bd->forced) bd->fbad[f] = fq <= 0;
+    if (bd->fbad && !bd->forced) bd->fbad[f] = pre < 0 && fq <= 0;
     if (bd->choice && !bd->forced) bd->choice[f] = (int8_t)kept;
   }
   emap_free(&em);
@@ -2839,7 +2842,7 @@ static void builder_free(builder *bd) {
   hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);
   hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);
   hx_free(&bd->nfoot), hx_free(&bd->FR);
-  hx_free(&bd->fbad), hx_free(&bd->vguard), hx_free(&bd->vnode);
+  hx_free(&bd->fbad), hx_free(&bd->vguard), hx_free(&bd->vnode), hx_free(&bd->prechoice), hx_free(&bd->choice);
 }
 
 /* ---- lazy order N (hx_mesh_lazy): the sweep map and the numbering, block by block --- */
@@ -2971,6 +2974,64 @@ static int repair_guard(builder *bd) {
   return HX_OK;
 }
 
+/* The variants kept in a round, by facet (its two sites) and a hash of its polygon
+   (vertex coordinates and wall masks in order), so that the repair round scores only the
+   facets the guards changed; every other facet gets the variant it had, which is the one
+   scoring it again would pick (the tessellation of a facet depends on its polygon only). */
+typedef struct fsave {
+  hx_lid n;
+  int64_t *key;     /* sorted */
+  uint64_t *hash;
+  int8_t *choice;   /* -1: the facet folded (scored again) */
+} fsave;
+
+static uint64_t facet_hash(const builder *bd, const facet *F) {
+  uint64_t h = 1469598103934665603ull;
+#define MIX(p, n)                                                          \
+  for (size_t i_ = 0; i_ < (n); i_++) h = (h ^ ((const uint8_t *)(p))[i_]) * 1099511628211ull
+  MIX(&F->nv, sizeof F->nv);
+  for (int k = 0; k < F->nv; k++) {
+    int32_t x = bd->fv[F->v0 + k];
+    MIX(bd->X + 3 * (size_t)x, 3 * sizeof(double));
+    MIX(bd->nmask + x, 1);
+  }
+#undef MIX
+  return h;
+}
+
+static int fsave_store(fsave *sv, const builder *bd) {
+  hx_free(&sv->key), hx_free(&sv->hash), hx_free(&sv->choice);
+  sv->n = bd->nf;
+  HX_CALL(hx_malloc((size_t)(sv->n + 1) * sizeof *sv->key, &sv->key));
+  HX_CALL(hx_malloc((size_t)(sv->n + 1) * sizeof *sv->hash, &sv->hash));
+  HX_CALL(hx_malloc((size_t)(sv->n + 1) * sizeof *sv->choice, &sv->choice));
+  /* facets are made in increasing (a, b) order by build_diagram: keys sorted already */
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    sv->key[f] = (int64_t)F->a * bd->ns + F->b;
+    sv->hash[f] = facet_hash(bd, F);
+    sv->choice[f] = bd->fbad[f] ? -1 : bd->choice[f];
+  }
+  return HX_OK;
+}
+
+static int fsave_lookup(const fsave *sv, builder *bd) {
+  hx_free(&bd->prechoice);
+  HX_CALL(hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->prechoice, &bd->prechoice));
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    int64_t key = (int64_t)F->a * bd->ns + F->b;
+    hx_lid lo = 0, hi = sv->n;
+    while (lo < hi) {
+      hx_lid mid = lo + (hi - lo) / 2;
+      if (sv->key[mid] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    bd->prechoice[f] = lo < sv->n && sv->key[lo] == key && sv->hash[lo] == facet_hash(bd, F) ? sv->choice[lo] : -1;
+  }
+  return HX_OK;
+}
+
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
                      hx_pebble_stats *stats) {
   *out = NULL;
@@ -3012,18 +3073,20 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
      inverted columns, the clean-up is run again with its vertices guarded (repair_round) */
   hx_pebble_stats st0 = st;
   double t_diag = 0;
+  fsave sv = {0};
+  if (!rc) rc = hx_power3d_compute(bd->sx, bd->sr, bd->ns, &bd->pd); /* kept for a repair round */
   for (int round = 0; !rc; round++) {
     struct timespec ta, tb;
     clock_gettime(CLOCK_MONOTONIC, &ta);
     st = st0;
     st.num_repair_rounds = round;
-    rc = hx_power3d_compute(bd->sx, bd->sr, bd->ns, &bd->pd);
-    if (!rc) rc = build_diagram(bd, o, bed, &st);
+    rc = build_diagram(bd, o, bed, &st);
     stage_mem("diagram");
-    hx_power3d_destroy(&bd->pd);
     clock_gettime(CLOCK_MONOTONIC, &tb);
     t_diag += (double)(tb.tv_sec - ta.tv_sec) + 1e-9 * (double)(tb.tv_nsec - ta.tv_nsec);
     if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->fbad, &bd->fbad);
+    if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->choice, &bd->choice);
+    if (!rc && round > 0) rc = fsave_lookup(&sv, bd);
     if (!rc && hx_comm_size(comm) > 1) {
       /* the variant scoring (most of the tessellation time) is shared: each rank scores
          a contiguous range of facets, the kept variants are combined (max over ranks of
@@ -3033,8 +3096,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
       hx_lid nn0 = bd->nn, nb0 = bd->nb, nf = bd->nf;
       int64_t *ch = NULL;
       hx_pebble_stats scratch = st;
-      rc = hx_malloc((size_t)(nf + 1) * sizeof *bd->choice, &bd->choice);
-      if (!rc) rc = hx_malloc((size_t)(nf + 1) * sizeof *ch, &ch);
+      rc = hx_malloc((size_t)(nf + 1) * sizeof *ch, &ch);
       if (!rc) {
         bd->f_lo = nf * me / np, bd->f_hi = nf * (me + 1) / np;
         rc = bd->f_lo < bd->f_hi ? tessellate(bd, o, &scratch) : HX_OK;
@@ -3054,7 +3116,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
       stage_mem("variant scoring");
     }
     if (!rc) rc = tessellate(bd, o, &st);
-    hx_free(&bd->choice);
+    hx_free(&bd->prechoice);
     bd->forced = 0;
     if (rc) break;
     hx_lid nbad = 0;
@@ -3062,11 +3124,14 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     if (round == 0) st0.num_repaired_facets = nbad;
     if (!nbad || round == MAX_REPAIR || !bd->vnode) break;
     rc = repair_guard(bd);
-    /* the next round starts from the sites again */
+    if (!rc) rc = fsave_store(&sv, bd);
+    /* the next round starts from the diagram again */
     bd->nn = 0, bd->nf = 0, bd->nfv = 0, bd->nq = 0, bd->nb = 0;
-    hx_free(&bd->fbad);
+    hx_free(&bd->fbad), hx_free(&bd->choice);
   }
-  hx_free(&bd->fbad);
+  hx_free(&bd->fbad), hx_free(&bd->choice), hx_free(&bd->prechoice);
+  hx_free(&sv.key), hx_free(&sv.hash), hx_free(&sv.choice);
+  hx_power3d_destroy(&bd->pd);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (!rc) rc = split_quads(bd, o->split);
   stage_mem("tessellation");
