@@ -3075,6 +3075,11 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   double t_diag = 0;
   fsave sv = {0};
   if (!rc) rc = hx_power3d_compute(bd->sx, bd->sr, bd->ns, &bd->pd); /* kept for a repair round */
+  {
+    struct timespec tq;
+    clock_gettime(CLOCK_MONOTONIC, &tq);
+    t_diag = (double)(tq.tv_sec - t0.tv_sec) + 1e-9 * (double)(tq.tv_nsec - t0.tv_nsec); /* sites and Qhull */
+  }
   for (int round = 0; !rc; round++) {
     struct timespec ta, tb;
     clock_gettime(CLOCK_MONOTONIC, &ta);
