@@ -9,7 +9,7 @@
 # and the JSON must say how many facets the repair took up (>= 1 for the first two, so that the
 # test sees the repair at work; 0 for the third). The repaired bed also meshes at order 3
 # (det J > 0 at every GLL node, else hexpack refuses it) and, with "mpi", gives the same .re2 on
-# 2 ranks as on 1 (the repair decided from every rank's facets alike).
+# 2 ranks as on 1 (the repair decided from every rank's facets alike), and on 3 threads as on 1.
 . "$(dirname "$0")/lib.sh"
 for bed in pebble-near-contact-offplane pebble-poly-seed23 pebble-sliver-triangle; do
   f="$SRC/tests/data/$bed.txt"
@@ -30,6 +30,12 @@ f="$SRC/tests/data/pebble-near-contact-offplane.txt"
 "$HEXPACK" pebble "$f" --order 3 --json -o "$dir/o3.re2" > "$dir/o3.json" 2> "$dir/o3.err"
 check "repaired bed at order 3: det J > 0 at every GLL node" \
   "[ \$? -eq 0 ] && grep -q '\"bad_elements\": 0' '$dir/o3.json' && [ -s '$dir/o3.re2' ]"
+# the variant scoring runs on the OpenMP threads (private copies, then one forced build):
+# the same files on 1 and 3 threads, through a repair round
+s23="$SRC/tests/data/pebble-poly-seed23.txt"
+OMP_NUM_THREADS=1 "$HEXPACK" pebble "$s23" --order 1 -o "$dir/t1.re2" > /dev/null 2>&1
+OMP_NUM_THREADS=3 "$HEXPACK" pebble "$s23" --order 1 -o "$dir/t3.re2" > /dev/null 2>&1
+check "repaired bed: the same .re2 on 1 and 3 threads" "[ -s '$dir/t1.re2' ] && cmp -s '$dir/t1.re2' '$dir/t3.re2'"
 if [ "${1:-}" = mpi ]; then
   "$HEXPACK" pebble "$f" --order 1 -o "$dir/r1.re2" > /dev/null 2>&1
   "$MPIEXEC" -n 2 "$HEXPACK" pebble "$f" --order 1 -o "$dir/r2.re2" > /dev/null 2>&1

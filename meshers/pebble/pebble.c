@@ -25,6 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "hx_basis.h"
 #include "hx_curve.h"
@@ -2945,6 +2948,56 @@ static void stage_mem(const char *stage) {
   fprintf(stderr, "pebble mem %-14s %7.2f s  %s\n", stage, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), out);
 }
 
+static int nthreads(void) {
+#ifdef _OPENMP
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+/* The variant scoring of facets [lo, hi) (most of the tessellation time) on the OpenMP
+   threads: each thread tessellates chunks of the range in its own copy of the node, quad
+   and bridge arrays (the polygons' vertices are the first nn nodes, the same in every
+   copy), recording each facet's kept variant in bd->choice and its fold in bd->fbad; the
+   caller then builds the whole tessellation with those variants (bd->forced). A facet's
+   variant depends on its polygon only, so the choices are those of one thread scoring
+   every facet, the property the MPI distribution of the scoring rests on too. */
+static int score_facets(builder *bd, const hx_pebble_opts *o, hx_lid lo, hx_lid hi, const hx_pebble_stats *st) {
+  int nt = nthreads();
+  hx_lid n = hi - lo, nchunk = n < 16 * (hx_lid)nt ? n : 16 * (hx_lid)nt;
+  int rc = HX_OK;
+#pragma omp parallel num_threads(nt)
+  {
+    builder c = *bd;
+    c.capn = bd->nn > 0 ? bd->nn : 1;
+    c.X = NULL, c.nbridge = NULL, c.nmask = NULL, c.Q = NULL, c.capq = 0, c.B = NULL, c.capb = 0;
+    int trc = hx_malloc((size_t)c.capn * 3 * sizeof *c.X, &c.X);
+    if (!trc) trc = hx_malloc((size_t)c.capn * sizeof *c.nbridge, &c.nbridge);
+    if (!trc) trc = hx_malloc((size_t)c.capn * sizeof *c.nmask, &c.nmask);
+    if (!trc) trc = grow(&c.B, &c.capb, bd->nb + 1, sizeof *c.B);
+    if (!trc) {
+      memcpy(c.X, bd->X, (size_t)bd->nn * 3 * sizeof *c.X);
+      memcpy(c.nbridge, bd->nbridge, (size_t)bd->nn * sizeof *c.nbridge);
+      memcpy(c.nmask, bd->nmask, (size_t)bd->nn * sizeof *c.nmask);
+      if (bd->nb) memcpy(c.B, bd->B, (size_t)bd->nb * sizeof *c.B);
+    }
+    c.forced = 0;
+#pragma omp for schedule(dynamic, 1)
+    for (hx_lid k = 0; k < nchunk; k++) {
+      if (trc) continue;
+      c.nn = bd->nn, c.nq = 0, c.nb = bd->nb;
+      c.f_lo = lo + n * k / nchunk, c.f_hi = lo + n * (k + 1) / nchunk;
+      hx_pebble_stats scratch = *st;
+      if (c.f_lo < c.f_hi) trc = tessellate(&c, o, &scratch);
+    }
+    hx_free(&c.X), hx_free(&c.nbridge), hx_free(&c.nmask), hx_free(&c.Q), hx_free(&c.B);
+#pragma omp critical(hx_pebble_score)
+    if (trc && !rc) rc = trc;
+  }
+  return rc;
+}
+
 /* Local repair. The clean-up's collapses and plane fits are decided vertex by vertex,
    and a few of them leave a facet that no tessellation variant sweeps without folding (a
    vertex pulled off a near contact's plane, a warped triangle). Changing the rule for every
@@ -3102,22 +3155,23 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
       int64_t *ch = NULL;
       hx_pebble_stats scratch = st;
       rc = hx_malloc((size_t)(nf + 1) * sizeof *ch, &ch);
-      if (!rc) {
-        bd->f_lo = nf * me / np, bd->f_hi = nf * (me + 1) / np;
-        rc = bd->f_lo < bd->f_hi ? tessellate(bd, o, &scratch) : HX_OK;
-        /* the kept variant, + 1000 where the facet is left with inverted columns */
-        for (hx_lid f = 0; f < nf; f++)
-          ch[f] = f >= bd->f_lo && f < bd->f_hi ? bd->choice[f] + 1000 * bd->fbad[f] : -1;
-      }
+      hx_lid lo = nf * me / np, hi = nf * (me + 1) / np;
+      if (!rc && lo < hi) rc = score_facets(bd, o, lo, hi, &scratch);
+      if (!rc) /* the kept variant, + 1000 where the facet is left with inverted columns */
+        for (hx_lid f = 0; f < nf; f++) ch[f] = f >= lo && f < hi ? bd->choice[f] + 1000 * bd->fbad[f] : -1;
       int rca = hx_comm_agree(comm, rc);
       if (rca && !rc) rc = HX_ERROR(rca, "pebble: tessellation failed on another rank");
       if (!rc) rc = hx_comm_max_int64(comm, ch, (int)nf);
       if (!rc) {
         for (hx_lid f = 0; f < nf; f++) bd->choice[f] = (int8_t)(ch[f] % 1000), bd->fbad[f] = ch[f] >= 1000;
         bd->nn = nn0, bd->nb = nb0, bd->nq = 0;
-        bd->f_lo = 0, bd->f_hi = 0, bd->forced = 1;
+        bd->forced = 1;
       }
       hx_free(&ch);
+      stage_mem("variant scoring");
+    } else if (!rc && nthreads() > 1 && bd->nf > 0) { /* one rank, several threads */
+      rc = score_facets(bd, o, 0, bd->nf, &st);
+      bd->forced = 1;
       stage_mem("variant scoring");
     }
     if (!rc) rc = tessellate(bd, o, &st);

@@ -3,14 +3,16 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One record per thread is not needed: errors are raised on the calling thread
-   outside OpenMP regions (kernels do not fail). */
+/* One record for the process: the first error raised wins. Kernels do not fail; the
+   pebble mesher's threaded variant scoring may raise one on any thread, hence the critical
+   section (the message read after the parallel region is whole). */
 static char err_msg[1024];
 static char err_where[256];
 static int err_code;
 static int verbosity;
 
 int hx_error_set(int code, const char *src, int line, const char *fmt, ...) {
+#pragma omp critical(hx_error)
   if (err_code == HX_OK) {
     va_list ap;
     va_start(ap, fmt);
