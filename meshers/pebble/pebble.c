@@ -3123,7 +3123,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   st.num_spheres = bed->n;
   st.num_ghosts = bd->ns - bd->nreal;
   /* diagram and tessellation; where a facet has no tessellation that sweeps without
-     inverted columns, the clean-up is run again with its vertices guarded (repair_round) */
+     inverted columns, the clean-up is run again with its vertices guarded (repair_guard) */
   hx_pebble_stats st0 = st;
   double t_diag = 0;
   fsave sv = {0};
