@@ -112,10 +112,13 @@ static int run(int argc, char **argv) {
     o.order = 4;
   }
   /* further arguments: split=K (facet quads cut K x K), nek (variants scored by the Nek
-     scaled Jacobian too) */
+     scaled Jacobian too), smooth=S (S sweeps of the facet-node optimization), volume
+     (the layers' GLL points spaced by cone volume) */
   for (int i = 2; i < argc; i++) {
     if (!strncmp(argv[i], "split=", 6)) o.split = atoi(argv[i] + 6);
     else if (!strcmp(argv[i], "nek")) o.score_nek = 1;
+    else if (!strncmp(argv[i], "smooth=", 7)) o.smooth = atoi(argv[i] + 7);
+    else if (!strcmp(argv[i], "volume")) o.radial_volume = 1;
     else {
       printf("FAIL: unknown argument '%s'\n", argv[i]);
       return 1;

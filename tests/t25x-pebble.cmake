@@ -8,6 +8,11 @@ if(HX_HAVE_QHULL)
   # the same checks on refined (--split) and Nek-scored (--score nek) tessellations
   add_test(NAME t259-pebble-split-box COMMAND t250-pebble-mesh box split=2 nek)
   add_test(NAME t259-pebble-split-cylpoly COMMAND t250-pebble-mesh cylpoly split=3)
+  # the same checks with the facet nodes optimized (--smooth) and the layers' points spaced by volume
+  add_test(NAME t259-pebble-smooth-box COMMAND t250-pebble-mesh box smooth=10 volume)
+  add_test(NAME t259-pebble-smooth-cylpoly COMMAND t250-pebble-mesh cylpoly smooth=10 volume)
+  add_test(NAME t259-pebble-smooth-pb67 COMMAND t250-pebble-mesh pb67 smooth=10 volume)
+  set_tests_properties(t259-pebble-smooth-pb67 PROPERTIES ENVIRONMENT "HX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
   add_test(NAME t257-pebble-coincident COMMAND t250-pebble-mesh file:tests/data/pebble-cylinder-coincident.txt)
   set_tests_properties(t257-pebble-coincident PROPERTIES ENVIRONMENT "HX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
   set_tests_properties(t251-pebble-poly t252-pebble-pb67 PROPERTIES ENVIRONMENT "HX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")

@@ -1,4 +1,4 @@
-# pebble mesher robustness (issue 5): t683-t685, t687
+# pebble mesher robustness (issue 5): t683-t685, t687; t688 the facet-node smoothing and radial spacing
 if(HX_HAVE_QHULL)
   hx_add_test(t683-pebble-wall-facet)
 endif()
@@ -11,4 +11,11 @@ if(HX_HAVE_QHULL)
     set(t687_mpi mpi)
   endif()
   hx_add_script_test(t687-pebble-repair COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t687-pebble-repair.sh ${t687_mpi})
+endif()
+if(HX_HAVE_QHULL)
+  set(t688_mpi "")
+  if(HX_ENABLE_MPI)
+    set(t688_mpi mpi)
+  endif()
+  hx_add_script_test(t688-pebble-smooth COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t688-pebble-smooth.sh ${t688_mpi})
 endif()

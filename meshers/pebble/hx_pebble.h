@@ -60,6 +60,10 @@ typedef struct hx_pebble_opts {
   int score_nek;        /* 1: a variant's score is also capped by the Nek5000 scaled Jacobian (min / max
                            det J over each linear column element) of its columns, not only by their
                            corner scaled Jacobian (default 0) */
+  int smooth;           /* > 0: sweeps of the max-min optimization of the nodes inside each facet
+                           (fan centres, ring nodes) on its swept columns' quality (0: off) */
+  int radial_volume;    /* 1: GLL points of a layer spaced so that the cube of their distance from the
+                           sphere's centre is linear (equal cone volume per step), 0: linearly */
   double max_snap;      /* refuse cells reaching beyond the wall by more than this x d (1.0) */
   int order;            /* > 1: return the mesh at this order, nodes placed by the mesher's own
                            sweep map (exact spheres, bridges, walls, curved layers) */
@@ -78,6 +82,7 @@ typedef struct hx_pebble_stats {
   double t_diagram, t_mesh; /* seconds */
   hx_lid num_repaired_facets; /* facets whose first tessellation folded (their vertices then guarded) */
   int num_repair_rounds;      /* clean-up rounds after the first */
+  hx_lid num_smoothed_moves;  /* node moves kept by --smooth */
 } hx_pebble_stats;
 
 void hx_pebble_opts_default(hx_pebble_opts *o);

@@ -1369,118 +1369,133 @@ static double min_corner_sj(const double *X, const int32_t *cn);
 static void corner_det_range(const double *X, const int32_t *cn, double *lo, double *hi);
 static void foot_point(const builder *bd, const double *ca, double ra, int32_t a, int br, const double x[3], double y[3]);
 
+/* the column of quad qi of facet F swept to the sphere of the facet's side (0: a, 1: b),
+   layer fractions sl: worst is lowered to each layer element's corner scaled Jacobian
+   (and, with flags bit 0, its min / max det J) and returned, early once it is down to
+   stop; -2 when a quad corner lies inside the sphere. Flags bit 1: the middle of a
+   bridge-circle edge of a wall facet is put on the wall too, as edge_point does (the
+   variant scoring does not, and its choices are kept as they were) */
+static double column_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, int side,
+                       const double *sl, int flags, double worst, double stop) {
+  /* each quad is split 2 x 2 (bilinear on the facet, feet radially on the sphere) so
+     that the sphere's curvature between the corners is seen, as the order-N sweep
+     map will see it */
+  enum { G = 2 }; /* fixed: the midpoint / centre construction below assumes 2 */
+  double P[8 * 3];
+  int L = o->layers;
+  int32_t s = side ? F->b : F->a;
+  const double *c = bd->sx + 3 * s;
+  double r = bd->sr[s];
+  int32_t qx[4];
+  for (int v = 0; v < 4; v++) qx[v] = side ? bd->Q[qi].x[3 - v] : bd->Q[qi].x[v];
+  const double *C0 = bd->X + 3 * qx[0], *C1 = bd->X + 3 * qx[1], *C2 = bd->X + 3 * qx[2], *C3 = bd->X + 3 * qx[3];
+  double X[G + 1][G + 1][3], Y[G + 1][G + 1][3], YC[4][3];
+  const double *CC[4] = {C0, C1, C2, C3};
+  for (int v = 0; v < 4; v++) {
+    if (bd->nbridge[qx[v]] >= 0) { /* along the bridge axis, as the sweep does */
+      foot_point(bd, c, r, s, bd->nbridge[qx[v]], CC[v], YC[v]);
+      continue;
+    }
+    double d[3], l = 0;
+    for (int k = 0; k < 3; k++) d[k] = CC[v][k] - c[k], l += d[k] * d[k];
+    l = sqrt(l);
+    if (l <= r) return -2;
+    for (int k = 0; k < 3; k++) YC[v][k] = c[k] + r * d[k] / l;
+  }
+  /* the feet as the sweep map makes them: on an edge the blend of the end feet put
+     back on the sphere, inside the Gordon-Hall blend of the edge feet put back */
+  /* facet points as the sweep map makes them: edge midpoints on their walls, the
+     centre by Gordon-Hall, on the facet's wall */
+  for (int j = 0; j <= G; j++)
+    for (int i = 0; i <= G; i++) {
+      double a1 = (double)i / G, a2 = (double)j / G;
+      for (int k = 0; k < 3; k++)
+        X[j][i][k] = (1 - a1) * (1 - a2) * C0[k] + a1 * (1 - a2) * C1[k] + a1 * a2 * C2[k] + (1 - a1) * a2 * C3[k];
+    }
+  {
+    static const int mij[4][2] = {{1, 0}, {2, 1}, {1, 2}, {0, 1}}; /* (i, j) of the midpoint of edge e */
+    double sum[3] = {0, 0, 0};
+    for (int e = 0; e < 4; e++) {
+      uint8_t em = bd->Q[qi].emask[side ? (6 - e) % 4 : e];
+      double *x = X[mij[e][1]][mij[e][0]];
+      if (em) snap(bd, em, x);
+      if (bd->Q[qi].chamfer >> (side ? (6 - e) % 4 : e) & 1) { /* on the bridge circle's arc */
+        const bridge *BR = &bd->B[F->bridge];
+        double xp[3], t, l = 0;
+        for (int k = 0; k < 3; k++) xp[k] = x[k] - BR->p[k];
+        t = dot3(xp, BR->u);
+        for (int k = 0; k < 3; k++) xp[k] -= t * BR->u[k], l += xp[k] * xp[k];
+        l = sqrt(l);
+        for (int k = 0; k < 3; k++) x[k] = BR->p[k] + t * BR->u[k] + BR->rb * xp[k] / l;
+        if ((flags & 2) && F->wall >= 0) wall_project_along(&bd->w[F->wall], x, BR->u); /* as edge_point */
+      }
+      for (int k = 0; k < 3; k++) sum[k] += x[k];
+    }
+    for (int k = 0; k < 3; k++) X[1][1][k] = 0.5 * sum[k] - 0.25 * (C0[k] + C1[k] + C2[k] + C3[k]);
+    if (F->wall >= 0) wall_project(&bd->w[F->wall], X[1][1]);
+  }
+  for (int j = 0; j <= G; j++)
+    for (int i = 0; i <= G; i++) {
+      double a1 = (double)i / G, a2 = (double)j / G, d[3], l = 0;
+      double e0[3], e1[3], e2[3], e3[3], b[3];
+      for (int k = 0; k < 3; k++) {
+        e0[k] = (1 - a1) * YC[0][k] + a1 * YC[1][k];
+        e2[k] = (1 - a1) * YC[3][k] + a1 * YC[2][k];
+        e3[k] = (1 - a2) * YC[0][k] + a2 * YC[3][k];
+        e1[k] = (1 - a2) * YC[1][k] + a2 * YC[2][k];
+      }
+      double *ev[4] = {e0, e1, e2, e3};
+      for (int q = 0; q < 4; q++) {
+        double lq = 0;
+        for (int k = 0; k < 3; k++) lq += (ev[q][k] - c[k]) * (ev[q][k] - c[k]);
+        lq = sqrt(lq);
+        for (int k = 0; k < 3; k++) ev[q][k] = c[k] + r * (ev[q][k] - c[k]) / lq;
+      }
+      for (int k = 0; k < 3; k++) {
+        b[k] = (1 - a1) * (1 - a2) * YC[0][k] + a1 * (1 - a2) * YC[1][k] + a1 * a2 * YC[2][k] + (1 - a1) * a2 * YC[3][k];
+        d[k] = (1 - a2) * e0[k] + a2 * e2[k] + (1 - a1) * e3[k] + a1 * e1[k] - b[k] - c[k];
+        l += d[k] * d[k];
+      }
+      l = sqrt(l);
+      for (int k = 0; k < 3; k++) Y[j][i][k] = c[k] + r * d[k] / l;
+    }
+  int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  for (int lay = 0; lay < L; lay++) {
+    double dlo = INFINITY, dhi = 0; /* det J range over the element (its 2 x 2 parts' corners) */
+    for (int j = 0; j < G; j++)
+      for (int i = 0; i < G; i++) {
+        for (int v = 0; v < 4; v++)
+          for (int h = 0; h < 2; h++) {
+            int ii = i + (v & 1), jj = j + (v >> 1);
+            double t = sl[lay + h];
+            for (int k = 0; k < 3; k++) P[3 * (v + 4 * h) + k] = Y[jj][ii][k] + t * (X[jj][ii][k] - Y[jj][ii][k]);
+          }
+        double q = min_corner_sj(P, cn), lo, hi;
+        corner_det_range(P, cn, &lo, &hi);
+        dlo = fmin(dlo, lo), dhi = fmax(dhi, hi);
+        if (!(q > -1)) q = -1; /* NaN */
+        if (q < worst) worst = q;
+      }
+    /* the Nek5000 scaled Jacobian (min / max det J) of the element */
+    if ((flags & 1) && dlo > 0 && dlo / dhi < worst) worst = dlo / dhi;
+    if (worst <= stop) return worst; /* cannot beat the best so far */
+  }
+  return worst;
+}
+
 /* worst corner scaled Jacobian (det / product of the three edge lengths) of every
    column of facet F's quads [q0, bd->nq) swept to each real sphere of the facet, in
    every layer (linear); <= 0: some column inverts; returns early (some value <= stop)
    once the worst is down to stop */
 static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0, double stop) {
-  /* each quad is split 2 x 2 (bilinear on the facet, feet radially on the sphere) so
-     that the sphere's curvature between the corners is seen, as the order-N sweep
-     map will see it */
-  enum { G = 2 }; /* fixed: the midpoint / centre construction below assumes 2 */
-  double worst = 1;
-  double sl[65], P[8 * 3];
-  int L = o->layers;
-  grading(L, o->ratio, o->first_layer, sl);
+  double worst = 1, sl[65];
+  grading(o->layers, o->ratio, o->first_layer, sl);
   for (int side = 0; side < 2; side++) {
-    int32_t s = side ? F->b : F->a;
-    if (bd->smask[s]) break;
-    const double *c = bd->sx + 3 * s;
-    double r = bd->sr[s];
+    if (bd->smask[side ? F->b : F->a]) break;
     for (hx_lid qi = q0; qi < bd->nq; qi++) {
-      int32_t qx[4];
-      for (int v = 0; v < 4; v++) qx[v] = side ? bd->Q[qi].x[3 - v] : bd->Q[qi].x[v];
-      const double *C0 = bd->X + 3 * qx[0], *C1 = bd->X + 3 * qx[1], *C2 = bd->X + 3 * qx[2], *C3 = bd->X + 3 * qx[3];
-      double X[G + 1][G + 1][3], Y[G + 1][G + 1][3], YC[4][3];
-      const double *CC[4] = {C0, C1, C2, C3};
-      for (int v = 0; v < 4; v++) {
-        if (bd->nbridge[qx[v]] >= 0) { /* along the bridge axis, as the sweep does */
-          foot_point(bd, c, r, s, bd->nbridge[qx[v]], CC[v], YC[v]);
-          continue;
-        }
-        double d[3], l = 0;
-        for (int k = 0; k < 3; k++) d[k] = CC[v][k] - c[k], l += d[k] * d[k];
-        l = sqrt(l);
-        if (l <= r) return -1;
-        for (int k = 0; k < 3; k++) YC[v][k] = c[k] + r * d[k] / l;
-      }
-      /* the feet as the sweep map makes them: on an edge the blend of the end feet put
-         back on the sphere, inside the Gordon-Hall blend of the edge feet put back */
-      /* facet points as the sweep map makes them: edge midpoints on their walls, the
-         centre by Gordon-Hall, on the facet's wall */
-      for (int j = 0; j <= G; j++)
-        for (int i = 0; i <= G; i++) {
-          double a1 = (double)i / G, a2 = (double)j / G;
-          for (int k = 0; k < 3; k++)
-            X[j][i][k] = (1 - a1) * (1 - a2) * C0[k] + a1 * (1 - a2) * C1[k] + a1 * a2 * C2[k] + (1 - a1) * a2 * C3[k];
-        }
-      {
-        static const int mij[4][2] = {{1, 0}, {2, 1}, {1, 2}, {0, 1}}; /* (i, j) of the midpoint of edge e */
-        double sum[3] = {0, 0, 0};
-        for (int e = 0; e < 4; e++) {
-          uint8_t em = bd->Q[qi].emask[side ? (6 - e) % 4 : e];
-          double *x = X[mij[e][1]][mij[e][0]];
-          if (em) snap(bd, em, x);
-          if (bd->Q[qi].chamfer >> (side ? (6 - e) % 4 : e) & 1) { /* on the bridge circle's arc */
-            const bridge *BR = &bd->B[F->bridge];
-            double xp[3], t, l = 0;
-            for (int k = 0; k < 3; k++) xp[k] = x[k] - BR->p[k];
-            t = dot3(xp, BR->u);
-            for (int k = 0; k < 3; k++) xp[k] -= t * BR->u[k], l += xp[k] * xp[k];
-            l = sqrt(l);
-            for (int k = 0; k < 3; k++) x[k] = BR->p[k] + t * BR->u[k] + BR->rb * xp[k] / l;
-          }
-          for (int k = 0; k < 3; k++) sum[k] += x[k];
-        }
-        for (int k = 0; k < 3; k++) X[1][1][k] = 0.5 * sum[k] - 0.25 * (C0[k] + C1[k] + C2[k] + C3[k]);
-        if (F->wall >= 0) wall_project(&bd->w[F->wall], X[1][1]);
-      }
-      for (int j = 0; j <= G; j++)
-        for (int i = 0; i <= G; i++) {
-          double a1 = (double)i / G, a2 = (double)j / G, d[3], l = 0;
-          double e0[3], e1[3], e2[3], e3[3], b[3];
-          for (int k = 0; k < 3; k++) {
-            e0[k] = (1 - a1) * YC[0][k] + a1 * YC[1][k];
-            e2[k] = (1 - a1) * YC[3][k] + a1 * YC[2][k];
-            e3[k] = (1 - a2) * YC[0][k] + a2 * YC[3][k];
-            e1[k] = (1 - a2) * YC[1][k] + a2 * YC[2][k];
-          }
-          double *ev[4] = {e0, e1, e2, e3};
-          for (int q = 0; q < 4; q++) {
-            double lq = 0;
-            for (int k = 0; k < 3; k++) lq += (ev[q][k] - c[k]) * (ev[q][k] - c[k]);
-            lq = sqrt(lq);
-            for (int k = 0; k < 3; k++) ev[q][k] = c[k] + r * (ev[q][k] - c[k]) / lq;
-          }
-          for (int k = 0; k < 3; k++) {
-            b[k] = (1 - a1) * (1 - a2) * YC[0][k] + a1 * (1 - a2) * YC[1][k] + a1 * a2 * YC[2][k] + (1 - a1) * a2 * YC[3][k];
-            d[k] = (1 - a2) * e0[k] + a2 * e2[k] + (1 - a1) * e3[k] + a1 * e1[k] - b[k] - c[k];
-            l += d[k] * d[k];
-          }
-          l = sqrt(l);
-          for (int k = 0; k < 3; k++) Y[j][i][k] = c[k] + r * d[k] / l;
-        }
-      int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
-      for (int lay = 0; lay < L; lay++) {
-        double dlo = INFINITY, dhi = 0; /* det J range over the element (its 2 x 2 parts' corners) */
-        for (int j = 0; j < G; j++)
-          for (int i = 0; i < G; i++) {
-            for (int v = 0; v < 4; v++)
-              for (int h = 0; h < 2; h++) {
-                int ii = i + (v & 1), jj = j + (v >> 1);
-                double t = sl[lay + h];
-                for (int k = 0; k < 3; k++) P[3 * (v + 4 * h) + k] = Y[jj][ii][k] + t * (X[jj][ii][k] - Y[jj][ii][k]);
-              }
-            double q = min_corner_sj(P, cn), lo, hi;
-            corner_det_range(P, cn, &lo, &hi);
-            dlo = fmin(dlo, lo), dhi = fmax(dhi, hi);
-            if (!(q > -1)) q = -1; /* NaN */
-            if (q < worst) worst = q;
-          }
-        /* the Nek5000 scaled Jacobian (min / max det J) of the element */
-        if (o->score_nek && dlo > 0 && dlo / dhi < worst) worst = dlo / dhi;
-        if (worst <= stop) return worst; /* cannot beat the best so far */
-      }
+      worst = column_q(bd, o, F, qi, side, sl, o->score_nek, worst, stop);
+      if (worst < -1.5) return -1;
+      if (worst <= stop) return worst;
     }
   }
   return worst;
@@ -1489,30 +1504,33 @@ static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const 
 /* the linear columns of facet F's quads [q0, bd->nq) as the sweep builds them (feet
    radial, along the bridge axis on the circle; graded layers) have positive corner
    Jacobians to every real sphere of the facet */
-static int facet_linear_ok(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0) {
+static int column_linear_ok(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, int side,
+                            const double *sl) {
   static const int q2l[4] = {0, 1, 3, 2}; /* quad corner -> hex corner (quad_to_lex) */
-  double sl[65], P[24];
-  int L = o->layers;
-  grading(L, o->ratio, o->first_layer, sl);
-  int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  static const int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  double P[24], X[4][3], Y[4][3];
+  int32_t s = side ? F->b : F->a;
+  for (int v = 0; v < 4; v++) {
+    int32_t x = bd->Q[qi].x[side ? 3 - v : v];
+    memcpy(X[v], bd->X + 3 * x, sizeof X[v]);
+    foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[x], X[v], Y[v]);
+  }
+  for (int lay = 0; lay < o->layers; lay++) {
+    for (int v = 0; v < 4; v++)
+      for (int h = 0; h < 2; h++)
+        for (int k = 0; k < 3; k++) P[3 * (q2l[v] + 4 * h) + k] = Y[v][k] + sl[lay + h] * (X[v][k] - Y[v][k]);
+    if (!(min_corner_det(P, cn) > 0)) return 0;
+  }
+  return 1;
+}
+
+static int facet_linear_ok(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0) {
+  double sl[65];
+  grading(o->layers, o->ratio, o->first_layer, sl);
   for (int side = 0; side < 2; side++) {
-    int32_t s = side ? F->b : F->a;
-    if (bd->smask[s]) break;
-    for (hx_lid qi = q0; qi < bd->nq; qi++) {
-      double X[4][3], Y[4][3];
-      for (int v = 0; v < 4; v++) {
-        int32_t x = bd->Q[qi].x[side ? 3 - v : v];
-        memcpy(X[v], bd->X + 3 * x, sizeof X[v]);
-        foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[x], X[v], Y[v]);
-      }
-      for (int lay = 0; lay < L; lay++) {
-        for (int v = 0; v < 4; v++)
-          for (int h = 0; h < 2; h++)
-            for (int k = 0; k < 3; k++)
-              P[3 * (q2l[v] + 4 * h) + k] = Y[v][k] + sl[lay + h] * (X[v][k] - Y[v][k]);
-        if (!(min_corner_det(P, cn) > 0)) return 0;
-      }
-    }
+    if (bd->smask[side ? F->b : F->a]) break;
+    for (hx_lid qi = q0; qi < bd->nq; qi++)
+      if (!column_linear_ok(bd, o, F, qi, side, sl)) return 0;
   }
   return 1;
 }
@@ -2439,12 +2457,25 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
         double l = norm3(r);
         for (int c = 0; c < 3; c++) Y[c] = ca[c] + ra * r[c] / l;
       }
+      /* radial parametrization: with --radial volume the layer's points are spaced so that
+         the cube of their distance from the centre is linear in xi3 (equal volume per step
+         of the cone the column is part of), else linearly */
+      double rq0 = 0, rq1 = 0, rY = 0, rQ = 0;
+      if (cell >= 0 && sc->o->radial_volume) {
+        double dy[3], dq[3];
+        for (int c = 0; c < 3; c++) dy[c] = Y[c] - ca[c], dq[c] = Q[c] - ca[c];
+        rY = norm3(dy), rQ = norm3(dq);
+        double r0 = rY + s0 * (rQ - rY), r1 = rY + s1 * (rQ - rY);
+        rq0 = r0 * r0 * r0, rq1 = r1 * r1 * r1;
+      }
       for (int k = 0; k < nd; k++) {
         int lex = i + nd * (j + nd * k);
+        double sv = s0 + g[k] * (s1 - s0);
+        if (rq1 > rq0 && rQ > rY && k > 0 && k < nd - 1)
+          sv = (cbrt((1 - g[k]) * rq0 + g[k] * rq1) - rY) / (rQ - rY);
         for (int c = 0; c < 3; c++) {
           double v;
           if (cell >= 0) {
-            double sv = s0 + g[k] * (s1 - s0);
             v = Y[c] + sv * (Q[c] - Y[c]);
             if (k == 0 && E->layer == 0) v = Y[c];
             if (k == nd - 1 && E->layer + 1 == sc->o->layers) v = Q[c];
@@ -2998,6 +3029,160 @@ static int score_facets(builder *bd, const hx_pebble_opts *o, hx_lid lo, hx_lid 
   return rc;
 }
 
+/* distance, in the bridge's plane, of the chord opposite quad qi's bridge-circle edge
+   from the bridge axis over the bridge radius (the ring next to the circle must clear
+   the circle's arcs, tessellate: 1.25); INFINITY for quads without such an edge */
+static double chord_clearance(const builder *bd, const facet *F, hx_lid qi) {
+  const quad *Q = &bd->Q[qi];
+  if (!Q->chamfer || F->bridge < 0) return INFINITY;
+  const bridge *BR = &bd->B[F->bridge];
+  int e = 0;
+  while (e < 4 && !(Q->chamfer >> e & 1)) e++;
+  const double *A = bd->X + 3 * Q->x[(e + 2) % 4], *Bq = bd->X + 3 * Q->x[(e + 3) % 4];
+  double a[3], b[3], ab[3];
+  for (int c = 0; c < 3; c++) a[c] = A[c] - BR->p[c], b[c] = Bq[c] - BR->p[c];
+  double ta = dot3(a, BR->u), tb = dot3(b, BR->u);
+  for (int c = 0; c < 3; c++) a[c] -= ta * BR->u[c], b[c] -= tb * BR->u[c], ab[c] = b[c] - a[c];
+  double l2 = dot3(ab, ab), t = l2 > 0 ? -dot3(a, ab) / l2 : 0;
+  t = fmin(1, fmax(0, t));
+  double d[3];
+  for (int c = 0; c < 3; c++) d[c] = a[c] + t * ab[c];
+  return norm3(d) / BR->rb;
+}
+
+/* ---- per-facet node optimization (--smooth) ----------------------------------
+   The nodes a facet's tessellation adds inside its polygon (fan centre, ring nodes, not
+   the bridge circle's) belong to that facet alone; the polygon's vertices and edge
+   midpoints are shared with its neighbours and stay. Each inner node is moved in the
+   facet's plane (on the wall for wall facets) to raise the worst quality of the swept
+   columns of its quads on both sides: the 2 x 2 sampled layer elements' corner scaled
+   Jacobian and Nek5000 min / max det J (column_q), with every linear column valid
+   (max-min smoothing, Freitag's local optimization: a move is kept only where it raises
+   the minimum over the node's quads, so no element gets worse than the worst it
+   touched). The result depends on the facet alone, so every rank and thread count
+   gives the same nodes. */
+static double smooth_quad_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, const double *sl) {
+  double w = 1;
+  for (int side = 0; side < 2; side++) {
+    if (bd->smask[side ? F->b : F->a]) break;
+    w = column_q(bd, o, F, qi, side, sl, 3, w, -INFINITY);
+    if (w < -1.5) return -1;
+    if (w > 0 && !column_linear_ok(bd, o, F, qi, side, sl)) return 0;
+  }
+  return w;
+}
+
+#define SMOOTH_GOOD 0.3
+static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pebble_stats *st) {
+  if (sweeps <= 0 || bd->nq == 0) return HX_OK;
+  int32_t *owner;
+  HX_CALL(hx_malloc((size_t)bd->nn * sizeof *owner, &owner));
+  for (hx_lid x = 0; x < bd->nn; x++) owner[x] = bd->nbridge[x] >= 0 ? -2 : -1;
+  for (hx_lid k = 0; k < bd->nfv; k++) owner[bd->fv[k]] = -2; /* polygon vertices */
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+      for (int v = 0; v < 4; v++) {
+        int32_t x = bd->Q[q].x[v];
+        if (owner[x] == -1) owner[x] = (int32_t)f;
+        else if (owner[x] != (int32_t)f) owner[x] = -2;
+      }
+  }
+  double sl[65];
+  grading(o->layers, o->ratio, o->first_layer, sl);
+  hx_lid moved = 0;
+  int rc = HX_OK;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : moved)
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    enum { MAXQ = 512, MAXN = 256, MAXI = 16 };
+    if (F->nq > MAXQ) continue;
+    int32_t node[MAXN], inc[MAXN][MAXI], ninc[MAXN];
+    double qq[MAXQ], h[MAXN], clr[MAXQ];
+    int nn = 0;
+    for (int j = 0; j < F->nq; j++)
+      for (int v = 0; v < 4; v++) {
+        int32_t x = bd->Q[F->q0 + j].x[v];
+        if (owner[x] != (int32_t)f) continue;
+        int t = 0;
+        while (t < nn && node[t] != x) t++;
+        if (t == nn) {
+          if (nn == MAXN) continue;
+          node[nn] = x, ninc[nn] = 0, h[nn] = INFINITY, nn++;
+        }
+        if (ninc[t] < MAXI) inc[t][ninc[t]++] = j;
+        /* step: a tenth of the shortest quad edge at the node */
+        const double *X0 = bd->X + 3 * x;
+        for (int e = 1; e < 4; e += 2) {
+          double l = dist3(X0, bd->X + 3 * bd->Q[F->q0 + j].x[(v + e) % 4]);
+          if (0.1 * l < h[t]) h[t] = 0.1 * l;
+        }
+      }
+    if (!nn) continue;
+    double fq = 1;
+    for (int j = 0; j < F->nq; j++) {
+      qq[j] = smooth_quad_q(bd, o, F, F->q0 + j, sl), fq = fmin(fq, qq[j]);
+      clr[j] = fmin(1.25, chord_clearance(bd, F, F->q0 + j));
+    }
+    if (!(fq < SMOOTH_GOOD)) continue;
+    /* the plane's normal: the line of centres, or the wall's at the node */
+    double un[3];
+    for (int c = 0; c < 3; c++) un[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
+    double lu = norm3(un);
+    for (int c = 0; c < 3; c++) un[c] /= lu;
+    const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
+    for (int it = 0; it < sweeps; it++) {
+      int any = 0;
+      for (int t = 0; t < nn; t++) {
+        double *X0 = bd->X + 3 * (size_t)node[t], x0[3], nrm[3], t1[3], t2[3];
+        memcpy(x0, X0, sizeof x0);
+        double cur = 1, nq_best[MAXI], best = -INFINITY, xb[3];
+        for (int i = 0; i < ninc[t]; i++) cur = fmin(cur, qq[inc[t][i]]);
+        if (cur >= SMOOTH_GOOD) continue; /* the node's quads are good enough already */
+        if (W && W->cyl) {
+          double rx = x0[0] - W->p[0], ry = x0[1] - W->p[1], rr = hypot(rx, ry);
+          nrm[0] = rx / rr, nrm[1] = ry / rr, nrm[2] = 0;
+        } else if (W) {
+          memcpy(nrm, W->n, sizeof nrm);
+        } else {
+          memcpy(nrm, un, sizeof nrm);
+        }
+        bridge_frame(nrm, t1, t2);
+        for (int dir = 0; dir < 8; dir++) {
+          double ang = HX_PI / 4 * dir, ca = cos(ang), sa = sin(ang), qn[MAXI], mn = 1;
+          for (int c = 0; c < 3; c++) X0[c] = x0[c] + h[t] * (ca * t1[c] + sa * t2[c]);
+          if (W) wall_project(W, X0);
+          for (int i = 0; i < ninc[t] && mn > cur; i++) {
+            if (chord_clearance(bd, F, F->q0 + inc[t][i]) < clr[inc[t][i]]) {
+              mn = -INFINITY;
+              break;
+            }
+            qn[i] = smooth_quad_q(bd, o, F, F->q0 + inc[t][i], sl);
+            mn = fmin(mn, qn[i]);
+          }
+          if (mn > cur + 1e-9 && mn > best) {
+            best = mn;
+            memcpy(xb, X0, sizeof xb);
+            memcpy(nq_best, qn, (size_t)ninc[t] * sizeof *qn);
+          }
+        }
+        if (best > -INFINITY) {
+          memcpy(X0, xb, sizeof xb);
+          for (int i = 0; i < ninc[t]; i++) qq[inc[t][i]] = nq_best[i];
+          any = 1, moved++;
+        } else {
+          memcpy(X0, x0, sizeof x0);
+          h[t] *= 0.5;
+        }
+      }
+      if (!any && it > 1) break;
+    }
+  }
+  hx_free(&owner);
+  st->num_smoothed_moves = moved;
+  return rc;
+}
+
 /* Local repair. The clean-up's collapses and plane fits are decided vertex by vertex,
    and a few of them leave a facet that no tessellation variant sweeps without folding (a
    vertex pulled off a near contact's plane, a warped triangle). Changing the rule for every
@@ -3094,6 +3279,9 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   clock_gettime(CLOCK_MONOTONIC, &t0);
   HX_CHECK(o->layers >= 1 && o->layers <= 64, HX_ERR_INPUT, "pebble: --layers must be in 1..64");
   HX_CHECK(bed->n >= 2, HX_ERR_INPUT, "pebble: a bed needs at least two spheres");
+  HX_CHECK(!(o->smooth > 0 && o->split > 1), HX_ERR_INPUT,
+           "pebble: --smooth and --split %d do not go together (the smoothing scores the parent quads; "
+           "their split children fold)", o->split);
   builder B;
   memset(&B, 0, sizeof B);
   builder *bd = &B;
@@ -3192,6 +3380,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   hx_free(&sv.key), hx_free(&sv.hash), hx_free(&sv.choice);
   hx_power3d_destroy(&bd->pd);
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (!rc) rc = smooth_facets(bd, o, o->smooth, &st);
   if (!rc) rc = split_quads(bd, o->split);
   stage_mem("tessellation");
   hx_mesh *m = NULL;
