@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# t688: --smooth (max-min optimization of the nodes inside each facet) and --radial volume
-# (a layer's GLL points spaced by the volume of the column's cone) on the 67-pebble DEM bed
-# at order 4 (R = 1.5, cylinder 6.6), against the defaults run here: the same element count,
-# the worst Nek5000 scaled Jacobian (min / max det J over the GLL points, every element from
-# the --worst listing) at least 2 x the default's with --smooth, the mean at least 5 % higher
-# with --radial volume (measured 24 Nov: min 8.82e-3 -> 2.23e-2, mean 0.196 -> 0.218). Then:
-# the same files on 1 and 2 threads and on 1, 2 and 4 MPI ranks, and the bad flags.
+# t688: the order-N point spacing (--radial volume: a layer's GLL points spaced by the volume
+# of the column's cone; --ring-points volume: the rings' radial edges spaced so that distance
+# from the axis x gap x step is constant; both the defaults since 24 Nov) and --smooth (max-min
+# optimization of the nodes inside each facet) on the 67-pebble DEM bed at order 4 (R = 1.5,
+# cylinder 6.6). Every element's Nek5000 scaled Jacobian (min / max det J over its GLL points)
+# comes from the --worst listing. Measured 24 Nov: even spacing (--radial linear --ring-points
+# linear) 30 843 elements, mean 0.196, 27 261 below 0.3, 3 730 below 0.1, min 8.82e-3; the
+# defaults mean 0.472, 6 236, 627, min 2.45e-2; --smooth 10 min 4.27e-2, 487 below 0.1, aspect
+# max 123.5 -> 91.0. Then: the same files on 1 and 2 threads and on 1, 2 and 4 MPI ranks, and
+# the bad flags.
 . "$(dirname "$0")/lib.sh"
 pb=(pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6)
 run() { # $1: output file, rest: extra flags
@@ -15,31 +18,36 @@ run() { # $1: output file, rest: extra flags
 # listing rows: element scaled_jac corner_sj detj_min aspect (centroid)
 stats() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < mn || n == 1) mn = $2; s += $2; if ($5 > mx) mx = $5}
                END {printf "%d %d %.6g %.6g %.6g\n", n, a, mn, s / n, mx}' "$1"; }
+run "$dir/lin.txt" --radial linear --ring-points linear
+check "even spacing: exit 0" "[ $? -eq 0 ]"
+read -r n0 lo0 mn0 mean0 mx0 <<< "$(stats "$dir/lin.txt")"
+b0=$(awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 < 0.3 {b++} END {print b + 0}' "$dir/lin.txt")
+echo "even spacing: $n0 elements, Nek SJ min $mn0 mean $mean0, below 0.3: $b0, below 0.1: $lo0, aspect max $mx0"
 run "$dir/def.txt"
-check "defaults: exit 0" "[ $? -eq 0 ]"
-read -r n0 lo0 mn0 mean0 mx0 <<< "$(stats "$dir/def.txt")"
-echo "defaults: $n0 elements, Nek SJ min $mn0 mean $mean0, below 0.1: $lo0, aspect max $mx0"
+check "defaults: exit 0 (no inverted element)" "[ $? -eq 0 ]"
+read -r n1 lo1 mn1 mean1 mx1 <<< "$(stats "$dir/def.txt")"
+b1=$(awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 < 0.3 {b++} END {print b + 0}' "$dir/def.txt")
+echo "defaults (volume spacing): $n1 elements, Nek SJ min $mn1 mean $mean1, below 0.3: $b1, below 0.1: $lo1, aspect max $mx1"
+check "volume spacing: the same elements (more than 25000)" "[ $n1 -eq $n0 ] && [ $n0 -gt 25000 ]"
+check "volume spacing: mean Nek SJ >= 2 x even spacing's" "awk -v a='$mean1' -v b='$mean0' 'BEGIN {exit !(a >= 2 * b)}'"
+check "volume spacing: below 0.3 <= 1/3 and below 0.1 <= 1/4 of even spacing's" \
+  "[ $((3 * b1)) -le $b0 ] && [ $((4 * lo1)) -le $lo0 ]"
+check "volume spacing: worst Nek SJ >= 2 x even spacing's" "awk -v a='$mn1' -v b='$mn0' 'BEGIN {exit !(a >= 2 * b)}'"
+r=$("$HEXPACK" "${pb[@]}" --order 4 --radial linear --quality --worst 1000000 2>&1 | awk '$1 ~ /^[0-9]+$/ && NF >= 6 {s += $2; n++} END {print s / n}')
+check "--radial volume alone lifts the mean (>= 1.05 x, against --radial linear)" \
+  "awk -v a='$mean1' -v b='$r' 'BEGIN {exit !(a >= 1.05 * b)}'"
 run "$dir/sm.txt" --smooth 10
 check "--smooth 10: exit 0 (no inverted element)" "[ $? -eq 0 ]"
-read -r n1 lo1 mn1 mean1 mx1 <<< "$(stats "$dir/sm.txt")"
-echo "--smooth 10: $n1 elements, Nek SJ min $mn1 mean $mean1, below 0.1: $lo1, aspect max $mx1"
-check "--smooth: the same element count" "[ $n1 -eq $n0 ] && [ $n0 -gt 25000 ]"
-check "--smooth: worst Nek SJ >= 2 x the default's" "awk -v a='$mn1' -v b='$mn0' 'BEGIN {exit !(a >= 2 * b)}'"
-check "--smooth: fewer elements below 0.1, mean not lower" \
-  "[ $lo1 -lt $lo0 ] && awk -v a='$mean1' -v b='$mean0' 'BEGIN {exit !(a >= b)}'"
-check "--smooth: largest aspect ratio not larger" "awk -v a='$mx1' -v b='$mx0' 'BEGIN {exit !(a <= b)}'"
+read -r n2 lo2 mn2 mean2 mx2 <<< "$(stats "$dir/sm.txt")"
+echo "--smooth 10: $n2 elements, Nek SJ min $mn2 mean $mean2, below 0.1: $lo2, aspect max $mx2"
+check "--smooth: the same element count" "[ $n2 -eq $n1 ]"
+check "--smooth: worst Nek SJ >= 1.5 x the defaults'" "awk -v a='$mn2' -v b='$mn1' 'BEGIN {exit !(a >= 1.5 * b)}'"
+check "--smooth: fewer elements below 0.1" "[ $lo2 -lt $lo1 ]"
+check "--smooth: largest aspect ratio not larger" "awk -v a='$mx2' -v b='$mx1' 'BEGIN {exit !(a <= b)}'"
 grep -q 'smoothed' "$dir/sm.txt"
 check "--smooth: the summary counts the moves" "[ $? -eq 0 ]"
-run "$dir/vol.txt" --radial volume
-check "--radial volume: exit 0" "[ $? -eq 0 ]"
-read -r n2 lo2 mn2 mean2 mx2 <<< "$(stats "$dir/vol.txt")"
-echo "--radial volume: $n2 elements, Nek SJ min $mn2 mean $mean2, below 0.1: $lo2, aspect max $mx2"
-check "--radial volume: the same element count, mean >= 1.05 x the default's" \
-  "[ $n2 -eq $n0 ] && awk -v a='$mean2' -v b='$mean0' 'BEGIN {exit !(a >= 1.05 * b)}'"
-check "--radial linear is the default (same listing)" \
-  "run '$dir/lin.txt' --radial linear && [ \"\$(stats '$dir/lin.txt')\" = \"\$(stats '$dir/def.txt')\" ]"
 # the smoothing depends on each facet alone: the same nodes on any threads and ranks
-f=(--order 3 --smooth 6 --radial volume)
+f=(--order 3 --smooth 6)
 OMP_NUM_THREADS=1 "$HEXPACK" "${pb[@]}" "${f[@]}" -o "$dir/t1.re2" > /dev/null 2>&1
 OMP_NUM_THREADS=2 "$HEXPACK" "${pb[@]}" "${f[@]}" -o "$dir/t2.re2" > /dev/null 2>&1
 check "the same .re2 and field file on 1 and 2 threads" \
@@ -58,10 +66,12 @@ fi
 rc=$?
 check "--smooth with --split: refused in one line, no file" \
   "[ $rc -ne 0 ] && [ \$(wc -l < '$dir/bad1.txt') -eq 1 ] && grep -q -- '--smooth' '$dir/bad1.txt' && [ ! -e '$dir/bad1.re2' ]"
-"$HEXPACK" "${pb[@]}" --order 1 --radial cone -o "$dir/bad2.re2" > "$dir/bad2.txt" 2>&1
-rc=$?
-check "--radial cone: refused in one line naming the flag, no file" \
-  "[ $rc -ne 0 ] && [ \$(wc -l < '$dir/bad2.txt') -eq 1 ] && grep -q -- '--radial' '$dir/bad2.txt' && [ ! -e '$dir/bad2.re2' ]"
+for flag in --radial --ring-points; do
+  "$HEXPACK" "${pb[@]}" --order 1 $flag cone -o "$dir/bad2.re2" > "$dir/bad2.txt" 2>&1
+  rc=$?
+  check "$flag cone: refused in one line naming the flag, no file" \
+    "[ $rc -ne 0 ] && [ \$(wc -l < '$dir/bad2.txt') -eq 1 ] && grep -q -- '$flag' '$dir/bad2.txt' && [ ! -e '$dir/bad2.re2' ]"
+done
 "$HEXPACK" "${pb[@]}" --order 1 --smooth -3 -o "$dir/bad3.re2" > "$dir/bad3.txt" 2>&1
 rc=$?
 check "--smooth -3: refused naming the flag, no file" \

@@ -63,7 +63,13 @@ typedef struct hx_pebble_opts {
   int smooth;           /* > 0: sweeps of the max-min optimization of the nodes inside each facet
                            (fan centres, ring nodes) on its swept columns' quality (0: off) */
   int radial_volume;    /* 1: GLL points of a layer spaced so that the cube of their distance from the
-                           sphere's centre is linear (equal cone volume per step), 0: linearly */
+                           sphere's centre is linear (equal cone volume per step), 0: linearly; -1
+                           (default): 1 from order 3 (at order 2 the one inner point moved costs
+                           more geometric accuracy on the spheres than it gains) */
+  int ring_volume;      /* 1: the order-N points of the radial edges inside a ring of quads (about a
+                           contact) spaced so that distance from the axis x gap x step is constant,
+                           the ring quads lofted between their chords; 0: evenly, Coons patch; -1
+                           (default): 1 from order 3 */
   double max_snap;      /* refuse cells reaching beyond the wall by more than this x d (1.0) */
   int order;            /* > 1: return the mesh at this order, nodes placed by the mesher's own
                            sweep map (exact spheres, bridges, walls, curved layers) */
@@ -83,6 +89,7 @@ typedef struct hx_pebble_stats {
   hx_lid num_repaired_facets; /* facets whose first tessellation folded (their vertices then guarded) */
   int num_repair_rounds;      /* clean-up rounds after the first */
   hx_lid num_smoothed_moves;  /* node moves kept by --smooth */
+  hx_lid num_ring_even;       /* facets whose rings kept even point spacing (volume spacing folded an element) */
 } hx_pebble_stats;
 
 void hx_pebble_opts_default(hx_pebble_opts *o);

@@ -32,6 +32,8 @@ void hx_pebble_opts_default(hx_pebble_opts *o) {
   o->accept_sj = 0.3;
   o->split = 1;
   o->score_nek = 0;
+  o->radial_volume = -1; /* volume spacing from order 3 */
+  o->ring_volume = -1;
   o->order = 1;
   o->max_snap = 1.0;
 }

@@ -61,6 +61,7 @@ typedef struct facet {
   int32_t q0, nq;   /* quads */
   int wall;         /* wall index or -1 */
   int bridge;       /* bridge index or -1 */
+  int32_t centre;   /* the fan's centre node (the rings' centre on facets without a bridge) or -1 */
 } facet;
 
 typedef struct quad {
@@ -68,6 +69,8 @@ typedef struct quad {
   uint8_t chamfer;  /* bit e: edge (x[e], x[e+1]) lies on the bridge circle */
   uint8_t emask[4]; /* wall mask of edge e when it lies on the facet boundary */
   uint8_t kind;     /* QK_*: where in its facet's tessellation (quality analysis) */
+  uint8_t rp;       /* bit e: edge e is inside the facet between two ring quads, its order-N points
+                       spaced by volume (--ring-points volume, ring_edges) */
 } quad;
 
 /* quad kinds: fan of a facet without rings, fan inside a ring, ring of a non-bridged
@@ -709,7 +712,7 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     }
     if ((rc = grow(&bd->F, &bd->capf, nf2 + 1, sizeof *bd->F))) break;
     facet *F = &bd->F[nf2++];
-    F->a = a, F->b = mirror[a], F->v0 = (int32_t)nfv2, F->nv = nl, F->wall = cw, F->bridge = -1, F->q0 = F->nq = 0;
+    F->a = a, F->b = mirror[a], F->v0 = (int32_t)nfv2, F->nv = nl, F->wall = cw, F->bridge = -1, F->centre = -1, F->q0 = F->nq = 0;
     memcpy(fv2 + nfv2, loop, (size_t)nl * sizeof *loop);
     nfv2 += nl;
     i = j;
@@ -948,6 +951,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     f->v0 = bd->nfv;
     f->wall = -1;
     f->bridge = -1;
+    f->centre = -1;
     int32_t leave_opp = other[0];
     while (1) {
       bd->fv[bd->nfv++] = t;
@@ -1925,6 +1929,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         if (W) wall_project_along(W, cpt, u);
         int32_t cid;
         if ((rc = add_node(bd, cpt, W ? (uint8_t)(1u << F->wall) : 0, -1, &cid))) break;
+        F->centre = cid;
         /* rings for near contacts: the gap grows like rho^2, so one ring halfway;
            a fan that would have flat or reflex corners gets a ring too, whose inner
            loop is a rounded polygon (angles halfway to uniform, midpoint-aligned
@@ -2384,6 +2389,110 @@ static int32_t quad_facet(const builder *bd, int32_t q) {
   return lo;
 }
 
+/* the volume spacings (--radial, --ring-points) at order N: -1 means from order 3 */
+static int spacing_on(int flag, int order) { return flag > 0 || (flag < 0 && order >= 3); }
+
+/* --ring-points volume. Inside a ring of quads about a contact the gap between the two
+   spheres grows like rho^2 and the ring's width like rho (rho: distance from the axis),
+   so with points spaced evenly along a ring's radial edges det J grows like rho^3 across
+   an element. ring_edges marks the radial edges that two ring quads of a facet share; the
+   sweep map spaces their points so that rho x gap x step is constant (equal volume of the
+   gap's annulus per step): the parameter t(xi) inverts the cumulative integral of
+   w(t) = rho(t) H(t), H the summed column heights to the facet's spheres, rho the distance
+   from the bridge axis or, about a near contact, from the fan centre the rings surround
+   (w at least a quarter of its largest value on the edge: the spacing varies at most 4 x,
+   a map that degree N resolves). The map is a function of the edge and its facet alone,
+   computed from the lower node id, so the quads on both sides of the edge, both cells and
+   the extrusions agree. The ring quads' facet points and feet are then lofted between their
+   two other edges (sweep_elem). Measured on pb67 at N = 7 (docs/benchmarks.md): the mean
+   Nek scaled Jacobian 0.20 -> 0.42, elements below 0.3 27 602 -> 8 402. */
+static int ring_edges(builder *bd) {
+  for (hx_lid q = 0; q < bd->nq; q++) bd->Q[q].rp = 0;
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
+      quad *A = &bd->Q[q];
+      if (A->kind != QK_RING && A->kind != QK_BRIDGE_IN && A->kind != QK_BRIDGE_OUT) continue;
+      for (int e = 1; e < 4; e += 2) { /* the radial edges (ring_quads: x0 x1 outer, x2 x3 inner) */
+        int32_t u = A->x[e], v = A->x[(e + 1) % 4];
+        for (int32_t r = F->q0; r < F->q0 + F->nq; r++) {
+          const quad *Bq = &bd->Q[r];
+          if (r == q || (Bq->kind != QK_RING && Bq->kind != QK_BRIDGE_IN && Bq->kind != QK_BRIDGE_OUT)) continue;
+          for (int k = 0; k < 4; k++)
+            if ((Bq->x[k] == u && Bq->x[(k + 1) % 4] == v) || (Bq->x[k] == v && Bq->x[(k + 1) % 4] == u))
+              A->rp |= (uint8_t)(1u << e);
+        }
+      }
+    }
+  }
+  return HX_OK;
+}
+
+/* t[i] = t(g[i]) for the edge A -> B of facet F (see ring_edges) */
+static void ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int nd,
+                          const double *g, double *t) {
+  enum { K = 32 };
+  int rev = A > B;
+  int32_t P0 = rev ? B : A, P1 = rev ? A : B;
+  double ax[3], au[3], fa[2][3], fb[2][3], cum[K + 1], w[K + 1];
+  if (F->bridge >= 0) {
+    memcpy(ax, bd->B[F->bridge].p, sizeof ax);
+    memcpy(au, bd->B[F->bridge].u, sizeof au);
+  } else if (F->centre >= 0) { /* rings about the fan centre: the width grows with the distance from it */
+    memcpy(ax, bd->X + 3 * F->centre, sizeof ax);
+    au[0] = au[1] = au[2] = 0;
+  } else {
+    memcpy(ax, bd->sx + 3 * F->a, sizeof ax);
+    for (int c = 0; c < 3; c++) au[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
+    double l = norm3(au);
+    for (int c = 0; c < 3; c++) au[c] /= l;
+  }
+  int ns = bd->smask[F->b] ? 1 : 2;
+  for (int side = 0; side < ns; side++) {
+    int32_t sp = side ? F->b : F->a;
+    node_foot(bd, bd->sx + 3 * sp, bd->sr[sp], sp, P0, fa[side]);
+    node_foot(bd, bd->sx + 3 * sp, bd->sr[sp], sp, P1, fb[side]);
+  }
+  for (int j = 0; j <= K; j++) {
+    double tj = (double)j / K, x[3], d[3], H = 0;
+    edge_point(bd, P0, P1, tj, emask, -1, wallk, x);
+    for (int side = 0; side < ns; side++) {
+      int32_t sp = side ? F->b : F->a;
+      const double *cs = bd->sx + 3 * sp;
+      double r[3], y[3];
+      for (int c = 0; c < 3; c++) r[c] = (1 - tj) * fa[side][c] + tj * fb[side][c] - cs[c];
+      double l = norm3(r);
+      for (int c = 0; c < 3; c++) y[c] = cs[c] + bd->sr[sp] * r[c] / l;
+      H += dist3(x, y);
+    }
+    for (int c = 0; c < 3; c++) d[c] = x[c] - ax[c];
+    double along = dot3(d, au);
+    for (int c = 0; c < 3; c++) d[c] -= along * au[c];
+    w[j] = fmax(norm3(d) * H, 0);
+  }
+  { /* at most 4 x between the densest and the sparsest spacing: a map that degree N resolves */
+    double wmax = 0;
+    for (int j = 0; j <= K; j++) wmax = fmax(wmax, w[j]);
+    for (int j = 0; j <= K; j++) w[j] = fmax(w[j], 0.25 * wmax);
+  }
+  cum[0] = 0;
+  for (int j = 1; j <= K; j++) cum[j] = cum[j - 1] + 0.5 * (w[j - 1] + w[j]);
+  for (int i = 0; i < nd; i++) {
+    int ic = rev ? nd - 1 - i : i;
+    double tc;
+    if (ic == 0) tc = 0;
+    else if (ic == nd - 1 || !(cum[K] > 0)) tc = ic == nd - 1 ? 1 : g[ic];
+    else {
+      double target = g[ic] * cum[K];
+      int j = 0;
+      while (j < K - 1 && cum[j + 1] < target) j++;
+      double dc = cum[j + 1] - cum[j];
+      tc = (j + (dc > 0 ? (target - cum[j]) / dc : 0)) / K;
+    }
+    t[i] = rev ? 1 - tc : tc;
+  }
+}
+
 /* The sweep map of element e at the GLL points g[nd] into xe [3][nd^3]. */
 static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, double *xe) {
   const builder *bd = sc->bd;
@@ -2407,9 +2516,17 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
   int cell = E->cell;
   const double *ca = cell >= 0 ? sc->bed->xyz + 3 * cell : NULL;
   double ra = cell >= 0 ? sc->bed->r[cell] : 0;
+  double tm[4][HX_MAX_ND];
+  for (int ed = 0; ed < 4; ed++) {
+    int e_orig = E->rev ? (6 - ed) % 4 : ed;
+    if (spacing_on(sc->o->ring_volume, nd - 1) && (Qd->rp >> e_orig & 1) && cham[ed] < 0)
+      ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed]);
+    else
+      memcpy(tm[ed], g, (size_t)nd * sizeof *g);
+  }
   for (int ed = 0; ed < 4; ed++)
     for (int i = 0; i < nd; i++) {
-      double t = g[i];
+      double t = tm[ed][i];
       edge_point(bd, ea[ed], eb[ed], t, em[ed], cham[ed], wallk, Ed[ed][i]);
       if (cell < 0) continue;
       if (cham[ed] >= 0) {
@@ -2437,13 +2554,20 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
     z0 = zp + dir * len * sc->se[k][E->layer + 1] - zp; /* deeper level at xi3 = 0 */
     z1 = E->layer == 0 ? 0 : zp + dir * len * sc->se[k][E->layer] - zp;
   }
+  /* a ring quad whose radial edges (1 and 3) are spaced by volume: the facet points and
+     feet are lofted between edges 0 and 2 along straight segments, at the fraction blended
+     from the two radial edges' maps (the Coons patch of such edges folds where the ring
+     next to a bridge circle is narrow) */
+  int loft = spacing_on(sc->o->ring_volume, nd - 1) && (Qd->rp & 10) == 10;
   for (int j = 0; j < nd; j++)
     for (int i = 0; i < nd; i++) {
       double a1 = g[i], a2 = g[j];
       double Q[3], Y[3] = {0, 0, 0};
+      double lam = loft ? (1 - a1) * (1 - tm[3][nd - 1 - j]) + a1 * tm[1][j] : 0;
       for (int c = 0; c < 3; c++) {
         double bil = (1 - a1) * (1 - a2) * C[0][c] + a1 * (1 - a2) * C[1][c] + (1 - a1) * a2 * C[2][c] + a1 * a2 * C[3][c];
         Q[c] = (1 - a2) * Ed[0][i][c] + a2 * Ed[2][nd - 1 - i][c] + (1 - a1) * Ed[3][nd - 1 - j][c] + a1 * Ed[1][j][c] - bil;
+        if (loft) Q[c] = (1 - lam) * Ed[0][i][c] + lam * Ed[2][nd - 1 - i][c];
       }
       if (wallk >= 0) wall_project(&bd->w[wallk], Q);
       if (cell >= 0) {
@@ -2451,6 +2575,7 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
         for (int c = 0; c < 3; c++) {
           double bil = (1 - a1) * (1 - a2) * FC[0][c] + a1 * (1 - a2) * FC[1][c] + (1 - a1) * a2 * FC[2][c] + a1 * a2 * FC[3][c];
           GH[c] = (1 - a2) * Fd[0][i][c] + a2 * Fd[2][nd - 1 - i][c] + (1 - a1) * Fd[3][nd - 1 - j][c] + a1 * Fd[1][j][c] - bil;
+          if (loft) GH[c] = (1 - lam) * Fd[0][i][c] + lam * Fd[2][nd - 1 - i][c];
         }
         double r[3];
         for (int c = 0; c < 3; c++) r[c] = GH[c] - ca[c];
@@ -2461,7 +2586,7 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
          the cube of their distance from the centre is linear in xi3 (equal volume per step
          of the cone the column is part of), else linearly */
       double rq0 = 0, rq1 = 0, rY = 0, rQ = 0;
-      if (cell >= 0 && sc->o->radial_volume) {
+      if (cell >= 0 && spacing_on(sc->o->radial_volume, nd - 1)) {
         double dy[3], dq[3];
         for (int c = 0; c < 3; c++) dy[c] = Y[c] - ca[c], dq[c] = Q[c] - ca[c];
         rY = norm3(dy), rQ = norm3(dq);
@@ -2486,6 +2611,63 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
         }
       }
     }
+}
+
+/* The volume spacing of the rings' radial edges (ring_edges) is a reparametrization the
+   degree-N polynomial must follow; where a ring is skewed (a rounded inner loop, a fan
+   centre off the line of centres) and thin, a low order can fold an element that even
+   spacing keeps valid. So every facet with such edges has its elements (both sides, every
+   layer) evaluated at order N first, and a facet with an element whose det J at a GLL
+   node is <= 0 falls back to even spacing. A facet's outcome depends on it alone; under
+   MPI each rank evaluates a share of the facets and the outcomes are combined. */
+static int ring_points_guard(const sweep_ctx *sc0, int order, hx_comm comm, hx_lid *nback) {
+  builder *bd = (builder *)sc0->bd;
+  int nd = order + 1, rc = HX_OK;
+  *nback = 0;
+  double g[HX_MAX_ND], w[HX_MAX_ND], D[HX_MAX_ND * HX_MAX_ND];
+  HX_CALL(hx_gll(nd, g, w));
+  HX_CALL(hx_mesh_gll_derivative(nd, D));
+  int64_t *bad;
+  HX_CALL(hx_malloc((size_t)(bd->nf + 1) * sizeof *bad, &bad));
+  int np = hx_comm_size(comm), me = hx_comm_rank(comm);
+  hx_lid lo = bd->nf * me / np, hi = bd->nf * (me + 1) / np;
+  for (hx_lid f = 0; f < bd->nf; f++) bad[f] = 0;
+#pragma omp parallel for schedule(dynamic, 8)
+  for (hx_lid f = lo; f < hi; f++) {
+    const facet *F = &bd->F[f];
+    int any = 0;
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++) any |= bd->Q[q].rp;
+    if (!any) continue;
+    double *xe = malloc((size_t)3 * nd * nd * nd * sizeof *xe);
+    if (!xe) {
+      bad[f] = 1; /* no memory: even spacing */
+      continue;
+    }
+    elinfo ei;
+    sweep_ctx sc = *sc0;
+    sc.ei = &ei;
+    for (int side = 0; side < 2 && !bad[f]; side++) {
+      if (side && bd->smask[F->b]) break;
+      for (int32_t q = F->q0; q < F->q0 + F->nq && !bad[f]; q++)
+        for (int l = 0; l < sc.o->layers && !bad[f]; l++) {
+          double mn, mx;
+          ei.quad = q, ei.cell = side ? F->b : F->a, ei.layer = (int16_t)l, ei.rev = (int16_t)side;
+          sweep_elem(&sc, 0, nd, g, xe);
+          hx_elem_detj_range(nd, D, xe, &mn, &mx);
+          if (!(mn > 0)) bad[f] = 1;
+        }
+    }
+    free(xe);
+  }
+  if (np > 1) rc = hx_comm_max_int64(comm, bad, (int)bd->nf);
+  for (hx_lid f = 0; f < bd->nf && !rc; f++)
+    if (bad[f]) {
+      const facet *F = &bd->F[f];
+      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = 0;
+      (*nback)++;
+    }
+  hx_free(&bad);
+  return rc;
 }
 
 static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mesh **out) {
@@ -3382,6 +3564,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (!rc) rc = smooth_facets(bd, o, o->smooth, &st);
   if (!rc) rc = split_quads(bd, o->split);
+  if (!rc && spacing_on(o->ring_volume, o->order)) rc = ring_edges(bd);
   stage_mem("tessellation");
   hx_mesh *m = NULL;
   int32_t *stamp = NULL, *colbase = NULL;
@@ -3399,6 +3582,10 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   double se[2][65];
   for (int k = 0; k < 2; k++)
     if (NE[k]) grading(NE[k], o->extrude_ratio, 0, se[k]);
+  if (!rc && spacing_on(o->ring_volume, o->order) && o->order > 1) {
+    sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, NULL};
+    rc = ring_points_guard(&sc, o->order, comm, &st.num_ring_even);
+  }
   /* surfaces: spheres, walls, extrusion end planes, bridges */
   int nsurf = 0;
   hx_surface *surf = NULL;

@@ -51,9 +51,13 @@ static void pebble_help(void) {
          "                        centres, ring nodes) on the quality of their swept columns: lifts the\n"
          "                        worst Nek scaled Jacobian at the same element count (0: off, default;\n"
          "                        about 1 s a sweep per 1000 spheres on 2 cores; not with --split)\n"
-         "  --radial linear|volume  GLL points of a radial layer spaced linearly (default) or so that\n"
-         "                        the cube of their distance from the sphere's centre is linear (equal\n"
-         "                        volume of the column's cone per step: a smaller det J range)\n"
+         "  --radial volume|linear  GLL points of a radial layer spaced so that the cube of their distance\n"
+         "                        from the sphere's centre is linear (volume: equal volume of the column's\n"
+         "                        cone per step, a smaller det J range) or evenly (linear)\n"
+         "  --ring-points volume|linear  GLL points along the radial edges of the rings about contacts\n"
+         "                        spaced so that distance from the axis x gap x step is constant (volume:\n"
+         "                        about half the det J range of even spacing) or evenly (linear)\n"
+         "                        (both: volume from order 3, linear at order 2, by default)\n"
          "  --order N             geometry order of the outputs (default 7)\n"
          "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
          "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
@@ -211,6 +215,11 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       if (!strcmp(v, "volume")) o.radial_volume = 1;
       else if (!strcmp(v, "linear")) o.radial_volume = 0;
       else return HX_ERROR(HX_ERR_INPUT, "flag --radial: expected 'linear' or 'volume', got '%s'", v);
+    } else if (!strcmp(a, "--ring-points")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      if (!strcmp(v, "volume")) o.ring_volume = 1;
+      else if (!strcmp(v, "linear")) o.ring_volume = 0;
+      else return HX_ERROR(HX_ERR_INPUT, "flag --ring-points: expected 'linear' or 'volume', got '%s'", v);
     } else if (!strcmp(a, "--smooth")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_int(a, v, 0, 1000, &o.smooth));
@@ -291,13 +300,13 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
-             "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, "
+             "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, "
              "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
              "\"time_mesh\": %.3f, \"time_curve\": %.3f}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
              (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
-             (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, order,
+             (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, (int)st.num_ring_even, order,
              m->lazy ? "true" : "false", (long long)num_bad,
              st.bridge_volume, st.t_diagram, st.t_mesh, t_curve);
     else {
@@ -310,6 +319,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       if (st.num_repaired_facets)
         printf("  repair: %d facet(s) folded; their vertices' clean-up redone in %d more round(s)\n",
                (int)st.num_repaired_facets, st.num_repair_rounds);
+      if (st.num_ring_even)
+        printf("  ring points: %d facet(s) kept even spacing (volume spacing would fold an element at order %d)\n",
+               (int)st.num_ring_even, order);
       if (o.smooth > 0)
         printf("  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n",
                (long long)st.num_smoothed_moves, o.smooth);
