@@ -218,16 +218,21 @@ static int cmp_worst(const void *pa, const void *pb) {
   return a->elem < b->elem ? -1 : (a->elem > b->elem);
 }
 
-/* Keep the K worst of list[0..n) in list[0..K) (n may exceed K by one: insertion). */
-static void worst_insert(hx_quality_worst *list, int *n, int K, const hx_quality_worst *w) {
+/* The K worst of a stream of elements: pushed unsorted into list (room for cap > K); when
+   it is full it is sorted and cut to K (O(n log K) in all, where inserting in order cost
+   O(n K): minutes for a listing of every element of a 10^6-element mesh). worst_finish
+   sorts and cuts at the end. */
+static void worst_push(hx_quality_worst *list, int *n, int K, int cap, const hx_quality_worst *w) {
   if (K <= 0) return;
-  if (*n == K && cmp_worst(w, &list[K - 1]) >= 0) return;
-  int i = *n < K ? (*n)++ : K - 1;
-  while (i > 0 && cmp_worst(w, &list[i - 1]) < 0) {
-    list[i] = list[i - 1];
-    i--;
+  if (*n == cap) {
+    qsort(list, (size_t)*n, sizeof *list, cmp_worst);
+    *n = K;
   }
-  list[i] = *w;
+  list[(*n)++] = *w;
+}
+static void worst_finish(hx_quality_worst *list, int *n, int K) {
+  qsort(list, (size_t)*n, sizeof *list, cmp_worst);
+  if (*n > K) *n = K;
 }
 
 int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality *per_elem, hx_quality_report *r) {
@@ -238,7 +243,8 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   int nd = lz ? lz->order + 1 : m->nd;
   hx_quality_ctx *qc;
   HX_CALL(hx_quality_ctx_create(nd, o, &qc));
-  int K = o->num_worst > 0 ? o->num_worst : 0;
+  /* the worst list holds at most every element (a larger --worst would only allocate) */
+  int K = o->num_worst > 0 ? (m->num_elem_global < (hx_gid)o->num_worst ? (int)m->num_elem_global : o->num_worst) : 0;
   r->order = lz ? lz->order : m->order;
   r->quad_type = o->quad_type;
   r->quad_points = qc->Q;
@@ -251,15 +257,15 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   }
   hx_gid inverted = 0;
   hx_quality_worst *local = NULL;
-  int nlocal = 0;
-  int rc = hx_malloc((size_t)(K + 1) * sizeof *local, &local);
+  int nlocal = 0, cap = K + (K < 4096 ? K : 4096) + 1; /* worst_push's room */
+  int rc = hx_malloc((size_t)cap * sizeof *local, &local);
   int nthreads = 1;
 #ifdef _OPENMP
   nthreads = omp_get_max_threads();
 #endif
-  hx_quality_worst *tl = NULL; /* per-thread worst lists [nthreads][K + 1] */
+  hx_quality_worst *tl = NULL; /* per-thread worst lists [nthreads][cap] */
   int *tn = NULL;
-  if (rc == HX_OK) rc = hx_malloc((size_t)nthreads * (K + 1) * sizeof *tl, &tl);
+  if (rc == HX_OK) rc = hx_malloc((size_t)nthreads * cap * sizeof *tl, &tl);
   if (rc == HX_OK) rc = hx_malloc((size_t)nthreads * sizeof *tn, &tn);
   if (rc != HX_OK) {
     hx_free(&local);
@@ -315,7 +321,7 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
         tsum[s] += v;
       }
       if (!(w.q.detj_min > 0) || !(w.q.detj_min_q > 0)) tinv++;
-      worst_insert(tl + (size_t)t * (K + 1), &tn[t], K, &w);
+      worst_push(tl + (size_t)t * cap, &tn[t], K, cap, &w);
     }
 #pragma omp critical(hx_quality_reduce)
     {
@@ -331,7 +337,8 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   }
   hx_progress_finish(&prog);
   for (int t = 0; t < nthreads; t++)
-    for (int i = 0; i < tn[t]; i++) worst_insert(local, &nlocal, K, &tl[(size_t)t * (K + 1) + i]);
+    for (int i = 0; i < tn[t]; i++) worst_push(local, &nlocal, K, cap, &tl[(size_t)t * cap + i]);
+  worst_finish(local, &nlocal, K);
   hx_free(&tl);
   hx_free(&tn);
   hx_quality_ctx_destroy(&qc);
@@ -347,7 +354,7 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   int size = hx_comm_size(m->comm);
   hx_quality_worst *all = NULL;
   if (rc == HX_OK) rc = hx_malloc((size_t)size * (K + 1) * sizeof *all, &all);
-  if (rc == HX_OK) rc = hx_malloc((size_t)(K + 1) * sizeof *r->worst, &r->worst);
+  if (rc == HX_OK) rc = hx_malloc((size_t)cap * sizeof *r->worst, &r->worst);
   if (rc == HX_OK) {
     for (int i = nlocal; i < K; i++) local[i].elem = -1;
 #if HX_HAVE_MPI
@@ -360,7 +367,8 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   }
   if (rc == HX_OK)
     for (int p = 0; p < size * K; p++)
-      if (all[p].elem >= 0) worst_insert(r->worst, &r->num_worst, K, &all[p]);
+      if (all[p].elem >= 0) worst_push(r->worst, &r->num_worst, K, cap, &all[p]);
+  if (rc == HX_OK) worst_finish(r->worst, &r->num_worst, K);
   hx_free(&all);
   hx_free(&local);
   if (rc != HX_OK) {
