@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # t688: the order-N point spacing (--radial volume: a layer's GLL points spaced by the volume
-# of the column's cone; --ring-points volume: the rings' radial edges spaced so that distance
-# from the axis x gap x step is constant; both the defaults since 24 Nov) and --smooth (max-min
-# optimization of the nodes inside each facet) on the 67-pebble DEM bed at order 4 (R = 1.5,
-# cylinder 6.6). Every element's Nek5000 scaled Jacobian (min / max det J over its GLL points)
-# comes from the --worst listing. Measured 24 Nov: even spacing (--radial linear --ring-points
-# linear) 30 843 elements, mean 0.196, 27 261 below 0.3, 3 730 below 0.1, min 8.82e-3; the
-# defaults mean 0.472, 6 236, 627, min 2.45e-2; --smooth 10 min 4.27e-2, 487 below 0.1, aspect
-# max 123.5 -> 91.0. Then: the same files on 1 and 2 threads and on 1, 2 and 4 MPI ranks, and
-# the bad flags.
+# of the column's cone; --ring-points volume: the edges inside the rings about contacts and the
+# fans' spokes spaced so that width x gap x step is constant; both the defaults from order 3
+# since 24 Nov) and --smooth (max-min optimization of the nodes inside each facet) on the
+# 67-pebble DEM bed at order 4 (R = 1.5, cylinder 6.6). Every element's Nek5000 scaled Jacobian
+# (min / max det J over its GLL points) comes from the --worst listing. Measured 24 Nov: even
+# spacing (--radial linear --ring-points linear) 30 843 elements, mean 0.196, 27 261 below 0.3,
+# 3 730 below 0.1, min 8.82e-3; the defaults mean 0.507, 4 849, 360, min 2.45e-2; --smooth 10
+# min 4.46e-2, 194 below 0.1, aspect max 123.5 -> 91.0. Then: the same files on 1 and 2 threads
+# and on 1, 2 and 4 MPI ranks, and the bad flags.
 . "$(dirname "$0")/lib.sh"
 pb=(pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6)
 run() { # $1: output file, rest: extra flags

@@ -89,7 +89,8 @@ typedef struct hx_pebble_stats {
   hx_lid num_repaired_facets; /* facets whose first tessellation folded (their vertices then guarded) */
   int num_repair_rounds;      /* clean-up rounds after the first */
   hx_lid num_smoothed_moves;  /* node moves kept by --smooth */
-  hx_lid num_ring_even;       /* facets whose rings kept even point spacing (volume spacing folded an element) */
+  hx_lid num_ring_even;       /* facets that kept even point spacing on their fan's spokes or on every edge
+                                 (the volume spacing lowered their worst element at order N) */
 } hx_pebble_stats;
 
 void hx_pebble_opts_default(hx_pebble_opts *o);

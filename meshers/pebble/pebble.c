@@ -2395,32 +2395,46 @@ static int spacing_on(int flag, int order) { return flag > 0 || (flag < 0 && ord
 /* --ring-points volume. Inside a ring of quads about a contact the gap between the two
    spheres grows like rho^2 and the ring's width like rho (rho: distance from the axis),
    so with points spaced evenly along a ring's radial edges det J grows like rho^3 across
-   an element. ring_edges marks the radial edges that two ring quads of a facet share; the
-   sweep map spaces their points so that rho x gap x step is constant (equal volume of the
-   gap's annulus per step): the parameter t(xi) inverts the cumulative integral of
-   w(t) = rho(t) H(t), H the summed column heights to the facet's spheres, rho the distance
-   from the bridge axis or, about a near contact, from the fan centre the rings surround
-   (w at least a quarter of its largest value on the edge: the spacing varies at most 4 x,
-   a map that degree N resolves). The map is a function of the edge and its facet alone,
-   computed from the lower node id, so the quads on both sides of the edge, both cells and
-   the extrusions agree. The ring quads' facet points and feet are then lofted between their
-   two other edges (sweep_elem). Measured on pb67 at N = 7 (docs/benchmarks.md): the mean
-   Nek scaled Jacobian 0.20 -> 0.42, elements below 0.3 27 602 -> 8 402. */
+   an element; along a ring's chords it follows the gap, taller where the chord's node is
+   aligned with a polygon vertex. ring_edges marks the edges that two ring quads of a facet
+   share (radial edges 1 and 3, chords 0 and 2; a boundary chord, shared with other facets,
+   and the bridge circle's arcs are not), and the spokes (centre -> edge midpoint) that two
+   fan quads share; the sweep map spaces their points so that w x step is constant: the
+   parameter t(xi) inverts the cumulative integral of w(t) = rho(t) H(t) on radial edges
+   (equal volume of the gap's annulus per step), H(t) on chords and width(t) H(t) on spokes
+   (width: the two fan quads' cross vectors to their opposite edges at the same parameter),
+   H the summed column heights to the facet's spheres, rho the distance from the
+   bridge axis or, about a near contact, from the fan centre the rings surround (w at least a
+   quarter of its largest value on the edge: the spacing varies at most 4 x, a map that
+   degree N resolves). The map is a function of the edge and its facet alone, computed from
+   the lower node id, so the quads on both sides of the edge, both cells and the extrusions
+   agree. The ring quads' facet points and feet are then lofted between their two chords
+   (sweep_elem), and ring_points_guard keeps even spacing on a facet where this is worse.
+   Measured on pb67 at N = 7 (docs/benchmarks.md): the mean Nek scaled Jacobian 0.20 -> 0.51,
+   elements below 0.3 27 602 -> 4 770 (with --radial volume). */
+#define IS_RING(k) ((k) == QK_RING || (k) == QK_BRIDGE_IN || (k) == QK_BRIDGE_OUT)
+#define IS_FAN(k) ((k) == QK_FAN || (k) == QK_FAN_RINGED)
 static int ring_edges(builder *bd) {
   for (hx_lid q = 0; q < bd->nq; q++) bd->Q[q].rp = 0;
+  /* an edge is marked in both quads or in neither, with the same kind of weight in both (so
+     --split's children, whose inner edges are chords in one child and spokes in the other,
+     stay unmarked there) */
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
     for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
       quad *A = &bd->Q[q];
-      if (A->kind != QK_RING && A->kind != QK_BRIDGE_IN && A->kind != QK_BRIDGE_OUT) continue;
-      for (int e = 1; e < 4; e += 2) { /* the radial edges (ring_quads: x0 x1 outer, x2 x3 inner) */
+      int ring = IS_RING(A->kind), fan = IS_FAN(A->kind);
+      if (!ring && !fan) continue;
+      for (int e = 0; e < 4; e++) {
+        if (fan && e != 0 && e != 3) continue;
         int32_t u = A->x[e], v = A->x[(e + 1) % 4];
         for (int32_t r = F->q0; r < F->q0 + F->nq; r++) {
           const quad *Bq = &bd->Q[r];
-          if (r == q || (Bq->kind != QK_RING && Bq->kind != QK_BRIDGE_IN && Bq->kind != QK_BRIDGE_OUT)) continue;
-          for (int k = 0; k < 4; k++)
-            if ((Bq->x[k] == u && Bq->x[(k + 1) % 4] == v) || (Bq->x[k] == v && Bq->x[(k + 1) % 4] == u))
-              A->rp |= (uint8_t)(1u << e);
+          if (r == q || (ring && !IS_RING(Bq->kind)) || (fan && !IS_FAN(Bq->kind))) continue;
+          for (int k = 0; k < 4; k++) {
+            if (!((Bq->x[k] == u && Bq->x[(k + 1) % 4] == v) || (Bq->x[k] == v && Bq->x[(k + 1) % 4] == u))) continue;
+            if ((ring && (k & 1) == (e & 1)) || (fan && (k == 0 || k == 3))) A->rp |= (uint8_t)(1u << e);
+          }
         }
       }
     }
@@ -2430,10 +2444,25 @@ static int ring_edges(builder *bd) {
 
 /* t[i] = t(g[i]) for the edge A -> B of facet F (see ring_edges) */
 static void ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int nd,
-                          const double *g, double *t) {
+                          const double *g, double *t, int chord) {
   enum { K = 32 };
   int rev = A > B;
   int32_t P0 = rev ? B : A, P1 = rev ? A : B;
+  /* a fan spoke (chord 2): the width is the two fan quads' cross vectors at the point, from
+     the edge to the opposite edge at the same parameter */
+  const double *o0[2] = {NULL, NULL}, *o1[2] = {NULL, NULL};
+  int nw = 0;
+  if (chord == 2)
+    for (int32_t q = F->q0; q < F->q0 + F->nq && nw < 2; q++) {
+      const quad *Qd = &bd->Q[q];
+      for (int e = 0; e < 4; e++) {
+        int32_t u = Qd->x[e], v = Qd->x[(e + 1) % 4];
+        if (!((u == P0 && v == P1) || (u == P1 && v == P0))) continue;
+        /* opposite edge x[e+3] -> x[e+2] runs alongside x[e] -> x[e+1] */
+        const double *s0 = bd->X + 3 * Qd->x[(e + 3) % 4], *s1 = bd->X + 3 * Qd->x[(e + 2) % 4];
+        o0[nw] = u == P0 ? s0 : s1, o1[nw] = u == P0 ? s1 : s0, nw++;
+      }
+    }
   double ax[3], au[3], fa[2][3], fb[2][3], cum[K + 1], w[K + 1];
   if (F->bridge >= 0) {
     memcpy(ax, bd->B[F->bridge].p, sizeof ax);
@@ -2468,7 +2497,16 @@ static void ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t 
     for (int c = 0; c < 3; c++) d[c] = x[c] - ax[c];
     double along = dot3(d, au);
     for (int c = 0; c < 3; c++) d[c] -= along * au[c];
-    w[j] = fmax(norm3(d) * H, 0);
+    double width = chord == 1 ? 1 : norm3(d);
+    if (chord == 2) {
+      width = 0;
+      for (int k = 0; k < nw; k++) {
+        double cr[3];
+        for (int c = 0; c < 3; c++) cr[c] = (1 - tj) * o0[k][c] + tj * o1[k][c] - x[c];
+        width += norm3(cr);
+      }
+    }
+    w[j] = fmax(width * H, 0);
   }
   { /* at most 4 x between the densest and the sparsest spacing: a map that degree N resolves */
     double wmax = 0;
@@ -2520,7 +2558,7 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
   for (int ed = 0; ed < 4; ed++) {
     int e_orig = E->rev ? (6 - ed) % 4 : ed;
     if (spacing_on(sc->o->ring_volume, nd - 1) && (Qd->rp >> e_orig & 1) && cham[ed] < 0)
-      ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed]);
+      ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed], IS_FAN(Qd->kind) ? 2 : !(e_orig & 1));
     else
       memcpy(tm[ed], g, (size_t)nd * sizeof *g);
   }
@@ -2558,7 +2596,7 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
      feet are lofted between edges 0 and 2 along straight segments, at the fraction blended
      from the two radial edges' maps (the Coons patch of such edges folds where the ring
      next to a bridge circle is narrow) */
-  int loft = spacing_on(sc->o->ring_volume, nd - 1) && (Qd->rp & 10) == 10;
+  int loft = spacing_on(sc->o->ring_volume, nd - 1) && IS_RING(Qd->kind) && (Qd->rp & 10) == 10;
   for (int j = 0; j < nd; j++)
     for (int i = 0; i < nd; i++) {
       double a1 = g[i], a2 = g[j];
@@ -2613,13 +2651,42 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
     }
 }
 
-/* The volume spacing of the rings' radial edges (ring_edges) is a reparametrization the
-   degree-N polynomial must follow; where a ring is skewed (a rounded inner loop, a fan
-   centre off the line of centres) and thin, a low order can fold an element that even
-   spacing keeps valid. So every facet with such edges has its elements (both sides, every
-   layer) evaluated at order N first, and a facet with an element whose det J at a GLL
-   node is <= 0 falls back to even spacing. A facet's outcome depends on it alone; under
-   MPI each rank evaluates a share of the facets and the outcomes are combined. */
+/* The worst Nek scaled Jacobian (min / max det J over the GLL points) of facet F's elements,
+   both sides, every layer, as the sweep map makes them at order nd - 1 */
+static double facet_elems_ratio(const sweep_ctx *sc0, const facet *F, int nd, const double *g, const double *D,
+                                double *xe) {
+  const builder *bd = sc0->bd;
+  elinfo ei;
+  sweep_ctx sc = *sc0;
+  sc.ei = &ei;
+  double worst = 1;
+  for (int side = 0; side < 2; side++) {
+    if (side && bd->smask[F->b]) break;
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+      for (int l = 0; l < sc.o->layers; l++) {
+        double mn, mx;
+        ei.quad = q, ei.cell = side ? F->b : F->a, ei.layer = (int16_t)l, ei.rev = (int16_t)side;
+        sweep_elem(&sc, 0, nd, g, xe);
+        hx_elem_detj_range(nd, D, xe, &mn, &mx);
+        double r = hx_detj_ratio(mn, mx);
+        if (!(r > -1)) r = -1;
+        if (r < worst) worst = r;
+        if (worst <= 0) return worst;
+      }
+  }
+  return worst;
+}
+
+/* The volume spacing of the rings' edges (ring_edges) is a reparametrization the degree-N
+   polynomial must follow; where a ring is skewed (a rounded inner loop, a fan centre off the
+   line of centres) and thin, a low order can fold or nearly fold an element that even spacing
+   keeps sound. So every facet with such edges has its elements (both sides, every layer)
+   evaluated at order N first; where the worst Nek scaled Jacobian is below 0.1, the facet is
+   evaluated with even spacing too, and keeps the volume spacing only where that is no worse
+   (else the rings spaced and the fan's spokes even, if that is no worse, else all even). So
+   the spacing never lowers a facet's worst element below 0.1 or below even spacing's, and
+   never folds one. A facet's outcome depends on it alone; under MPI each rank evaluates a
+   share of the facets and the outcomes are combined. */
 static int ring_points_guard(const sweep_ctx *sc0, int order, hx_comm comm, hx_lid *nback) {
   builder *bd = (builder *)sc0->bd;
   int nd = order + 1, rc = HX_OK;
@@ -2639,31 +2706,39 @@ static int ring_points_guard(const sweep_ctx *sc0, int order, hx_comm comm, hx_l
     for (int32_t q = F->q0; q < F->q0 + F->nq; q++) any |= bd->Q[q].rp;
     if (!any) continue;
     double *xe = malloc((size_t)3 * nd * nd * nd * sizeof *xe);
-    if (!xe) {
+    uint8_t *keep = malloc((size_t)F->nq + 1);
+    if (!xe || !keep) {
       bad[f] = 1; /* no memory: even spacing */
+      free(xe), free(keep);
       continue;
     }
-    elinfo ei;
-    sweep_ctx sc = *sc0;
-    sc.ei = &ei;
-    for (int side = 0; side < 2 && !bad[f]; side++) {
-      if (side && bd->smask[F->b]) break;
-      for (int32_t q = F->q0; q < F->q0 + F->nq && !bad[f]; q++)
-        for (int l = 0; l < sc.o->layers && !bad[f]; l++) {
-          double mn, mx;
-          ei.quad = q, ei.cell = side ? F->b : F->a, ei.layer = (int16_t)l, ei.rev = (int16_t)side;
-          sweep_elem(&sc, 0, nd, g, xe);
-          hx_elem_detj_range(nd, D, xe, &mn, &mx);
-          if (!(mn > 0)) bad[f] = 1;
+    double rv = facet_elems_ratio(sc0, F, nd, g, D, xe);
+    if (!(rv >= 0.1)) { /* the quads of facet f are this thread's alone */
+      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) keep[q - F->q0] = bd->Q[q].rp, bd->Q[q].rp = 0;
+      double re = facet_elems_ratio(sc0, F, nd, g, D, xe);
+      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = keep[q - F->q0];
+      if (!(rv > 0) || rv < re) {
+        /* the rings spaced, the fan's spokes even: kept if that is no worse than all even */
+        int fans = 0;
+        for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+          if (IS_FAN(bd->Q[q].kind) && bd->Q[q].rp) fans = 1, bd->Q[q].rp = 0;
+        double rr = fans ? facet_elems_ratio(sc0, F, nd, g, D, xe) : -1;
+        if (!(rr > 0) || rr < re) {
+          for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = keep[q - F->q0];
+          bad[f] = 1;
+        } else {
+          bad[f] = 2; /* the fan's spokes even (cleared here; the other ranks clear them below) */
         }
+      }
     }
-    free(xe);
+    free(xe), free(keep);
   }
   if (np > 1) rc = hx_comm_max_int64(comm, bad, (int)bd->nf);
   for (hx_lid f = 0; f < bd->nf && !rc; f++)
     if (bad[f]) {
       const facet *F = &bd->F[f];
-      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = 0;
+      for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+        if (bad[f] == 1 || IS_FAN(bd->Q[q].kind)) bd->Q[q].rp = 0;
       (*nback)++;
     }
   hx_free(&bad);

@@ -320,8 +320,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
         printf("  repair: %d facet(s) folded; their vertices' clean-up redone in %d more round(s)\n",
                (int)st.num_repaired_facets, st.num_repair_rounds);
       if (st.num_ring_even)
-        printf("  ring points: %d facet(s) kept even spacing (volume spacing would fold an element at order %d)\n",
-               (int)st.num_ring_even, order);
+        printf("  ring points: %d facet(s) kept even spacing on their fan's spokes or on every edge (at order %d "
+               "the volume spacing lowered their worst element)\n", (int)st.num_ring_even, order);
       if (o.smooth > 0)
         printf("  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n",
                (long long)st.num_smoothed_moves, o.smooth);
