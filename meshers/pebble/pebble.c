@@ -69,8 +69,8 @@ typedef struct quad {
   uint8_t chamfer;  /* bit e: edge (x[e], x[e+1]) lies on the bridge circle */
   uint8_t emask[4]; /* wall mask of edge e when it lies on the facet boundary */
   uint8_t kind;     /* QK_*: where in its facet's tessellation (quality analysis) */
-  uint8_t rp;       /* bit e: edge e is inside the facet between two ring quads, its order-N points
-                       spaced by volume (--ring-points volume, ring_edges) */
+  uint8_t rp;       /* bit e: edge e is shared with another ring quad (or, a spoke, fan quad) of the
+                       facet, its order-N points spaced by volume (--ring-points, ring_edges) */
 } quad;
 
 /* quad kinds: fan of a facet without rings, fan inside a ring, ring of a non-bridged
@@ -2414,45 +2414,71 @@ static int spacing_on(int flag, int order) { return flag > 0 || (flag < 0 && ord
    elements below 0.3 27 602 -> 4 770 (with --radial volume). */
 #define IS_RING(k) ((k) == QK_RING || (k) == QK_BRIDGE_IN || (k) == QK_BRIDGE_OUT)
 #define IS_FAN(k) ((k) == QK_FAN || (k) == QK_FAN_RINGED)
+typedef struct qedge {
+  int32_t u, v, q; /* end nodes (u < v), quad */
+  int e;           /* the edge's index in the quad */
+} qedge;
+
+static int cmp_qedge(const void *pa, const void *pb) {
+  const qedge *a = pa, *b = pb;
+  if (a->u != b->u) return a->u < b->u ? -1 : 1;
+  if (a->v != b->v) return a->v < b->v ? -1 : 1;
+  return a->q < b->q ? -1 : (a->q > b->q);
+}
+
+/* may edge e of quad A and edge k of quad B (the same edge) be spaced by volume, with the
+   same kind of weight in both? */
+static int spaced_pair(const quad *A, int e, const quad *B, int k) {
+  if (IS_RING(A->kind) && IS_RING(B->kind)) return (e & 1) == (k & 1);
+  return IS_FAN(A->kind) && IS_FAN(B->kind) && (e == 0 || e == 3) && (k == 0 || k == 3);
+}
+
 static int ring_edges(builder *bd) {
-  for (hx_lid q = 0; q < bd->nq; q++) bd->Q[q].rp = 0;
   /* an edge is marked in both quads or in neither, with the same kind of weight in both (so
      --split's children, whose inner edges are chords in one child and spokes in the other,
-     stay unmarked there) */
+     stay unmarked there); a facet's edges are sorted by their end nodes to pair them */
+  int32_t maxq = 0;
+  for (hx_lid f = 0; f < bd->nf; f++) maxq = bd->F[f].nq > maxq ? bd->F[f].nq : maxq;
+  qedge *E;
+  HX_CALL(hx_malloc(((size_t)4 * maxq + 1) * sizeof *E, &E));
+  for (hx_lid q = 0; q < bd->nq; q++) bd->Q[q].rp = 0;
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
-    for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
-      quad *A = &bd->Q[q];
-      int ring = IS_RING(A->kind), fan = IS_FAN(A->kind);
-      if (!ring && !fan) continue;
+    int n = 0;
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
       for (int e = 0; e < 4; e++) {
-        if (fan && e != 0 && e != 3) continue;
-        int32_t u = A->x[e], v = A->x[(e + 1) % 4];
-        for (int32_t r = F->q0; r < F->q0 + F->nq; r++) {
-          const quad *Bq = &bd->Q[r];
-          if (r == q || (ring && !IS_RING(Bq->kind)) || (fan && !IS_FAN(Bq->kind))) continue;
-          for (int k = 0; k < 4; k++) {
-            if (!((Bq->x[k] == u && Bq->x[(k + 1) % 4] == v) || (Bq->x[k] == v && Bq->x[(k + 1) % 4] == u))) continue;
-            if ((ring && (k & 1) == (e & 1)) || (fan && (k == 0 || k == 3))) A->rp |= (uint8_t)(1u << e);
-          }
-        }
+        int32_t u = bd->Q[q].x[e], v = bd->Q[q].x[(e + 1) % 4];
+        E[n].u = u < v ? u : v, E[n].v = u < v ? v : u, E[n].q = q, E[n].e = e, n++;
       }
+    qsort(E, (size_t)n, sizeof *E, cmp_qedge);
+    for (int i = 0; i < n;) {
+      int j = i + 1;
+      while (j < n && E[j].u == E[i].u && E[j].v == E[i].v) j++;
+      for (int x = i; x < j; x++)
+        for (int y = i; y < j; y++)
+          if (x != y && spaced_pair(&bd->Q[E[x].q], E[x].e, &bd->Q[E[y].q], E[y].e))
+            bd->Q[E[x].q].rp |= (uint8_t)(1u << E[x].e);
+      i = j;
     }
   }
+  hx_free(&E);
   return HX_OK;
 }
 
-/* t[i] = t(g[i]) for the edge A -> B of facet F (see ring_edges) */
+/* the kinds of spaced edge (ring_edges): a ring's radial edge, a ring's chord, a fan's spoke */
+enum { RE_RADIAL, RE_CHORD, RE_SPOKE };
+
+/* t[i] = t(g[i]) for the edge A -> B of facet F, of kind RE_* (see ring_edges) */
 static void ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int nd,
-                          const double *g, double *t, int chord) {
+                          const double *g, double *t, int kind) {
   enum { K = 32 };
   int rev = A > B;
   int32_t P0 = rev ? B : A, P1 = rev ? A : B;
-  /* a fan spoke (chord 2): the width is the two fan quads' cross vectors at the point, from
-     the edge to the opposite edge at the same parameter */
+  /* a spoke's width: the two fan quads' cross vectors at the point, from the edge to the
+     opposite edge at the same parameter */
   const double *o0[2] = {NULL, NULL}, *o1[2] = {NULL, NULL};
   int nw = 0;
-  if (chord == 2)
+  if (kind == RE_SPOKE)
     for (int32_t q = F->q0; q < F->q0 + F->nq && nw < 2; q++) {
       const quad *Qd = &bd->Q[q];
       for (int e = 0; e < 4; e++) {
@@ -2463,18 +2489,15 @@ static void ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t 
         o0[nw] = u == P0 ? s0 : s1, o1[nw] = u == P0 ? s1 : s0, nw++;
       }
     }
-  double ax[3], au[3], fa[2][3], fb[2][3], cum[K + 1], w[K + 1];
+  /* a radial edge's width grows with the distance from the rings' axis: the bridge's, or
+     the line through the fan centre the rings of a near contact surround (every ring quad
+     lies in a facet with one or the other) */
+  double ax[3] = {0, 0, 0}, au[3] = {0, 0, 0}, fa[2][3], fb[2][3], cum[K + 1], w[K + 1];
   if (F->bridge >= 0) {
     memcpy(ax, bd->B[F->bridge].p, sizeof ax);
     memcpy(au, bd->B[F->bridge].u, sizeof au);
-  } else if (F->centre >= 0) { /* rings about the fan centre: the width grows with the distance from it */
+  } else if (F->centre >= 0) {
     memcpy(ax, bd->X + 3 * F->centre, sizeof ax);
-    au[0] = au[1] = au[2] = 0;
-  } else {
-    memcpy(ax, bd->sx + 3 * F->a, sizeof ax);
-    for (int c = 0; c < 3; c++) au[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
-    double l = norm3(au);
-    for (int c = 0; c < 3; c++) au[c] /= l;
   }
   int ns = bd->smask[F->b] ? 1 : 2;
   for (int side = 0; side < ns; side++) {
@@ -2494,11 +2517,13 @@ static void ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t 
       for (int c = 0; c < 3; c++) y[c] = cs[c] + bd->sr[sp] * r[c] / l;
       H += dist3(x, y);
     }
-    for (int c = 0; c < 3; c++) d[c] = x[c] - ax[c];
-    double along = dot3(d, au);
-    for (int c = 0; c < 3; c++) d[c] -= along * au[c];
-    double width = chord == 1 ? 1 : norm3(d);
-    if (chord == 2) {
+    double width = 1; /* a chord's width, the ring's spacing, varies little along it */
+    if (kind == RE_RADIAL) {
+      for (int c = 0; c < 3; c++) d[c] = x[c] - ax[c];
+      double along = dot3(d, au);
+      for (int c = 0; c < 3; c++) d[c] -= along * au[c];
+      width = norm3(d);
+    } else if (kind == RE_SPOKE) {
       width = 0;
       for (int k = 0; k < nw; k++) {
         double cr[3];
@@ -2558,7 +2583,8 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
   for (int ed = 0; ed < 4; ed++) {
     int e_orig = E->rev ? (6 - ed) % 4 : ed;
     if (spacing_on(sc->o->ring_volume, nd - 1) && (Qd->rp >> e_orig & 1) && cham[ed] < 0)
-      ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed], IS_FAN(Qd->kind) ? 2 : !(e_orig & 1));
+      ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed],
+                    IS_FAN(Qd->kind) ? RE_SPOKE : (e_orig & 1) ? RE_RADIAL : RE_CHORD);
     else
       memcpy(tm[ed], g, (size_t)nd * sizeof *g);
   }
@@ -3348,7 +3374,6 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
   double sl[65];
   grading(o->layers, o->ratio, o->first_layer, sl);
   hx_lid moved = 0;
-  int rc = HX_OK;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : moved)
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
@@ -3382,28 +3407,16 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
       clr[j] = fmin(1.25, chord_clearance(bd, F, F->q0 + j));
     }
     if (!(fq < SMOOTH_GOOD)) continue;
-    /* the plane's normal: the line of centres, or the wall's at the node */
-    double un[3];
-    for (int c = 0; c < 3; c++) un[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
-    double lu = norm3(un);
-    for (int c = 0; c < 3; c++) un[c] /= lu;
     const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
     for (int it = 0; it < sweeps; it++) {
       int any = 0;
       for (int t = 0; t < nn; t++) {
-        double *X0 = bd->X + 3 * (size_t)node[t], x0[3], nrm[3], t1[3], t2[3];
+        double *X0 = bd->X + 3 * (size_t)node[t], x0[3], nrm[3], off, t1[3], t2[3];
         memcpy(x0, X0, sizeof x0);
         double cur = 1, nq_best[MAXI], best = -INFINITY, xb[3];
         for (int i = 0; i < ninc[t]; i++) cur = fmin(cur, qq[inc[t][i]]);
         if (cur >= SMOOTH_GOOD) continue; /* the node's quads are good enough already */
-        if (W && W->cyl) {
-          double rx = x0[0] - W->p[0], ry = x0[1] - W->p[1], rr = hypot(rx, ry);
-          nrm[0] = rx / rr, nrm[1] = ry / rr, nrm[2] = 0;
-        } else if (W) {
-          memcpy(nrm, W->n, sizeof nrm);
-        } else {
-          memcpy(nrm, un, sizeof nrm);
-        }
+        facet_plane(bd, F, x0, nrm, &off); /* moves in the power plane, or the wall's tangent plane */
         bridge_frame(nrm, t1, t2);
         for (int dir = 0; dir < 8; dir++) {
           double ang = HX_PI / 4 * dir, ca = cos(ang), sa = sin(ang), qn[MAXI], mn = 1;
@@ -3437,7 +3450,7 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
   }
   hx_free(&owner);
   st->num_smoothed_moves = moved;
-  return rc;
+  return HX_OK;
 }
 
 /* Local repair. The clean-up's collapses and plane fits are decided vertex by vertex,

@@ -210,16 +210,12 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--split")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_int(a, v, 1, 8, &o.split));
-    } else if (!strcmp(a, "--radial")) {
+    } else if (!strcmp(a, "--radial") || !strcmp(a, "--ring-points")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      if (!strcmp(v, "volume")) o.radial_volume = 1;
-      else if (!strcmp(v, "linear")) o.radial_volume = 0;
-      else return HX_ERROR(HX_ERR_INPUT, "flag --radial: expected 'linear' or 'volume', got '%s'", v);
-    } else if (!strcmp(a, "--ring-points")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      if (!strcmp(v, "volume")) o.ring_volume = 1;
-      else if (!strcmp(v, "linear")) o.ring_volume = 0;
-      else return HX_ERROR(HX_ERR_INPUT, "flag --ring-points: expected 'linear' or 'volume', got '%s'", v);
+      int *dst = !strcmp(a, "--radial") ? &o.radial_volume : &o.ring_volume;
+      if (!strcmp(v, "volume")) *dst = 1;
+      else if (!strcmp(v, "linear")) *dst = 0;
+      else return HX_ERROR(HX_ERR_INPUT, "flag %s: expected 'linear' or 'volume', got '%s'", a, v);
     } else if (!strcmp(a, "--smooth")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_int(a, v, 0, 1000, &o.smooth));
