@@ -17,7 +17,7 @@ SETS=${SETS:-"--radial linear --ring-points linear;--ring-points linear;--radial
 H=$(cd "$B" && pwd)/hexpack
 mkdir -p "$DIR"
 echo "# $(hostname), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); order $N; bed: ${BED[*]}"
-printf "%-44s %9s %8s %9s %7s %7s %7s %7s %9s %7s\n" flags elements per_peb sj_min sj_mean "<0.1" "<0.3" asp_max gll_min wall_s
+printf "%-44s %9s %8s %9s %7s %7s %7s %7s %7s %9s %7s\n" flags elements per_peb sj_min sj_mean "<0.1" "<0.3" asp_max "asp>20" gll_min wall_s
 IFS=';' read -r -a sets <<< "$SETS"
 for fl in "${sets[@]}"; do
   t0=$(date +%s.%N)
@@ -28,6 +28,6 @@ for fl in "${sets[@]}"; do
   per=$(awk '/^pebble:/ {print $9}' "$DIR/q.txt")
   gll=$(awk '/min GLL spacing/ {print $4}' "$DIR/q.txt")
   awk -v f="${fl:-(defaults)}" -v per="$per" -v gll="$gll" -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" \
-    '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.3) b++; if ($2 < mn || n == 1) mn = $2; s += $2; if ($5 > mx) mx = $5}
-     END {printf "%-44s %9d %8s %9.3g %7.3f %7d %7d %7.1f %9.3g %7.1f\n", f, n, per, mn, s / n, a, b, mx, gll, w}' "$DIR/q.txt"
+    '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.3) b++; if ($2 < mn || n == 1) mn = $2; s += $2; if ($5 > mx) mx = $5; if ($5 > 20) c++}
+     END {printf "%-44s %9d %8s %9.3g %7.3f %7d %7d %7.1f %7d %9.3g %7.1f\n", f, n, per, mn, s / n, a, b, mx, c, gll, w}' "$DIR/q.txt"
 done

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # t688: the order-N point spacing (--radial volume: a layer's GLL points spaced by the volume
 # of the column's cone; --ring-points volume: the edges inside the rings about contacts and the
-# fans' spokes spaced so that width x gap x step is constant; both the defaults from order 3
-# since 24 Nov) and --smooth (max-min optimization of the nodes inside each facet) on the
+# fans' spokes spaced so that width x gap x step is constant; --edge-points volume: the facets'
+# boundary edges spaced by the gap; all the defaults from order 3 since 24 Nov) and --smooth (max-min optimization of the nodes inside each facet) on the
 # 67-pebble DEM bed at order 4 (R = 1.5, cylinder 6.6). Every element's Nek5000 scaled Jacobian
 # (min / max det J over its GLL points) comes from the --worst listing. Measured 24 Nov: even
-# spacing (--radial linear --ring-points linear) 30 843 elements, mean 0.196, 27 261 below 0.3,
-# 3 730 below 0.1, min 8.82e-3; the defaults mean 0.507, 4 849, 360, min 2.45e-2; --smooth 10
-# min 4.46e-2, 194 below 0.1, aspect max 123.5 -> 91.0. Then: the same files on 1 and 2 threads
-# and on 1, 2 and 4 MPI ranks, and the bad flags.
+# spacing (--radial linear --ring-points linear --edge-points linear) 30 843 elements, mean
+# 0.196, 27 261 below 0.3, 3 730 below 0.1, min 8.82e-3; the defaults mean 0.539, 3 258, 315,
+# min 2.45e-2 (with --edge-points linear: mean 0.510, 4 689 below 0.3, 336 below 0.1);
+# --smooth 10 min 4.46e-2, 194 below 0.1, aspect max 123.5 -> 91.0. Then: the same files on 1
+# and 2 threads and on 1, 2 and 4 MPI ranks, and the bad flags.
 . "$(dirname "$0")/lib.sh"
 pb=(pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6)
 run() { # $1: output file, rest: extra flags
@@ -18,7 +19,7 @@ run() { # $1: output file, rest: extra flags
 # listing rows: element scaled_jac corner_sj detj_min aspect (centroid)
 stats() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < mn || n == 1) mn = $2; s += $2; if ($5 > mx) mx = $5}
                END {printf "%d %d %.6g %.6g %.6g\n", n, a, mn, s / n, mx}' "$1"; }
-run "$dir/lin.txt" --radial linear --ring-points linear
+run "$dir/lin.txt" --radial linear --ring-points linear --edge-points linear
 check "even spacing: exit 0" "[ $? -eq 0 ]"
 read -r n0 lo0 mn0 mean0 mx0 <<< "$(stats "$dir/lin.txt")"
 b0=$(awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 < 0.3 {b++} END {print b + 0}' "$dir/lin.txt")
@@ -36,6 +37,14 @@ check "volume spacing: worst Nek SJ >= 2 x even spacing's" "awk -v a='$mn1' -v b
 r=$("$HEXPACK" "${pb[@]}" --order 4 --radial linear --quality --worst 1000000 2>&1 | awk '$1 ~ /^[0-9]+$/ && NF >= 6 {s += $2; n++} END {print s / n}')
 check "--radial volume alone lifts the mean (>= 1.05 x, against --radial linear)" \
   "awk -v a='$mean1' -v b='$r' 'BEGIN {exit !(a >= 1.05 * b)}'"
+run "$dir/el.txt" --edge-points linear
+read -r n3 lo3 mn3 mean3 mx3 <<< "$(stats "$dir/el.txt")"
+b3=$(awk '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 < 0.3 {b++} END {print b + 0}' "$dir/el.txt")
+echo "--edge-points linear: Nek SJ min $mn3 mean $mean3, below 0.3: $b3, below 0.1: $lo3"
+check "--edge-points volume: below 0.3 <= 0.8 x and mean >= 1.03 x the boundary edges' even spacing's" \
+  "[ $((10 * b1)) -le $((8 * b3)) ] && awk -v a='$mean1' -v b='$mean3' 'BEGIN {exit !(a >= 1.03 * b)}'"
+check "--edge-points volume: no more elements below 0.1, worst not lower" \
+  "[ $lo1 -le $lo3 ] && awk -v a='$mn1' -v b='$mn3' 'BEGIN {exit !(a >= b)}'"
 run "$dir/sm.txt" --smooth 10
 check "--smooth 10: exit 0 (no inverted element)" "[ $? -eq 0 ]"
 read -r n2 lo2 mn2 mean2 mx2 <<< "$(stats "$dir/sm.txt")"
@@ -66,7 +75,7 @@ fi
 rc=$?
 check "--smooth with --split: refused in one line, no file" \
   "[ $rc -ne 0 ] && [ \$(wc -l < '$dir/bad1.txt') -eq 1 ] && grep -q -- '--smooth' '$dir/bad1.txt' && [ ! -e '$dir/bad1.re2' ]"
-for flag in --radial --ring-points; do
+for flag in --radial --ring-points --edge-points; do
   "$HEXPACK" "${pb[@]}" --order 1 $flag cone -o "$dir/bad2.re2" > "$dir/bad2.txt" 2>&1
   rc=$?
   check "$flag cone: refused in one line naming the flag, no file" \

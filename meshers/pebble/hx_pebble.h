@@ -70,6 +70,10 @@ typedef struct hx_pebble_opts {
                            contact) spaced so that distance from the axis x gap x step is constant,
                            the ring quads lofted between their chords; 0: evenly, Coons patch; -1
                            (default): 1 from order 3 */
+  int edge_volume;      /* 1: the order-N points along the facets' boundary edges (the diagram's
+                           edges, shared by the facets about them) spaced so that gap x step is
+                           constant, the gap to a sphere next to the edge (not on an extruded
+                           inlet/outlet plane); 0: evenly; -1 (default): 1 from order 3 */
   double max_snap;      /* refuse cells reaching beyond the wall by more than this x d (1.0) */
   int order;            /* > 1: return the mesh at this order, nodes placed by the mesher's own
                            sweep map (exact spheres, bridges, walls, curved layers) */
@@ -91,6 +95,8 @@ typedef struct hx_pebble_stats {
   hx_lid num_smoothed_moves;  /* node moves kept by --smooth */
   hx_lid num_ring_even;       /* facets that kept even point spacing on their fan's spokes or on every edge
                                  (the volume spacing lowered their worst element at order N) */
+  hx_lid num_edge_even;       /* boundary edges (segments of the diagram's edges) that kept even point
+                                 spacing (the gap spacing lowered a facet's worst element at order N) */
 } hx_pebble_stats;
 
 void hx_pebble_opts_default(hx_pebble_opts *o);

@@ -34,6 +34,7 @@ void hx_pebble_opts_default(hx_pebble_opts *o) {
   o->score_nek = 0;
   o->radial_volume = -1; /* volume spacing from order 3 */
   o->ring_volume = -1;
+  o->edge_volume = -1;
   o->order = 1;
   o->max_snap = 1.0;
 }

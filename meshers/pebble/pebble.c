@@ -128,6 +128,11 @@ typedef struct builder {
   int32_t *vnode;
   hx_lid nvdiag;
   int8_t *prechoice; /* a repair round: the variant kept before for a facet unchanged since (-1: none) */
+  /* the facets' boundary edges (--edge-points): qseg[4 q + e] the segment of quad q's edge e
+     (-1: none), segsph[s] the sphere whose gap spaces segment s, segon[s] 1 while spaced */
+  int32_t *qseg, *segsph;
+  uint8_t *segon;
+  hx_lid nseg;
 } builder;
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -2190,6 +2195,7 @@ typedef struct sweep_ctx {
   const double *se[2];
   const int *NE;
   const elinfo *ei;
+  int bnd_off; /* 1: the facet's boundary edges evenly spaced whatever segon says (the guard) */
 } sweep_ctx;
 
 static void bridge_frame(const double u[3], double e1[3], double e2[3]) {
@@ -2433,14 +2439,79 @@ static int spaced_pair(const quad *A, int e, const quad *B, int k) {
   return IS_FAN(A->kind) && IS_FAN(B->kind) && (e == 0 || e == 3) && (k == 0 || k == 3);
 }
 
-static int ring_edges(builder *bd) {
+/* a boundary edge of facet f (boundary_segments) */
+typedef struct bedge {
+  int32_t u, v, q, sph; /* end nodes (u < v), quad, the facet's lowest real sphere */
+  int e, off;           /* the edge's index in the quad; 1: on an extruded inlet/outlet plane */
+} bedge;
+
+static int cmp_bedge(const void *pa, const void *pb) {
+  const bedge *a = pa, *b = pb;
+  if (a->u != b->u) return a->u < b->u ? -1 : 1;
+  if (a->v != b->v) return a->v < b->v ? -1 : 1;
+  return a->q < b->q ? -1 : (a->q > b->q);
+}
+
+/* The facets' boundary edges (a diagram edge, or a piece of one where it is split) are shared
+   by the two or three facets about the diagram edge. Each becomes a segment spaced by the gap
+   to one sphere, the lowest real sphere of those facets: about a diagram edge the spheres are
+   equally far (power diagram: their power is equal), so the spacing suits every column on
+   it, and being a function of the segment alone, every facet's quads, both cells and the
+   extrusions agree. Segments on an extruded inlet/outlet plane stay even: the extrusion's
+   columns are straight, and the plane's spacing is theirs too. */
+static int boundary_segments(builder *bd, const bedge *BE, hx_lid nbe) {
+  bedge *S;
+  HX_CALL(hx_malloc(((size_t)nbe + 1) * sizeof *S, &S));
+  memcpy(S, BE, (size_t)nbe * sizeof *S);
+  qsort(S, (size_t)nbe, sizeof *S, cmp_bedge);
+  hx_lid nseg = 0;
+  for (hx_lid i = 0; i < nbe; i++) nseg += i == 0 || S[i].u != S[i - 1].u || S[i].v != S[i - 1].v;
+  int rc = hx_malloc((size_t)bd->nq * 4 * sizeof *bd->qseg, &bd->qseg);
+  if (!rc) rc = hx_malloc(((size_t)nseg + 1) * sizeof *bd->segsph, &bd->segsph);
+  if (!rc) rc = hx_malloc((size_t)nseg + 1, &bd->segon);
+  if (rc) {
+    hx_free(&S);
+    return rc;
+  }
+  for (size_t k = 0; k < (size_t)bd->nq * 4; k++) bd->qseg[k] = -1;
+  hx_lid sg = -1;
+  for (hx_lid i = 0; i < nbe; i++) {
+    if (i == 0 || S[i].u != S[i - 1].u || S[i].v != S[i - 1].v) {
+      sg++;
+      bd->segsph[sg] = S[i].sph;
+      bd->segon[sg] = 1;
+    }
+    if (S[i].sph < bd->segsph[sg]) bd->segsph[sg] = S[i].sph;
+    if (S[i].off) bd->segon[sg] = 0;
+    bd->qseg[4 * (size_t)S[i].q + S[i].e] = (int32_t)sg;
+  }
+  bd->nseg = nseg;
+  hx_free(&S);
+  return HX_OK;
+}
+
+static int ring_edges(builder *bd, const hx_pebble_opts *o) {
   /* an edge is marked in both quads or in neither, with the same kind of weight in both (so
      --split's children, whose inner edges are chords in one child and spokes in the other,
-     stay unmarked there); a facet's edges are sorted by their end nodes to pair them */
+     stay unmarked there); a facet's edges are sorted by their end nodes to pair them; the
+     edges of one quad alone are the facet's boundary (boundary_segments) */
+  int ring = spacing_on(o->ring_volume, o->order), edge = spacing_on(o->edge_volume, o->order);
   int32_t maxq = 0;
   for (hx_lid f = 0; f < bd->nf; f++) maxq = bd->F[f].nq > maxq ? bd->F[f].nq : maxq;
   qedge *E;
+  bedge *BE = NULL;
+  hx_lid nbe = 0;
   HX_CALL(hx_malloc(((size_t)4 * maxq + 1) * sizeof *E, &E));
+  if (edge) {
+    int rc = hx_malloc(((size_t)4 * bd->nq + 1) * sizeof *BE, &BE);
+    if (rc) {
+      hx_free(&E);
+      return rc;
+    }
+  }
+  unsigned offmask = 0; /* walls that are extruded inlet/outlet planes */
+  for (int k = 0; k < bd->nw; k++)
+    if ((bd->w[k].kind == 1 && o->inlet_len > 0) || (bd->w[k].kind == 2 && o->outlet_len > 0)) offmask |= 1u << k;
   for (hx_lid q = 0; q < bd->nq; q++) bd->Q[q].rp = 0;
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
@@ -2456,21 +2527,32 @@ static int ring_edges(builder *bd) {
       while (j < n && E[j].u == E[i].u && E[j].v == E[i].v) j++;
       for (int x = i; x < j; x++)
         for (int y = i; y < j; y++)
-          if (x != y && spaced_pair(&bd->Q[E[x].q], E[x].e, &bd->Q[E[y].q], E[y].e))
+          if (ring && x != y && spaced_pair(&bd->Q[E[x].q], E[x].e, &bd->Q[E[y].q], E[y].e))
             bd->Q[E[x].q].rp |= (uint8_t)(1u << E[x].e);
+      const quad *Qd = &bd->Q[E[i].q];
+      if (edge && j == i + 1 && !(Qd->chamfer >> E[i].e & 1)) {
+        bedge *b = &BE[nbe++];
+        b->u = E[i].u, b->v = E[i].v, b->q = E[i].q, b->e = E[i].e;
+        b->sph = F->a;
+        if (!bd->smask[F->b] && F->b < b->sph) b->sph = F->b;
+        b->off = (Qd->emask[E[i].e] & offmask) != 0;
+      }
       i = j;
     }
   }
   hx_free(&E);
-  return HX_OK;
+  int rc = edge ? boundary_segments(bd, BE, nbe) : HX_OK;
+  hx_free(&BE);
+  return rc;
 }
 
-/* the kinds of spaced edge (ring_edges): a ring's radial edge, a ring's chord, a fan's spoke */
-enum { RE_RADIAL, RE_CHORD, RE_SPOKE };
+/* the kinds of spaced edge (ring_edges): a ring's radial edge, a ring's chord, a fan's spoke,
+   a facet's boundary edge (spaced by the gap to sphere gs alone, boundary_segments) */
+enum { RE_RADIAL, RE_CHORD, RE_SPOKE, RE_GAP };
 
 /* t[i] = t(g[i]) for the edge A -> B of facet F, of kind RE_* (see ring_edges) */
 static void ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int nd,
-                          const double *g, double *t, int kind) {
+                          const double *g, double *t, int kind, int32_t gs) {
   enum { K = 32 };
   int rev = A > B;
   int32_t P0 = rev ? B : A, P1 = rev ? A : B;
@@ -2499,7 +2581,7 @@ static void ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t 
   } else if (F->centre >= 0) {
     memcpy(ax, bd->X + 3 * F->centre, sizeof ax);
   }
-  int ns = bd->smask[F->b] ? 1 : 2;
+  int ns = kind == RE_GAP ? 0 : bd->smask[F->b] ? 1 : 2;
   for (int side = 0; side < ns; side++) {
     int32_t sp = side ? F->b : F->a;
     node_foot(bd, bd->sx + 3 * sp, bd->sr[sp], sp, P0, fa[side]);
@@ -2517,6 +2599,7 @@ static void ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t 
       for (int c = 0; c < 3; c++) y[c] = cs[c] + bd->sr[sp] * r[c] / l;
       H += dist3(x, y);
     }
+    if (kind == RE_GAP) H = dist3(x, bd->sx + 3 * gs) - bd->sr[gs];
     double width = 1; /* a chord's width, the ring's spacing, varies little along it */
     if (kind == RE_RADIAL) {
       for (int c = 0; c < 3; c++) d[c] = x[c] - ax[c];
@@ -2584,7 +2667,11 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
     int e_orig = E->rev ? (6 - ed) % 4 : ed;
     if (spacing_on(sc->o->ring_volume, nd - 1) && (Qd->rp >> e_orig & 1) && cham[ed] < 0)
       ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed],
-                    IS_FAN(Qd->kind) ? RE_SPOKE : (e_orig & 1) ? RE_RADIAL : RE_CHORD);
+                    IS_FAN(Qd->kind) ? RE_SPOKE : (e_orig & 1) ? RE_RADIAL : RE_CHORD, -1);
+    else if (bd->qseg && !sc->bnd_off && spacing_on(sc->o->edge_volume, nd - 1) && cham[ed] < 0 && bd->qseg[4 * (size_t)E->quad + e_orig] >= 0 &&
+             bd->segon[bd->qseg[4 * (size_t)E->quad + e_orig]])
+      ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed], RE_GAP,
+                    bd->segsph[bd->qseg[4 * (size_t)E->quad + e_orig]]);
     else
       memcpy(tm[ed], g, (size_t)nd * sizeof *g);
   }
@@ -2703,71 +2790,153 @@ static double facet_elems_ratio(const sweep_ctx *sc0, const facet *F, int nd, co
   return worst;
 }
 
-/* The volume spacing of the rings' edges (ring_edges) is a reparametrization the degree-N
+/* 1: facet F has an edge spaced by volume (ring_edges) or a boundary edge spaced by the gap */
+static int facet_spaced(const builder *bd, const facet *F) {
+  for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
+    if (bd->Q[q].rp) return 1;
+    for (int e = 0; bd->qseg && e < 4; e++) {
+      int32_t sg = bd->qseg[4 * (size_t)q + e];
+      if (sg >= 0 && bd->segon[sg]) return 1;
+    }
+  }
+  return 0;
+}
+
+/* The guard's outcome for facet F (its interior edges as ring_edges marked them, its boundary
+   edges as segon says): 0 keep, 1 every interior edge even, 2 the fan's spokes even; | 4: the
+   facet's boundary edges even would lift its worst element. Leaves the quads as it found them. */
+static int64_t facet_guard(const sweep_ctx *sc0, const facet *F, int nd, const double *g, const double *D,
+                           double *xe, uint8_t *keep) {
+  builder *bd = (builder *)sc0->bd; /* the quads of facet F are this thread's alone */
+  sweep_ctx sc = *sc0;
+  sc.bnd_off = 0;
+  double rv = facet_elems_ratio(&sc, F, nd, g, D, xe), best = rv;
+  if (rv >= 0.1) return 0;
+  int64_t code = 0;
+  for (int32_t q = F->q0; q < F->q0 + F->nq; q++) keep[q - F->q0] = bd->Q[q].rp;
+  int inner = 0;
+  for (int32_t q = F->q0; q < F->q0 + F->nq; q++) inner |= bd->Q[q].rp;
+  if (inner) {
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = 0;
+    double re = facet_elems_ratio(&sc, F, nd, g, D, xe);
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = keep[q - F->q0];
+    if (!(rv > 0) || rv < re) {
+      /* the rings spaced, the fan's spokes even: kept if that is no worse than all even */
+      int fans = 0;
+      for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+        if (IS_FAN(bd->Q[q].kind) && bd->Q[q].rp) fans = 1, bd->Q[q].rp = 0;
+      double rr = fans ? facet_elems_ratio(&sc, F, nd, g, D, xe) : -1;
+      if (!(rr > 0) || rr < re) code = 1, best = re;
+      else code = 2, best = rr;
+      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = keep[q - F->q0];
+    }
+  }
+  int bnd = 0;
+  for (int32_t q = F->q0; q < F->q0 + F->nq && bd->qseg; q++)
+    for (int e = 0; e < 4; e++) {
+      int32_t sg = bd->qseg[4 * (size_t)q + e];
+      bnd |= sg >= 0 && bd->segon[sg];
+    }
+  if (bnd && !(best >= 0.1)) {
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+      if (code == 1 || (code == 2 && IS_FAN(bd->Q[q].kind))) bd->Q[q].rp = 0;
+    sc.bnd_off = 1;
+    double rb = facet_elems_ratio(&sc, F, nd, g, D, xe);
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = keep[q - F->q0];
+    if (rb > best) code |= 4;
+  }
+  return code;
+}
+
+/* The volume spacing (ring_edges, boundary_segments) is a reparametrization the degree-N
    polynomial must follow; where a ring is skewed (a rounded inner loop, a fan centre off the
    line of centres) and thin, a low order can fold or nearly fold an element that even spacing
-   keeps sound. So every facet with such edges has its elements (both sides, every layer)
+   keeps sound. So every facet with spaced edges has its elements (both sides, every layer)
    evaluated at order N first; where the worst Nek scaled Jacobian is below 0.1, the facet is
-   evaluated with even spacing too, and keeps the volume spacing only where that is no worse
-   (else the rings spaced and the fan's spokes even, if that is no worse, else all even). So
-   the spacing never lowers a facet's worst element below 0.1 or below even spacing's, and
-   never folds one. A facet's outcome depends on it alone; under MPI each rank evaluates a
-   share of the facets and the outcomes are combined. */
-static int ring_points_guard(const sweep_ctx *sc0, int order, hx_comm comm, hx_lid *nback) {
+   evaluated with its interior edges even too, and keeps their volume spacing only where that
+   is no worse (else the rings spaced and the fan's spokes even, if that is no worse, else all
+   even). Where it is still below 0.1 and even spacing on its boundary edges would lift it,
+   those edges (shared with the facets about the same diagram edges) go even for every facet,
+   and the facets on them are evaluated again, in rounds until none asks: so every facet's
+   choice is made knowing its boundary, and a boundary edge is spaced alike in all its quads.
+   A facet's outcome in a round depends on it and its boundary alone; under MPI each rank
+   evaluates a share of the round's facets and the outcomes are combined. */
+static int ring_points_guard(const sweep_ctx *sc0, int order, hx_comm comm, hx_lid *nback, hx_lid *nsegeven) {
+  enum { MAX_ROUNDS = 32 };
   builder *bd = (builder *)sc0->bd;
   int nd = order + 1, rc = HX_OK;
-  *nback = 0;
+  *nback = 0, *nsegeven = 0;
   double g[HX_MAX_ND], w[HX_MAX_ND], D[HX_MAX_ND * HX_MAX_ND];
   HX_CALL(hx_gll(nd, g, w));
   HX_CALL(hx_mesh_gll_derivative(nd, D));
-  int64_t *bad;
-  HX_CALL(hx_malloc((size_t)(bd->nf + 1) * sizeof *bad, &bad));
+  int64_t *bad = NULL;
+  hx_lid *list = NULL;
+  uint8_t *rp0 = NULL, *dirty = NULL, *fresh = NULL;
+  rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bad, &bad);
+  if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *list, &list);
+  if (!rc) rc = hx_malloc((size_t)bd->nq + 1, &rp0);
+  if (!rc) rc = hx_malloc((size_t)bd->nf + 1, &dirty);
+  if (!rc) rc = hx_malloc((size_t)bd->nseg + 1, &fresh);
   int np = hx_comm_size(comm), me = hx_comm_rank(comm);
-  hx_lid lo = bd->nf * me / np, hi = bd->nf * (me + 1) / np;
-  for (hx_lid f = 0; f < bd->nf; f++) bad[f] = 0;
-#pragma omp parallel for schedule(dynamic, 8)
-  for (hx_lid f = lo; f < hi; f++) {
-    const facet *F = &bd->F[f];
-    int any = 0;
-    for (int32_t q = F->q0; q < F->q0 + F->nq; q++) any |= bd->Q[q].rp;
-    if (!any) continue;
-    double *xe = malloc((size_t)3 * nd * nd * nd * sizeof *xe);
-    uint8_t *keep = malloc((size_t)F->nq + 1);
-    if (!xe || !keep) {
-      bad[f] = 1; /* no memory: even spacing */
-      free(xe), free(keep);
-      continue;
+  if (!rc) {
+    for (hx_lid q = 0; q < bd->nq; q++) rp0[q] = bd->Q[q].rp;
+    for (hx_lid f = 0; f < bd->nf; f++) dirty[f] = (uint8_t)facet_spaced(bd, &bd->F[f]);
+  }
+  for (int round = 0; round < MAX_ROUNDS && !rc; round++) {
+    /* the round's facets start from their interior spacing as marked */
+    hx_lid nl = 0;
+    for (hx_lid f = 0; f < bd->nf; f++) {
+      bad[f] = 0;
+      if (!dirty[f]) continue;
+      list[nl++] = f;
+      const facet *F = &bd->F[f];
+      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = rp0[q];
     }
-    double rv = facet_elems_ratio(sc0, F, nd, g, D, xe);
-    if (!(rv >= 0.1)) { /* the quads of facet f are this thread's alone */
-      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) keep[q - F->q0] = bd->Q[q].rp, bd->Q[q].rp = 0;
-      double re = facet_elems_ratio(sc0, F, nd, g, D, xe);
-      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = keep[q - F->q0];
-      if (!(rv > 0) || rv < re) {
-        /* the rings spaced, the fan's spokes even: kept if that is no worse than all even */
-        int fans = 0;
-        for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
-          if (IS_FAN(bd->Q[q].kind) && bd->Q[q].rp) fans = 1, bd->Q[q].rp = 0;
-        double rr = fans ? facet_elems_ratio(sc0, F, nd, g, D, xe) : -1;
-        if (!(rr > 0) || rr < re) {
-          for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = keep[q - F->q0];
-          bad[f] = 1;
-        } else {
-          bad[f] = 2; /* the fan's spokes even (cleared here; the other ranks clear them below) */
+    if (!nl) break;
+    hx_lid lo = nl * me / np, hi = nl * (me + 1) / np;
+#pragma omp parallel for schedule(dynamic, 8)
+    for (hx_lid k = lo; k < hi; k++) {
+      const facet *F = &bd->F[list[k]];
+      double *xe = malloc((size_t)3 * nd * nd * nd * sizeof *xe);
+      uint8_t *keep = malloc((size_t)F->nq + 1);
+      bad[list[k]] = xe && keep ? facet_guard(sc0, F, nd, g, D, xe, keep) : 1 | 4; /* no memory: even */
+      free(xe), free(keep);
+    }
+    if (np > 1) rc = hx_comm_max_int64(comm, bad, (int)bd->nf);
+    if (rc) break;
+    hx_lid nnew = 0;
+    memset(fresh, 0, (size_t)bd->nseg + 1);
+    for (hx_lid k = 0; k < nl; k++) {
+      const facet *F = &bd->F[list[k]];
+      int64_t c = bad[list[k]];
+      dirty[list[k]] = 0;
+      for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
+        if ((c & 3) == 1 || ((c & 3) == 2 && IS_FAN(bd->Q[q].kind))) bd->Q[q].rp = 0;
+        for (int e = 0; (c & 4) && bd->qseg && e < 4; e++) {
+          int32_t sg = bd->qseg[4 * (size_t)q + e];
+          if (sg >= 0 && bd->segon[sg]) bd->segon[sg] = 0, fresh[sg] = 1, nnew++;
         }
       }
     }
-    free(xe), free(keep);
-  }
-  if (np > 1) rc = hx_comm_max_int64(comm, bad, (int)bd->nf);
-  for (hx_lid f = 0; f < bd->nf && !rc; f++)
-    if (bad[f]) {
+    *nsegeven += nnew;
+    if (!nnew) break;
+    /* the facets about the edges that went even choose again */
+    for (hx_lid f = 0; f < bd->nf; f++) {
       const facet *F = &bd->F[f];
-      for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
-        if (bad[f] == 1 || IS_FAN(bd->Q[q].kind)) bd->Q[q].rp = 0;
-      (*nback)++;
+      for (int32_t q = F->q0; q < F->q0 + F->nq && !dirty[f]; q++)
+        for (int e = 0; e < 4; e++) {
+          int32_t sg = bd->qseg[4 * (size_t)q + e];
+          if (sg >= 0 && fresh[sg]) dirty[f] = 1;
+        }
     }
-  hx_free(&bad);
+  }
+  for (hx_lid f = 0; f < bd->nf && !rc; f++) {
+    const facet *F = &bd->F[f];
+    int changed = 0;
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++) changed |= bd->Q[q].rp != rp0[q];
+    *nback += changed;
+  }
+  hx_free(&bad), hx_free(&list), hx_free(&rp0), hx_free(&dirty), hx_free(&fresh);
   return rc;
 }
 
@@ -3159,6 +3328,7 @@ static void builder_free(builder *bd) {
   hx_free(&bd->X), hx_free(&bd->nbridge), hx_free(&bd->nmask);
   hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);
   hx_free(&bd->nfoot), hx_free(&bd->FR);
+  hx_free(&bd->qseg), hx_free(&bd->segsph), hx_free(&bd->segon);
   hx_free(&bd->fbad), hx_free(&bd->vguard), hx_free(&bd->vnode), hx_free(&bd->prechoice), hx_free(&bd->choice);
 }
 
@@ -3234,7 +3404,7 @@ static int plazy_attach(hx_mesh *m, const sweep_ctx *sc, pnum *P, int order) {
   z->P = *P;
   memset(P, 0, sizeof *P);
   z->ei = (elinfo *)sc->ei;
-  z->sc = (sweep_ctx){&z->bd, &z->bed, &z->o, z->s, {z->se[0], z->se[1]}, z->NE, z->ei};
+  z->sc = (sweep_ctx){&z->bd, &z->bed, &z->o, z->s, {z->se[0], z->se[1]}, z->NE, z->ei, 0};
   m->lazy->order = order;
   m->lazy->id_bound = pnum_id_bound(&z->P, order, m->num_elem_global);
   m->lazy->ctx = z;
@@ -3652,7 +3822,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (!rc) rc = smooth_facets(bd, o, o->smooth, &st);
   if (!rc) rc = split_quads(bd, o->split);
-  if (!rc && spacing_on(o->ring_volume, o->order)) rc = ring_edges(bd);
+  if (!rc && (spacing_on(o->ring_volume, o->order) || spacing_on(o->edge_volume, o->order))) rc = ring_edges(bd, o);
   stage_mem("tessellation");
   hx_mesh *m = NULL;
   int32_t *stamp = NULL, *colbase = NULL;
@@ -3670,9 +3840,9 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   double se[2][65];
   for (int k = 0; k < 2; k++)
     if (NE[k]) grading(NE[k], o->extrude_ratio, 0, se[k]);
-  if (!rc && spacing_on(o->ring_volume, o->order) && o->order > 1) {
-    sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, NULL};
-    rc = ring_points_guard(&sc, o->order, comm, &st.num_ring_even);
+  if (!rc && (spacing_on(o->ring_volume, o->order) || spacing_on(o->edge_volume, o->order)) && o->order > 1) {
+    sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, NULL, 0};
+    rc = ring_points_guard(&sc, o->order, comm, &st.num_ring_even, &st.num_edge_even);
   }
   /* surfaces: spheres, walls, extrusion end planes, bridges */
   int nsurf = 0;
@@ -3937,7 +4107,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   stage_mem("order-1 mesh");
   if (!rc && o->order > 1 && !o->lazy) {
     hx_mesh *hi = NULL;
-    sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo};
+    sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo, 0};
     rc = sweep_curve(&sc, m, o->order, &hi);
     if (!rc) rc = pnum_ids(&P, bd, einfo, hi);
     if (!rc && getenv("HX_PEBBLE_CLASSIFY")) rc = classify_report(bd, einfo, hi, L);
@@ -3969,7 +4139,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   /* lazy order N: the order-1 mesh keeps the tessellation, numbering and element
      records (moved into its hx_mesh_lazy) to evaluate the sweep map block by block */
   if (!rc && o->order > 1 && o->lazy) {
-    sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo};
+    sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo, 0};
     rc = plazy_attach(m, &sc, &P, o->order);
     if (!rc) einfo = NULL;
     rc = hx_comm_agree(comm, rc);

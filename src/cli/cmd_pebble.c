@@ -57,7 +57,9 @@ static void pebble_help(void) {
          "  --ring-points volume|linear  GLL points along the radial edges of the rings about contacts\n"
          "                        spaced so that distance from the axis x gap x step is constant (volume:\n"
          "                        about half the det J range of even spacing) or evenly (linear)\n"
-         "                        (both: volume from order 3, linear at order 2, by default)\n"
+         "  --edge-points volume|linear  GLL points along the facets' boundary edges (the diagram's\n"
+         "                        edges) spaced so that gap x step is constant (volume) or evenly\n"
+         "                        (all three: volume from order 3, linear at order 2, by default)\n"
          "  --order N             geometry order of the outputs (default 7)\n"
          "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
          "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
@@ -210,9 +212,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--split")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_int(a, v, 1, 8, &o.split));
-    } else if (!strcmp(a, "--radial") || !strcmp(a, "--ring-points")) {
+    } else if (!strcmp(a, "--radial") || !strcmp(a, "--ring-points") || !strcmp(a, "--edge-points")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      int *dst = !strcmp(a, "--radial") ? &o.radial_volume : &o.ring_volume;
+      int *dst = !strcmp(a, "--radial") ? &o.radial_volume : !strcmp(a, "--ring-points") ? &o.ring_volume : &o.edge_volume;
       if (!strcmp(v, "volume")) *dst = 1;
       else if (!strcmp(v, "linear")) *dst = 0;
       else return HX_ERROR(HX_ERR_INPUT, "flag %s: expected 'linear' or 'volume', got '%s'", a, v);
@@ -296,14 +298,14 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
-             "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, "
+             "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, \"edge_even_segments\": %d, "
              "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
              "\"time_mesh\": %.3f, \"time_curve\": %.3f}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
              (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
-             (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, (int)st.num_ring_even, order,
-             m->lazy ? "true" : "false", (long long)num_bad,
+             (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even,
+             order, m->lazy ? "true" : "false", (long long)num_bad,
              st.bridge_volume, st.t_diagram, st.t_mesh, t_curve);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
@@ -318,6 +320,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       if (st.num_ring_even)
         printf("  ring points: %d facet(s) kept even spacing on their fan's spokes or on every edge (at order %d "
                "the volume spacing lowered their worst element)\n", (int)st.num_ring_even, order);
+      if (st.num_edge_even)
+        printf("  edge points: %d boundary edge(s) kept even spacing (at order %d the gap spacing lowered a "
+               "facet's worst element)\n", (int)st.num_edge_even, order);
       if (o.smooth > 0)
         printf("  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n",
                (long long)st.num_smoothed_moves, o.smooth);
