@@ -3,8 +3,11 @@
 # steps) on a 4-sphere bed at order 2 with every boundary node sliding on its sphere, bridge
 # cylinder, container plane. The TMOP energy must drop, min det J stay positive, and the
 # command's hx_mesh_check after optimizing (boundary-face nodes on their analytic surfaces to
-# 1e-12 relative, det J > 0 at every GLL node) must pass, so the .vtu is written. --optimize
-# with --stream is refused before any work.
+# 1e-12 relative, det J > 0 at every GLL node) must pass, so the .vtu is written. Then the
+# pebble defaults of --optimize (metric 318, target 4, equal weights, --keep-sj 0.1, 10 Newton
+# steps) at order 3: the mean Nek5000 scaled Jacobian rises, the worst does not fall, and
+# every element's value (--worst listing, before and after) is >= min(0.1, its value as
+# meshed). --optimize with --stream is refused before any work.
 set -u
 HEXPACK=${HEXPACK:-./build/hexpack}
 PY=/usr/bin/python3
@@ -14,7 +17,7 @@ cd "$dir"
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 "$HEXPACK" pack --n 4 --container cyl:2 -o bed.txt > /dev/null
-out=$("$HEXPACK" pebble bed.txt --container box --order 2 --optimize --target 3 --newton-iters 3 --json -o o.vtu 2> err.txt)
+out=$("$HEXPACK" pebble bed.txt --container box --order 2 --optimize --metric 303 --target 3 --weight volume --keep-sj 0 --newton-iters 3 --json -o o.vtu 2> err.txt)
 rc=$?
 echo "$out"
 check "exit 0" "[ $rc -eq 0 ]"
@@ -22,6 +25,21 @@ check "wrote o.vtu" "[ -s o.vtu ]"
 check "no inverted element" "echo \"\$out\" | grep -q '\"bad_elements\": 0'"
 r=$(echo "$out" | grep '"command": "optimize"' | $PY -c 'import json,sys; d=json.loads(sys.stdin.readline()); print(int(d["energy"] < d["energy0"]), int(d["min_detj"] > 0), int(d["newton_iters"] >= 1))')
 check "energy drops, min det J > 0, Newton steps taken ($r)" "[ \"$r\" = '1 1 1' ]"
+# the pebble defaults; elements are numbered alike with and without --optimize
+"$HEXPACK" pebble bed.txt --container box --order 3 --quality --worst 100000 -o a.re2 > a.txt 2>&1
+"$HEXPACK" pebble bed.txt --container box --order 3 --optimize --quiet --quality --worst 100000 -o b.re2 > b.txt 2>&1
+rc=$?
+check "defaults: exit 0" "[ $rc -eq 0 ] && [ -s b.re2 ]"
+grep 'optimize:' b.txt
+r=$(awk 'FNR == 1 {f++} $1 ~ /^[0-9]+$/ && NF >= 6 {if (f == 1) a[$1] = $2; else b[$1] = $2}
+         END {for (e in a) {n++; sa += a[e]; sb += b[e]; if (!(e in b) || b[e] < (a[e] < 0.1 ? a[e] : 0.1) * (1 - 1e-9)) bad++
+                            if (n == 1 || a[e] < ma) ma = a[e]; if (n == 1 || b[e] < mb) mb = b[e]}
+              printf "%d %d %.6f %.6f %.6g %.6g\n", n, bad, sa / n, sb / n, ma, mb}' a.txt b.txt)
+echo "elements, below min(0.1, as meshed), mean before, after, min before, after: $r"
+read -r n bad ma mb wa wb <<< "$r"
+check "defaults: every element >= min(0.1, its value as meshed)" "[ $n -gt 500 ] && [ $bad -eq 0 ]"
+check "defaults: mean Nek SJ up by >= 5 %, worst not lower" \
+  "awk -v a=$ma -v b=$mb -v c=$wa -v d=$wb 'BEGIN {exit !(b >= 1.05 * a && d >= c)}'"
 "$HEXPACK" pebble bed.txt --container box --order 2 --optimize --stream -o s.vtu > /dev/null 2> err2.txt
 rc=$?
 check "--optimize --stream refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize: needs the whole order-N mesh' err2.txt && [ ! -e s.vtu ]"

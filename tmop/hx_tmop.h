@@ -51,6 +51,13 @@ typedef struct hx_tmop_opts {
   int detj_nodes;       /* line search: also reject det J <= 0 at a GLL node (default 1; off when
                            the initial mesh already has one there); 0: quadrature points only (MFEM) */
   int normalize;        /* 1: nu = 1 / initial energy */
+  int equal_weight;     /* 1: every element's energy weighted alike (targets 3 and 4: det W, the
+                           integral's weight, replaced by the mean element volume, so that small
+                           elements count as much as large ones; targets 1 and 2 already are) */
+  double keep_sj;       /* > 0: after the solve, the nodes of every element whose Nek5000 scaled
+                           Jacobian (min / max det J at its GLL nodes) fell below min(keep_sj, its
+                           initial value) go back to their initial positions, in rounds until
+                           none does (0: off, default) */
   FILE *log;            /* one line per Newton iteration (NULL: none); rank 0 writes */
 } hx_tmop_opts;
 
@@ -64,6 +71,8 @@ typedef struct hx_tmop_result {
   double min_detj0, min_detj; /* min det A over quadrature points, before / after */
   int newton_iters, linear_iters;
   int converged;              /* 1: |r| <= rtol |r0| */
+  long long nodes_reverted;   /* keep_sj: global nodes put back (rounds: keep_sj_rounds) */
+  int keep_sj_rounds;
   char stop_reason[64];       /* "converged", "iteration cap", "line search failed" */
   long long vector_dofs;      /* 3 x global unique nodes */
   double time_total;          /* seconds */

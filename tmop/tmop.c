@@ -136,7 +136,7 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
         double *W = *winv + 9 * g;
         memset(W, 0, 9 * sizeof(double));
         W[0] = W[4] = W[8] = 1.0 / s;
-        (*detw)[g] = dets[g];
+        (*detw)[g] = o->equal_weight ? vol / (double)m->num_elem_global : dets[g];
       }
     }
   }
@@ -503,6 +503,62 @@ int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m) {
   HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
   tm->t_mindet += now_sync(tm) - t;
   return HX_OK;
+}
+
+/* Every element ends with a Nek5000 scaled Jacobian of at least min(keep_sj, its initial
+   value): an element below that has its nodes' moves halved (x = x0 + a (x1 - x0), a = 1,
+   1/2, ... 1/16, then 0), and the elements about them are evaluated again. The rounds end:
+   every round lowers at least one node's a, an element whose nodes are all back (a = 0) is
+   its initial self. A node's a is lowered on every rank that holds it (hx_gs_or), so the ranks
+   agree; a node on a curved surface is projected back onto it. */
+int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
+  hx_mesh *m = tm->mesh;
+  size_t n3 = (size_t)m->nd * m->nd * m->nd;
+  hx_lid ne = m->num_elem, nl = tm->nl;
+  double *xe = NULL, *r0 = NULL, *r1 = NULL;
+  uint64_t *flag = NULL;
+  unsigned char *lev = NULL; /* a = 2^-lev, lev 5: a = 0 */
+  const unsigned char *owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL;
+  *nrev = 0, *rounds = 0;
+  int rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r0, &r0);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r1, &r1);
+  if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *flag, &flag);
+  if (!rc) rc = hx_malloc((size_t)nl + 1, &lev); /* zeroed */
+  double *x1 = NULL;
+  if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof *x1, &x1);
+  if (!rc) memcpy(x1, x, tm->nL * sizeof *x1);
+  if (!rc) {
+    hx_lmap_scatter(tm->lmap, m, 3, tm->x0, xe);
+    rc = hx_cpu_detj_ratio_elems(m->nd, ne, xe, tm->o.num_threads, r0);
+  }
+  while (!rc) {
+    hx_lmap_scatter(tm->lmap, m, 3, x, xe);
+    rc = hx_cpu_detj_ratio_elems(m->nd, ne, xe, tm->o.num_threads, r1);
+    if (rc) break;
+    memset(flag, 0, (size_t)nl * sizeof *flag);
+    for (hx_lid e = 0; e < ne; e++)
+      if (!(r1[e] >= fmin(tm->o.keep_sj, r0[e])))
+        for (size_t i = 0; i < n3; i++) flag[tm->lmap->e2l[(size_t)e * n3 + i]] = 1;
+    if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
+    int64_t cnt = 0, moved = 0;
+    for (hx_lid l = 0; l < nl; l++)
+      if (flag[l] && lev[l] < 5) {
+        lev[l]++;
+        double a = lev[l] < 5 ? ldexp(1.0, -lev[l]) : 0.0, *xl = x + 3 * (size_t)l;
+        for (int c = 0; c < 3; c++) xl[c] = tm->x0[3 * (size_t)l + c] + a * (x1[3 * (size_t)l + c] - tm->x0[3 * (size_t)l + c]);
+        if (tm->curved[l] >= 0 && a > 0) hx_surface_project(&m->surfaces[tm->curved[l]], xl, xl);
+        cnt += (!owned || owned[l]) && lev[l] == 5;
+        moved += !owned || owned[l];
+      }
+    int64_t both[2] = {cnt, moved};
+    if ((rc = hx_comm_sum_int64(m->comm, both, 2))) break;
+    if (!both[1]) break;
+    *nrev += both[0];
+    (*rounds)++;
+  }
+  hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&flag), hx_free(&lev), hx_free(&x1);
+  return rc;
 }
 
 int hx_tmop_ddot(hx_tmop *tm, const double *a, const double *b, double *out) {

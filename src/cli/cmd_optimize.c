@@ -27,6 +27,11 @@ void hx_cli_tmop_help(void) {
          "                      their sphere/cylinder; fixed: every boundary node stays\n"
          "  --hessian onthefly|stored  Hessian strategy (default onthefly)\n"
          "  --strict-decrease   line search demands an energy decrease\n"
+         "  --keep-sj F         after the solve, put back the nodes of every element whose Nek5000\n"
+         "                      scaled Jacobian (min / max det J at its GLL nodes) fell below\n"
+         "                      min(F, its initial value), until none does (default 0: off)\n"
+         "  --weight volume|equal  each element's energy weighted by its target volume (volume,\n"
+         "                      default, MFEM) or alike (equal; targets 3 and 4 differ)\n"
          "  --detj-check nodes|quad  line search rejects det J <= 0 at quadrature points and\n"
          "                      GLL nodes (nodes, default) or at quadrature points only (quad, MFEM)\n"
          "  --backend B         auto (default), %s\n"
@@ -93,6 +98,14 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     else return -HX_ERROR(HX_ERR_INPUT, "flag --detj-check expects nodes or quad, got '%s'", v);
   } else if (!strcmp(a, "--strict-decrease")) {
     o->strict_decrease = 1;
+  } else if (!strcmp(a, "--keep-sj")) {
+    VAL();
+    TRY(hx_cli_double("--keep-sj", v, 0, 1, &o->keep_sj));
+  } else if (!strcmp(a, "--weight")) {
+    VAL();
+    if (!strcmp(v, "volume")) o->equal_weight = 0;
+    else if (!strcmp(v, "equal")) o->equal_weight = 1;
+    else return -HX_ERROR(HX_ERR_INPUT, "flag --weight expects volume or equal, got '%s'", v);
   } else if (!strcmp(a, "--backend")) {
     VAL();
     const hx_backend *be;
@@ -140,15 +153,20 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
              "\"energy0\": %.10e, \"energy\": %.10e, \"min_detj0\": %.10e, \"min_detj\": %.10e, "
              "\"scaled_jacobian_min0\": %.6f, \"scaled_jacobian_min\": %.6f, \"scaled_jacobian_mean0\": %.6f, "
              "\"scaled_jacobian_mean\": %.6f, "
-             "\"newton_iters\": %d, \"linear_iters\": %d, \"stop\": \"%s\", \"seconds\": %.3f}\n",
+             "\"newton_iters\": %d, \"linear_iters\": %d, \"stop\": \"%s\", \"nodes_reverted\": %lld, "
+             "\"keep_sj_rounds\": %d, \"seconds\": %.3f}\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0,
-             sj1, sjm0, sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
+             sj1, sjm0, sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds,
+             r.time_total);
     else {
       printf("optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
              "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy,
              r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj,
              r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
+      if (o->keep_sj > 0)
+        printf("optimize: --keep-sj %g put back %lld node(s) in %d round(s) (the energy above is before)\n",
+               o->keep_sj, r.nodes_reverted, r.keep_sj_rounds);
       printf("optimize: Nek5000 scaled Jacobian min %.4f -> %.4f, mean %.4f -> %.4f\n", sj0, sj1, sjm0, sjm1);
     }
   }

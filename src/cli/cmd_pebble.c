@@ -63,7 +63,10 @@ static void pebble_help(void) {
          "  --order N             geometry order of the outputs (default 7)\n"
          "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
          "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
-         "                        (optimizer flags below)\n"
+         "                        (optimizer flags below; here the defaults are --metric 318 --target 4\n"
+         "                        --weight equal --keep-sj 0.1 --newton-iters 10, --quad-order 2N - 2\n"
+         "                        from order 5 (quadrature at the GLL nodes): det J evened out inside\n"
+         "                        every element, none left below min(0.1, its value as meshed))\n"
          "  --stream              never hold the whole order-N mesh: the sweep map is evaluated a block of\n"
          "                        elements at a time for the check, the quality report and every writer\n"
          "                        (the same files); chosen by itself when the order-N mesh would need\n"
@@ -107,6 +110,16 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   int quality = 0, no_raise = 0, tquiet = 0;
   hx_tmop_opts topt;
   hx_tmop_opts_default(&topt);
+  /* the pebble mesh's own optimizer defaults, aimed at the Nek5000 scaled Jacobian (min / max
+     det J in each element): the size metric with each element's own volume as target evens
+     det J out inside elements, every element counts alike (the small ones at contacts too),
+     and no element ends below min(0.1, its value as meshed) */
+  topt.metric = 318;
+  topt.target = HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
+  topt.equal_weight = 1;
+  topt.keep_sj = 0.1;
+  topt.newton_iters = 10;
+  topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
   qo.num_worst = 5;
@@ -242,6 +255,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CHECK(!(c.optimize && no_raise), HX_ERR_INPUT, "flag --optimize: needs the whole order-N mesh, not --stream");
   HX_CALL(hx_cli_plot_check(plot));
   int order = c.order ? c.order : 7;
+  if (!topt.quad_order) topt.quad_order = 2 * order - 2 > 8 ? 2 * order - 2 : 8;
   /* check the output formats before any work, so a bad -o leaves nothing */
   for (int k = 0; k < c.num_out; k++) {
     const hx_format *f;

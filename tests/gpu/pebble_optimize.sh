@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The pebble mesh optimized on the GPU (issue 5 with issue 7's CUDA backend): builds a
+# Release hexpack with CUDA and Debian's libqhull_r carried in deps/ (see host_build.sh),
+# runs the CUDA tests of TMOP, then pb67 (inputs/pb67.txt, R = 1.5, cylinder 6.6, inlet and
+# outlet 3) with `--optimize` (the pebble defaults: metric 318, target 4, equal weights,
+# --keep-sj 0.1, 10 Newton steps) at order 3 on the cpu and the cuda backend (the same
+# quality to rounding expected) and at order ORDERS (default 7) on cuda, each with the
+# quality listing of every element before and after: Nek5000 scaled Jacobian min / mean /
+# below 0.1 / below 0.3, aspect max, and the wall times. Logs and tables go to $OUT.
+#   usage: bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
+set -u -o pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-$PWD/gpu-out}
+mkdir -p "$OUT"
+ORDERS=${1:-7}
+shift || true
+DEPS=$PWD/deps
+[ -d "$DEPS/lib" ] && export LD_LIBRARY_PATH=$DEPS/lib:${LD_LIBRARY_PATH:-}
+B=${HX_GPU_BUILD:-build-gpu}
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>&1 | head -1
+t0=$(date +%s)
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=ON -DCMAKE_PREFIX_PATH="$DEPS" > "$OUT/configure.log" 2>&1 ||
+  { tail -30 "$OUT/configure.log"; exit 1; }
+grep -i "qhull" "$OUT/configure.log" | head -2
+cmake --build "$B" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -B2 -A10 -i "error" "$OUT/build.log" | head -60; exit 1; }
+echo "build: $(( $(date +%s) - t0 )) s"
+(cd "$B" && ctest -L cuda 2>&1 | tail -4)
+H=$PWD/$B/hexpack
+BED=(pebble inputs/pb67.txt --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3)
+stats() { # listing file -> n min mean <0.1 <0.3 aspect_max
+  awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.3) b++; if (n == 1 || $2 < mn) mn = $2; s += $2; if ($5 > mx) mx = $5}
+       END {printf "%d %.4g %.4f %d %d %.1f", n, mn, s / n, a, b, mx}' "$1"
+}
+printf "%-30s %8s %9s %7s %6s %6s %7s %8s\n" run elements sj_min sj_mean "<0.1" "<0.3" asp_max wall_s | tee "$OUT/pebble_optimize.txt"
+one() { # label order flags...
+  local lab=$1 p=$2; shift 2
+  local ts te
+  ts=$(date +%s.%N)
+  "$H" "${BED[@]}" --order "$p" --quality --worst 100000000 "$@" > "$OUT/$lab.txt" 2>&1
+  local rc=$?
+  te=$(date +%s.%N)
+  printf "%-30s %s %8.1f%s\n" "$lab" "$(stats "$OUT/$lab.txt")" "$(awk -v a="$ts" -v b="$te" 'BEGIN {print b - a}')" "$([ $rc -ne 0 ] && echo " rc $rc")" | tee -a "$OUT/pebble_optimize.txt"
+  grep "^optimize:" "$OUT/$lab.txt" | sed 's/^/    /' | tee -a "$OUT/pebble_optimize.txt"
+}
+one o3-meshed 3
+one o3-cpu 3 --optimize --backend cpu --quiet "$@"
+one o3-cuda 3 --optimize --backend cuda --quiet "$@"
+for p in ${ORDERS//,/ }; do
+  one o$p-meshed "$p"
+  one o$p-cuda "$p" --optimize --backend cuda "$@"
+done
