@@ -4,8 +4,8 @@
 # cylinder, container plane. The TMOP energy must drop, min det J stay positive, and the
 # command's hx_mesh_check after optimizing (boundary-face nodes on their analytic surfaces to
 # 1e-12 relative, det J > 0 at every GLL node) must pass, so the .vtu is written. Then the
-# pebble defaults of --optimize (metric 318, target 4, equal weights, --keep-sj 0.1, 10 Newton
-# steps) at order 3: the mean Nek5000 scaled Jacobian rises, the worst does not fall, and
+# pebble defaults of --optimize (metric 318, target 4, equal weights, --keep-sj 0.1; 10 Newton
+# steps here, 80 by default) at order 3: the mean Nek5000 scaled Jacobian rises, the worst does not fall, and
 # every element's value (--worst listing, before and after) is >= min(0.1, its value as
 # meshed). --optimize with --stream is refused before any work.
 set -u
@@ -27,7 +27,7 @@ r=$(echo "$out" | grep '"command": "optimize"' | $PY -c 'import json,sys; d=json
 check "energy drops, min det J > 0, Newton steps taken ($r)" "[ \"$r\" = '1 1 1' ]"
 # the pebble defaults; elements are numbered alike with and without --optimize
 "$HEXPACK" pebble bed.txt --container box --order 3 --quality --worst 100000 -o a.re2 > a.txt 2>&1
-"$HEXPACK" pebble bed.txt --container box --order 3 --optimize --quiet --quality --worst 100000 -o b.re2 > b.txt 2>&1
+"$HEXPACK" pebble bed.txt --container box --order 3 --optimize --newton-iters 10 --quiet --quality --worst 100000 -o b.re2 > b.txt 2>&1
 rc=$?
 check "defaults: exit 0" "[ $rc -eq 0 ] && [ -s b.re2 ]"
 grep 'optimize:' b.txt

@@ -3,8 +3,9 @@
 # Release hexpack with CUDA and Debian's libqhull_r carried in deps/ (see host_build.sh),
 # runs the CUDA tests of TMOP, then pb67 (inputs/pb67.txt, R = 1.5, cylinder 6.6, inlet and
 # outlet 3) with `--optimize` (the pebble defaults: metric 318, target 4, equal weights,
-# --keep-sj 0.1, 10 Newton steps) at order 3 on the cpu and the cuda backend (the same
-# quality to rounding expected) and at order ORDERS (default 7) on cuda, each with the
+# --keep-sj 0.1, 80 Newton steps) at order 3 on the cpu and the cuda backend with 10 Newton
+# steps (the same quality to rounding expected), and at order ORDERS (default 7) on cuda with
+# the defaults (and the mesh of --score nek too, 600 elements per pebble), each with the
 # quality listing of every element before and after: Nek5000 scaled Jacobian min / mean /
 # below 0.1 / below 0.3, aspect max, and the wall times. Logs and tables go to $OUT.
 #   usage: bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
@@ -24,7 +25,7 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=ON -DCMAKE_PREFIX
 grep -i "qhull" "$OUT/configure.log" | head -2
 cmake --build "$B" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -B2 -A10 -i "error" "$OUT/build.log" | head -60; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
-(cd "$B" && ctest -L cuda 2>&1 | tail -4)
+(cd "$B" && ctest -L cuda 2>&1 | grep -E "tests passed|Failed|FAIL")
 H=$PWD/$B/hexpack
 BED=(pebble inputs/pb67.txt --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3)
 stats() { # listing file -> n min mean <0.1 <0.3 aspect_max
@@ -43,9 +44,11 @@ one() { # label order flags...
   grep "^optimize:" "$OUT/$lab.txt" | sed 's/^/    /' | tee -a "$OUT/pebble_optimize.txt"
 }
 one o3-meshed 3
-one o3-cpu 3 --optimize --backend cpu --quiet "$@"
-one o3-cuda 3 --optimize --backend cuda --quiet "$@"
+one o3-cpu 3 --optimize --backend cpu --newton-iters 10 --quiet "$@"
+one o3-cuda 3 --optimize --backend cuda --newton-iters 10 --quiet "$@"
 for p in ${ORDERS//,/ }; do
   one o$p-meshed "$p"
-  one o$p-cuda "$p" --optimize --backend cuda "$@"
+  one o$p-cuda "$p" --optimize --backend cuda --quiet "$@"
+  one o$p-nek-meshed "$p" --score nek
+  one o$p-nek-cuda "$p" --score nek --optimize --backend cuda --quiet "$@"
 done
