@@ -4,8 +4,8 @@
 # cylinder, container plane. The TMOP energy must drop, min det J stay positive, and the
 # command's hx_mesh_check after optimizing (boundary-face nodes on their analytic surfaces to
 # 1e-12 relative, det J > 0 at every GLL node) must pass, so the .vtu is written. Then the
-# pebble defaults of --optimize (metric 318, target 4, equal weights, --keep-sj 0.1; 10 Newton
-# steps here, 80 by default) at order 3: the mean Nek5000 scaled Jacobian rises, the worst does not fall, and
+# pebble defaults of --optimize (metric 318, target 4, equal weights, --keep-sj 0.1, 10 Newton
+# steps, --detj-check fine) at order 3: the mean Nek5000 scaled Jacobian rises, the worst does not fall, and
 # every element's value (--worst listing, before and after) is >= min(0.1, its value as
 # meshed). --optimize with --stream is refused before any work.
 set -u

@@ -49,7 +49,9 @@ typedef struct hx_tmop_opts {
   int adaptive_rtol;    /* 1: Eisenstat-Walker type 1 forcing (default), 0: linear_rtol */
   int strict_decrease;  /* line search: demand E_new < E (default 0: MFEM's rules) */
   int detj_nodes;       /* line search: also reject det J <= 0 at a GLL node (default 1; off when
-                           the initial mesh already has one there); 0: quadrature points only (MFEM) */
+                           the initial mesh already has one there); 0: quadrature points only (MFEM);
+                           2: also at Gauss points nd + 3 per direction (a host pass: with the
+                           quadrature at the GLL nodes, minimizers fold between them) */
   int normalize;        /* 1: nu = 1 / initial energy */
   int equal_weight;     /* 1: every element's energy weighted alike (targets 3 and 4: det W, the
                            integral's weight, replaced by the mean element volume, so that small

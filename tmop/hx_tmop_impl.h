@@ -41,6 +41,8 @@ int hx_tmop_ddiag(hx_tmop *tm, double *d);
 int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m);
 /** Global min det J at the GLL nodes (the writers' test; the line search's second check). */
 int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m);
+/** Global min det J at Gauss points nd + 3 per direction (host pass; detj_nodes = 2). */
+int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m);
 /** opts.keep_sj: put back (to tm->x0) the nodes of every element of host L-vector x whose
     Nek5000 scaled Jacobian fell below min(keep_sj, its initial value), in rounds until none
     does (collective); the global count of nodes put back and the rounds. */

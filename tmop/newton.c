@@ -8,7 +8,8 @@
       solve (Pi H Pi + I - Pi) c = r to the forcing tolerance.
    3. Line search from s = 1, halving, at most 12 trials: x_s = x - s c, nodes on
       curved surfaces projected back; reject if min det J <= 0 at any quadrature
-      point (and, unless opts.detj_nodes = 0, at any GLL node), if E_s > E + 0.2 |E| or NaN (strict mode: E_s >= E), or if
+      point (and, unless opts.detj_nodes = 0, at any GLL node; with 2 also at Gauss points
+      nd + 3 per direction), if E_s > E + 0.2 |E| or NaN (strict mode: E_s >= E), or if
       |r_s| > 1.2 |r|. */
 #include <math.h>
 #include <stdlib.h>
@@ -168,11 +169,16 @@ int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
   }
   /* det J at the GLL nodes too (a fold between quadrature points is invisible to
      the energy; the writers refuse it), unless the mesh starts with one there */
-  int node_check = o->detj_nodes;
+  int node_check = o->detj_nodes, fine_check = o->detj_nodes == 2;
   if (node_check) {
     double mn0;
     if ((rc = hx_tmop_dmin_detj_nodes(tm, x, &mn0))) goto done;
     node_check = mn0 > 0;
+  }
+  if (fine_check) {
+    double mf0;
+    if ((rc = hx_tmop_dmin_detj_fine(tm, x, &mf0))) goto done;
+    fine_check = mf0 > 0;
   }
   if ((rc = hx_tmop_denergy(tm, x, &E))) goto done;
   if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
@@ -235,6 +241,11 @@ int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
         double mdn;
         if ((rc = hx_tmop_dmin_detj_nodes(tm, xt, &mdn))) goto done;
         if (!(mdn > 0)) continue;
+      }
+      if (fine_check) {
+        double mdf;
+        if ((rc = hx_tmop_dmin_detj_fine(tm, xt, &mdf))) goto done;
+        if (!(mdf > 0)) continue;
       }
       if ((rc = hx_tmop_denergy(tm, xt, &Et))) goto done;
       if (isnan(Et) || Et > E + 0.2 * fabs(E)) continue;

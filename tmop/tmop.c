@@ -506,6 +506,38 @@ int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m) {
   return HX_OK;
 }
 
+int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
+  double t = now_sync(tm);
+  HX_CALL(tm->be->vec_download(tm->pa, x, tm->hL, tm->nL));
+  double *xe = NULL;
+  hx_quality_ctx *qc = NULL;
+  hx_quality_opts qo;
+  hx_quality_opts_default(&qo);
+  qo.quad_type = HX_QUAD_GL, qo.quad_points = tm->mesh->nd + 3;
+  HX_CALL(hx_quality_ctx_create(tm->mesh->nd, &qo, &qc));
+  int rc = hx_malloc((tm->nE + 1) * sizeof(double), &xe);
+  double mn = HUGE_VAL;
+  if (!rc) {
+    hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
+    size_t npe = (size_t)3 * tm->mesh->nd * tm->mesh->nd * tm->mesh->nd;
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(min : mn) reduction(| : bad)
+    for (hx_lid e = 0; e < tm->mesh->num_elem; e++) {
+      hx_elem_quality q;
+      if (hx_quality_elem(qc, xe + (size_t)e * npe, &q) || isnan(q.detj_min_q)) bad = 1;
+      else mn = fmin(mn, q.detj_min_q);
+    }
+    if (bad) mn = -1; /* NaN or no scratch: rejected */
+  }
+  hx_free(&xe);
+  hx_quality_ctx_destroy(&qc);
+  HX_CALL(rc);
+  *m = mn;
+  HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
+  tm->t_mindet += now_sync(tm) - t;
+  return HX_OK;
+}
+
 /* Per element: the Nek5000 ratio at the GLL nodes into r, and into f the smallest det J at two
    sets of points between the nodes, the quality report's rule (hx_quality_opts_default) and
    Gauss points nd + 3 per direction (a finer grid, as a solver's dealiasing grid): a node-only

@@ -33,7 +33,8 @@ void hx_cli_tmop_help(void) {
          "  --weight volume|equal  each element's energy weighted by its target volume (volume,\n"
          "                      default, MFEM) or alike (equal; targets 3 and 4 differ)\n"
          "  --detj-check nodes|quad  line search rejects det J <= 0 at quadrature points and\n"
-         "                      GLL nodes (nodes, default) or at quadrature points only (quad, MFEM)\n"
+         "                      GLL nodes (nodes, default) or at quadrature points only (quad, MFEM);\n"
+         "                      fine: also at Gauss points N + 4 per direction, between the nodes\n"
          "  --backend B         auto (default), %s\n"
          "  --threads N         OpenMP threads of the cpu backend\n"
          "  --quiet             no per-iteration log\n",
@@ -95,7 +96,8 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     VAL();
     if (!strcmp(v, "nodes")) o->detj_nodes = 1;
     else if (!strcmp(v, "quad")) o->detj_nodes = 0;
-    else return -HX_ERROR(HX_ERR_INPUT, "flag --detj-check expects nodes or quad, got '%s'", v);
+    else if (!strcmp(v, "fine")) o->detj_nodes = 2;
+    else return -HX_ERROR(HX_ERR_INPUT, "flag --detj-check expects nodes, quad or fine, got '%s'", v);
   } else if (!strcmp(a, "--strict-decrease")) {
     o->strict_decrease = 1;
   } else if (!strcmp(a, "--keep-sj")) {

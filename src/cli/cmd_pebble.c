@@ -64,11 +64,12 @@ static void pebble_help(void) {
          "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
          "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
          "                        (optimizer flags below; here the defaults are --metric 318 --target 4\n"
-         "                        --weight equal --keep-sj 0.1 --newton-iters 80, --quad-order 2N - 2\n"
-         "                        from order 5 (quadrature at the GLL nodes): det J evened out inside\n"
-         "                        every element, none left below min(0.1, its value as meshed); pb67\n"
-         "                        at order 7: 44 s on one H100 (--backend cuda), far longer on a few\n"
-         "                        cores, where --newton-iters 10 is a quicker, smaller gain)\n"
+         "                        --weight equal --keep-sj 0.1 --newton-iters 10 --detj-check fine,\n"
+         "                        --quad-order 2N - 2 from order 5 (quadrature at the GLL nodes, the\n"
+         "                        line search also tests between them): det J evened out inside\n"
+         "                        every element, none left below min(0.1, its value as meshed); a\n"
+         "                        large gain at order 3, a small one at order 7, where the line search\n"
+         "                        stops the steps that would fold elements between their nodes)\n"
          "  --stream              never hold the whole order-N mesh: the sweep map is evaluated a block of\n"
          "                        elements at a time for the check, the quality report and every writer\n"
          "                        (the same files); chosen by itself when the order-N mesh would need\n"
@@ -120,7 +121,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   topt.target = HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
   topt.equal_weight = 1;
   topt.keep_sj = 0.1;
-  topt.newton_iters = 80; /* pb67 at order 7: 40 steps leave elements below 0.1 to --keep-sj, 80 none */
+  topt.newton_iters = 10;
+  topt.detj_nodes = 2; /* with the quadrature at the GLL nodes, no fold between them */ /* pb67 at order 7: 40 steps leave elements below 0.1 to --keep-sj, 80 none */
   topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
