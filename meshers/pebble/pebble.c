@@ -2459,20 +2459,14 @@ static int cmp_bedge(const void *pa, const void *pb) {
    it, and being a function of the segment alone, every facet's quads, both cells and the
    extrusions agree. Segments on an extruded inlet/outlet plane stay even: the extrusion's
    columns are straight, and the plane's spacing is theirs too. */
-static int boundary_segments(builder *bd, const bedge *BE, hx_lid nbe) {
-  bedge *S;
-  HX_CALL(hx_malloc(((size_t)nbe + 1) * sizeof *S, &S));
-  memcpy(S, BE, (size_t)nbe * sizeof *S);
-  qsort(S, (size_t)nbe, sizeof *S, cmp_bedge);
+static int boundary_segments(builder *bd, bedge *S, hx_lid nbe) {
+  qsort(S, (size_t)nbe, sizeof *S, cmp_bedge); /* in place: the caller's scratch */
   hx_lid nseg = 0;
   for (hx_lid i = 0; i < nbe; i++) nseg += i == 0 || S[i].u != S[i - 1].u || S[i].v != S[i - 1].v;
   int rc = hx_malloc((size_t)bd->nq * 4 * sizeof *bd->qseg, &bd->qseg);
   if (!rc) rc = hx_malloc(((size_t)nseg + 1) * sizeof *bd->segsph, &bd->segsph);
   if (!rc) rc = hx_malloc((size_t)nseg + 1, &bd->segon);
-  if (rc) {
-    hx_free(&S);
-    return rc;
-  }
+  if (rc) return rc;
   for (size_t k = 0; k < (size_t)bd->nq * 4; k++) bd->qseg[k] = -1;
   hx_lid sg = -1;
   for (hx_lid i = 0; i < nbe; i++) {
@@ -2486,7 +2480,6 @@ static int boundary_segments(builder *bd, const bedge *BE, hx_lid nbe) {
     bd->qseg[4 * (size_t)S[i].q + S[i].e] = (int32_t)sg;
   }
   bd->nseg = nseg;
-  hx_free(&S);
   return HX_OK;
 }
 
