@@ -7,6 +7,8 @@
        ((tau - 1)^2) has energy 0 with target 4 but not with target 2;
    (c) the same stretch at order 2 (x^2 is exact there): tau = 2 x / (a + b) in the
        element [a, b], so E_315 = sum_e V_e ((b - a) / (a + b))^2 / 3 exactly;
+   (c') with --weight equal every element is weighted by the mean element volume Vbar in
+       place of its own V_e: E_315 = sum_e Vbar ((b - a) / (a + b))^2 / 3 (and differs);
    (d) Newton with metric 338 and target 4 on the stretched order-2 box with fixed
        boundary lowers the energy and keeps det J > 0 (checked at the GLL nodes).
    Run with NP 1 and 2 (energies are sums over ranks). */
@@ -19,12 +21,15 @@
 #include "hx_tmop.h"
 
 /* the energy at the mesh's nodes moved by perturb * hash (targets from the mesh) */
+static int equal_weight; /* (c'): every element weighted by the mean element volume */
+
 static double energy_at(hx_mesh *m, int metric, int target, double perturb, int *err) {
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
   o.backend = "cpu";
   o.metric = metric;
   o.target = target;
+  o.equal_weight = equal_weight;
   hx_tmop *tm = NULL;
   double e = NAN;
   if (hx_tmop_create(m, &o, &tm)) {
@@ -108,7 +113,7 @@ int main(int argc, char **argv) {
     hx_mesh *m = box(comm, 2, 1, 2);
     if (!m) return 1;
     stretch(m);
-    double exact = 0;
+    double exact = 0, terms = 0, vol = 0;
     int npe = m->nd * m->nd * m->nd;
     for (hx_lid e = 0; e < m->num_elem; e++) {
       double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
@@ -120,11 +125,25 @@ int main(int argc, char **argv) {
       double a = sqrt(lo[0]), b = sqrt(hi[0]); /* the element's x range before the stretch */
       double ve = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
       exact += ve * ((b - a) / (a + b)) * ((b - a) / (a + b)) / 3;
+      terms += ((b - a) / (a + b)) * ((b - a) / (a + b)) / 3;
+      vol += ve;
     }
-    hx_comm_sum_double(comm, &exact, 1);
+    double sums[3] = {exact, terms, vol};
+    hx_comm_sum_double(comm, sums, 3);
+    exact = sums[0];
     double e4 = energy_of(m, 315, 4, &err);
     int ok = !err && exact > 0 && fabs(e4 - exact) <= 1e-12 * exact;
     if (rank == 0) printf("(c) metric 315, stretched order 2: E(ideal-elem) %.15e, analytic %.15e %s\n", e4, exact, ok ? "ok" : "BAD");
+    fail |= !ok;
+    /* (c') --weight equal: the mean element volume in place of V_e */
+    double exact_eq = sums[2] / (double)m->num_elem_global * sums[1];
+    equal_weight = 1;
+    double e4q = energy_of(m, 315, 4, &err);
+    equal_weight = 0;
+    ok = !err && exact_eq > 0 && fabs(e4q - exact_eq) <= 1e-12 * exact_eq && fabs(e4 - exact_eq) > 1e-3 * exact_eq;
+    if (rank == 0)
+      printf("(c') metric 315, stretched order 2, equal weights: E %.15e, analytic %.15e %s\n", e4q, exact_eq,
+             ok ? "ok" : "BAD");
     fail |= !ok;
     /* (d) Newton, metric 338 + target 4, boundary fixed */
     hx_tmop_opts o;

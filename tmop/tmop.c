@@ -506,52 +506,27 @@ int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m) {
   return HX_OK;
 }
 
-int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
-  double t = now_sync(tm);
-  HX_CALL(tm->be->vec_download(tm->pa, x, tm->hL, tm->nL));
-  double *xe = NULL;
-  hx_quality_ctx *qc = NULL;
+/* The quality contexts of the fold tests between the GLL nodes: qc[0] the quality report's rule
+   (hx_quality_opts_default), qc[1] Gauss points nd + 3 per direction (a finer grid, as a
+   solver's dealiasing grid). A node-only test misses an element folded between its nodes (pb67
+   at order 7 with the quadrature at the nodes: 3 648 elements). */
+static int fold_ctx(int nd, int k, hx_quality_ctx **qc) {
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
-  qo.quad_type = HX_QUAD_GL, qo.quad_points = tm->mesh->nd + 3;
-  HX_CALL(hx_quality_ctx_create(tm->mesh->nd, &qo, &qc));
-  int rc = hx_malloc((tm->nE + 1) * sizeof(double), &xe);
-  double mn = HUGE_VAL;
-  if (!rc) {
-    hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
-    size_t npe = (size_t)3 * tm->mesh->nd * tm->mesh->nd * tm->mesh->nd;
-    int bad = 0;
-#pragma omp parallel for schedule(static) reduction(min : mn) reduction(| : bad)
-    for (hx_lid e = 0; e < tm->mesh->num_elem; e++) {
-      hx_elem_quality q;
-      if (hx_quality_elem(qc, xe + (size_t)e * npe, &q) || isnan(q.detj_min_q)) bad = 1;
-      else mn = fmin(mn, q.detj_min_q);
-    }
-    if (bad) mn = -1; /* NaN or no scratch: rejected */
-  }
-  hx_free(&xe);
-  hx_quality_ctx_destroy(&qc);
-  HX_CALL(rc);
-  *m = mn;
-  HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
-  tm->t_mindet += now_sync(tm) - t;
-  return HX_OK;
+  if (k) qo.quad_type = HX_QUAD_GL, qo.quad_points = nd + 3;
+  return hx_quality_ctx_create(nd, &qo, qc);
 }
 
-/* Per element: the Nek5000 ratio at the GLL nodes into r, and into f the smallest det J at two
-   sets of points between the nodes, the quality report's rule (hx_quality_opts_default) and
-   Gauss points nd + 3 per direction (a finer grid, as a solver's dealiasing grid): a node-only
-   check misses an element folded between its nodes (pb67 at order 7 with the quadrature at
-   the nodes: 3 648 elements). */
-static int keep_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const qc[2], double *r, double *f) {
+/* Per element of the E-vector xe: the smallest det J at the points of qc[0 .. nqc) into f (-1
+   where NaN), and, unless r is NULL, the Nek5000 ratio at the GLL nodes into r. */
+static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *f) {
   const hx_mesh *m = tm->mesh;
   size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
-  HX_CALL(hx_cpu_detj_ratio_elems(m->nd, m->num_elem, xe, tm->o.num_threads, r));
   int rc = HX_OK;
 #pragma omp parallel for schedule(static)
   for (hx_lid e = 0; e < m->num_elem; e++) {
     double fm = HUGE_VAL;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < nqc; k++) {
       hx_elem_quality q;
       if (hx_quality_elem(qc[k], xe + (size_t)e * npe, &q)) {
 #pragma omp atomic write
@@ -559,14 +534,37 @@ static int keep_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const
         continue;
       }
       fm = isnan(q.detj_min_q) ? -1 : fmin(fm, q.detj_min_q);
+      if (r && !k) r[e] = q.scaled_jac;
     }
     f[e] = fm;
   }
   return rc;
 }
 
+int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
+  double t = now_sync(tm);
+  HX_CALL(tm->be->vec_download(tm->pa, x, tm->hL, tm->nL));
+  double *xe = NULL, *f = NULL;
+  hx_quality_ctx *qc = NULL;
+  int rc = fold_ctx(tm->mesh->nd, 1, &qc);
+  if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
+  if (!rc) rc = hx_malloc(((size_t)tm->mesh->num_elem + 1) * sizeof *f, &f);
+  if (!rc) {
+    hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
+    rc = fold_state(tm, xe, &qc, 1, NULL, f);
+  }
+  *m = HUGE_VAL;
+  for (hx_lid e = 0; !rc && e < tm->mesh->num_elem; e++) *m = fmin(*m, f[e]);
+  hx_free(&xe), hx_free(&f);
+  hx_quality_ctx_destroy(&qc);
+  HX_CALL(rc);
+  HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
+  tm->t_mindet += now_sync(tm) - t;
+  return HX_OK;
+}
+
 /* Every element ends with a Nek5000 scaled Jacobian of at least min(keep_sj, its initial
-   value), and with det J > 0 between its nodes (keep_state) where it had that: an element
+   value), and with det J > 0 between its nodes (fold_ctx) where it had that: an element
    that fails either has its nodes' moves halved (x = x0 + a (x1 - x0), a = 1,
    1/2, ... 1/16, then 0), and the elements about them are evaluated again. The rounds end:
    every round lowers at least one node's a, an element whose nodes are all back (a = 0) is
@@ -587,12 +585,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r1, &r1);
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f0, &f0);
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f1, &f1);
-  for (int k = 0; k < 2 && !rc; k++) {
-    hx_quality_opts qo;
-    hx_quality_opts_default(&qo);
-    if (k) qo.quad_type = HX_QUAD_GL, qo.quad_points = m->nd + 3;
-    rc = hx_quality_ctx_create(m->nd, &qo, &qc[k]);
-  }
+  for (int k = 0; k < 2 && !rc; k++) rc = fold_ctx(m->nd, k, &qc[k]);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *flag, &flag);
   if (!rc) rc = hx_malloc((size_t)nl + 1, &lev); /* zeroed */
   double *x1 = NULL;
@@ -600,11 +593,11 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   if (!rc) memcpy(x1, x, tm->nL * sizeof *x1);
   if (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, tm->x0, xe);
-    rc = keep_state(tm, xe, qc, r0, f0);
+    rc = fold_state(tm, xe, qc, 2, r0, f0);
   }
   while (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, x, xe);
-    rc = keep_state(tm, xe, qc, r1, f1);
+    rc = fold_state(tm, xe, qc, 2, r1, f1);
     if (rc) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)

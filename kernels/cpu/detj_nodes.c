@@ -16,9 +16,7 @@
 #include <omp.h>
 #endif
 
-/* min det J over the elements' GLL nodes into *m; each element's min / max ratio into
-   ratio[e] unless NULL */
-static int detj_nodes_pass(int nd, hx_lid num_elem, const double *xE, int num_threads, double *m, double *ratio) {
+int hx_cpu_min_detj_nodes(int nd, hx_lid num_elem, const double *xE, int num_threads, double *m) {
   HX_CHECK(nd >= 2 && nd <= HX_MAX_ND, HX_ERR_INPUT, "min det J at nodes: %d nodes per direction", nd);
   double xg[HX_MAX_ND], wg[HX_MAX_ND], I[HX_MAX_ND * HX_MAX_ND], D[HX_MAX_ND * HX_MAX_ND];
   HX_CALL(hx_gll(nd, xg, wg));
@@ -34,31 +32,16 @@ static int detj_nodes_pass(int nd, hx_lid num_elem, const double *xE, int num_th
 #pragma omp parallel for num_threads(nt) reduction(min : mn) reduction(| : nan) schedule(static) if (nt > 1)
   for (hx_lid e = 0; e < num_elem; e++) {
     const double *x = xE + (size_t)e * 3 * n3;
-    double emn = HUGE_VAL, emx = -HUGE_VAL;
-    int enan = 0;
+    double emn = HUGE_VAL;
     for (int k = 0; k < nd; k++)
       for (int j = 0; j < nd; j++)
         for (int i = 0; i < nd; i++) {
           double d = hx_detj_node(nd, D, x, i, j, k);
-          if (isnan(d)) enan = 1;
-          else {
-            if (d < emn) emn = d;
-            if (d > emx) emx = d;
-          }
+          if (isnan(d)) nan = 1;
+          else if (d < emn) emn = d;
         }
-    nan |= enan;
     if (emn < mn) mn = emn;
-    if (ratio) ratio[e] = enan ? NAN : emx > 0 ? emn / emx : -1.0;
   }
   *m = nan ? NAN : mn;
   return HX_OK;
-}
-
-int hx_cpu_min_detj_nodes(int nd, hx_lid num_elem, const double *xE, int num_threads, double *m) {
-  return detj_nodes_pass(nd, num_elem, xE, num_threads, m, NULL);
-}
-
-int hx_cpu_detj_ratio_elems(int nd, hx_lid num_elem, const double *xE, int num_threads, double *ratio) {
-  double m;
-  return detj_nodes_pass(nd, num_elem, xE, num_threads, &m, ratio);
 }

@@ -12,6 +12,3 @@ void hx_cpu_elem_jacobian(int nd, int nq, const double *B, const double *G, cons
     ([num_elem][3][nd^3], lexicographic); num_threads <= 0: OpenMP default, 1: serial.
     +HUGE_VAL with no element. The same number for any thread count. */
 int hx_cpu_min_detj_nodes(int nd, hx_lid num_elem, const double *xE, int num_threads, double *m);
-/** Every element's min / max det J at its GLL nodes (Nek5000's scaled Jacobian; -1 where
-    max det J <= 0, NaN where a det J is NaN). */
-int hx_cpu_detj_ratio_elems(int nd, hx_lid num_elem, const double *xE, int num_threads, double *ratio);

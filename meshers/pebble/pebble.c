@@ -2483,6 +2483,12 @@ static int boundary_segments(builder *bd, bedge *S, hx_lid nbe) {
   return HX_OK;
 }
 
+/* the segment of quad q's edge e while it is spaced by the gap, else -1 */
+static int32_t seg_on(const builder *bd, hx_lid q, int e) {
+  int32_t sg = bd->qseg ? bd->qseg[4 * (size_t)q + e] : -1;
+  return sg >= 0 && bd->segon[sg] ? sg : -1;
+}
+
 static int ring_edges(builder *bd, const hx_pebble_opts *o) {
   /* an edge is marked in both quads or in neither, with the same kind of weight in both (so
      --split's children, whose inner edges are chords in one child and spokes in the other,
@@ -2661,10 +2667,8 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
     if (spacing_on(sc->o->ring_volume, nd - 1) && (Qd->rp >> e_orig & 1) && cham[ed] < 0)
       ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed],
                     IS_FAN(Qd->kind) ? RE_SPOKE : (e_orig & 1) ? RE_RADIAL : RE_CHORD, -1);
-    else if (bd->qseg && !sc->bnd_off && spacing_on(sc->o->edge_volume, nd - 1) && cham[ed] < 0 && bd->qseg[4 * (size_t)E->quad + e_orig] >= 0 &&
-             bd->segon[bd->qseg[4 * (size_t)E->quad + e_orig]])
-      ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed], RE_GAP,
-                    bd->segsph[bd->qseg[4 * (size_t)E->quad + e_orig]]);
+    else if (!sc->bnd_off && spacing_on(sc->o->edge_volume, nd - 1) && cham[ed] < 0 && seg_on(bd, E->quad, e_orig) >= 0)
+      ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed], RE_GAP, bd->segsph[seg_on(bd, E->quad, e_orig)]);
     else
       memcpy(tm[ed], g, (size_t)nd * sizeof *g);
   }
@@ -2783,16 +2787,18 @@ static double facet_elems_ratio(const sweep_ctx *sc0, const facet *F, int nd, co
   return worst;
 }
 
-/* 1: facet F has an edge spaced by volume (ring_edges) or a boundary edge spaced by the gap */
-static int facet_spaced(const builder *bd, const facet *F) {
-  for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
-    if (bd->Q[q].rp) return 1;
-    for (int e = 0; bd->qseg && e < 4; e++) {
-      int32_t sg = bd->qseg[4 * (size_t)q + e];
-      if (sg >= 0 && bd->segon[sg]) return 1;
-    }
-  }
+/* 1: facet F has a boundary edge spaced by the gap (facet_bnd_spaced), or that or an edge
+   spaced by volume (ring_edges; facet_spaced) */
+static int facet_bnd_spaced(const builder *bd, const facet *F) {
+  for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+    for (int e = 0; e < 4; e++)
+      if (seg_on(bd, q, e) >= 0) return 1;
   return 0;
+}
+static int facet_spaced(const builder *bd, const facet *F) {
+  for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+    if (bd->Q[q].rp) return 1;
+  return facet_bnd_spaced(bd, F);
 }
 
 /* The guard's outcome for facet F (its interior edges as ring_edges marked them, its boundary
@@ -2824,13 +2830,7 @@ static int64_t facet_guard(const sweep_ctx *sc0, const facet *F, int nd, const d
       for (int32_t q = F->q0; q < F->q0 + F->nq; q++) bd->Q[q].rp = keep[q - F->q0];
     }
   }
-  int bnd = 0;
-  for (int32_t q = F->q0; q < F->q0 + F->nq && bd->qseg; q++)
-    for (int e = 0; e < 4; e++) {
-      int32_t sg = bd->qseg[4 * (size_t)q + e];
-      bnd |= sg >= 0 && bd->segon[sg];
-    }
-  if (bnd && !(best >= 0.1)) {
+  if (!(best >= 0.1) && facet_bnd_spaced(bd, F)) {
     for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
       if (code == 1 || (code == 2 && IS_FAN(bd->Q[q].kind))) bd->Q[q].rp = 0;
     sc.bnd_off = 1;
@@ -2905,9 +2905,9 @@ static int ring_points_guard(const sweep_ctx *sc0, int order, hx_comm comm, hx_l
       dirty[list[k]] = 0;
       for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
         if ((c & 3) == 1 || ((c & 3) == 2 && IS_FAN(bd->Q[q].kind))) bd->Q[q].rp = 0;
-        for (int e = 0; (c & 4) && bd->qseg && e < 4; e++) {
-          int32_t sg = bd->qseg[4 * (size_t)q + e];
-          if (sg >= 0 && bd->segon[sg]) bd->segon[sg] = 0, fresh[sg] = 1, nnew++;
+        for (int e = 0; (c & 4) && e < 4; e++) {
+          int32_t sg = seg_on(bd, q, e);
+          if (sg >= 0) bd->segon[sg] = 0, fresh[sg] = 1, nnew++;
         }
       }
     }
