@@ -85,6 +85,17 @@ typedef struct hx_tmop_result {
 /** Optimize the mesh's nodes in place (collective). Refuses a mesh with det J <= 0
     at a quadrature point for a barrier metric (HX_ERR_INVALID_MESH, no change). */
 int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
+/** Carry the moves of a lower-order copy of the mesh to it (collective). lo: the same elements
+    (equal vert_id) at order <= m's, optimized; lo_x0: lo's E-vector before. Each element of m
+    gets its nodes plus lo's moves interpolated to m's GLL nodes, scaled by the trilinear blend of
+    a factor alpha at its corners; nodes on curved surfaces are projected back onto them and the
+    corrections blended into the element (edges, faces, volume, as hx_curve does). An element
+    that would end below min(o->keep_sj, its Nek5000 scaled Jacobian now), or folded between its
+    nodes where it is not now, halves its corners' alpha (1, 1/2, .. 1/16, 0), in rounds until
+    none does; alpha = 0 at all 8 corners is the element as it was. *nback: elements with some
+    corner below alpha 1; *rounds: the rounds. */
+int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback,
+                     int *rounds);
 
 typedef struct hx_tmop hx_tmop;
 /** Set up the problem for mesh (borrowed: must outlive tm; its x is the initial state). */

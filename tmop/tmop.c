@@ -625,6 +625,222 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   return rc;
 }
 
+/* ---- moves found at a lower order carried to the mesh's order (hx_tmop_transfer) ---- */
+
+/* v [nd^3] = u [ndp^3] interpolated by B [nd][ndp], one direction at a time */
+static void interp3(int ndp, int nd, const double *B, const double *u, double *v) {
+  double t1[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND], t2[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  for (int k = 0; k < ndp; k++)
+    for (int j = 0; j < ndp; j++)
+      for (int i = 0; i < nd; i++) {
+        double s = 0;
+        for (int a = 0; a < ndp; a++) s += B[i * ndp + a] * u[a + ndp * (j + ndp * k)];
+        t1[i + nd * (j + ndp * k)] = s;
+      }
+  for (int k = 0; k < ndp; k++)
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++) {
+        double s = 0;
+        for (int a = 0; a < ndp; a++) s += B[j * ndp + a] * t1[i + nd * (a + ndp * k)];
+        t2[i + nd * (j + nd * k)] = s;
+      }
+  for (int k = 0; k < nd; k++)
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++) {
+        double s = 0;
+        for (int a = 0; a < ndp; a++) s += B[k * ndp + a] * t2[i + nd * (j + nd * a)];
+        v[i + nd * (j + nd * k)] = s;
+      }
+}
+
+/* D [nd^3], one component: the nodes with own[a] keep theirs; every other node gets the
+   hierarchy of hx_curve's blending from them: an edge's inner nodes linear between its
+   corners, a face's the 2D Gordon-Hall blend of its edges, the volume's the 3D blend of its
+   faces. Each entity uses its own boundary alone, so elements sharing it agree. */
+static void blend_moves(int nd, const double *g, const unsigned char *own, double *D) {
+  int N = nd - 1;
+  for (int dir = 0; dir < 3; dir++) /* edges along dir */
+    for (int p = 0; p < 2; p++)
+      for (int q = 0; q < 2; q++)
+        for (int t = 1; t < N; t++) {
+          int I[3], I0[3], I1[3], o1 = (dir + 1) % 3, o2 = (dir + 2) % 3;
+          I[o1] = I0[o1] = I1[o1] = p ? N : 0;
+          I[o2] = I0[o2] = I1[o2] = q ? N : 0;
+          I[dir] = t, I0[dir] = 0, I1[dir] = N;
+          int a = hx_lex(nd, I[0], I[1], I[2]);
+          if (!own[a]) D[a] = (1 - g[t]) * D[hx_lex(nd, I0[0], I0[1], I0[2])] + g[t] * D[hx_lex(nd, I1[0], I1[1], I1[2])];
+        }
+  for (int f = 0; f < 6; f++) { /* faces */
+    int d = f / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2, idx[3];
+    idx[d] = (f & 1) ? N : 0;
+#define FLEX(uu, vv) (idx[da] = (uu), idx[db] = (vv), hx_lex(nd, idx[0], idx[1], idx[2]))
+    for (int v = 1; v < N; v++)
+      for (int u = 1; u < N; u++) {
+        int a = FLEX(u, v);
+        if (own[a]) continue;
+        int u0 = FLEX(0, v), u1 = FLEX(N, v), v0 = FLEX(u, 0), v1 = FLEX(u, N);
+        int c00 = FLEX(0, 0), c10 = FLEX(N, 0), c01 = FLEX(0, N), c11 = FLEX(N, N);
+        double r = g[u], t = g[v];
+        D[a] = (1 - r) * D[u0] + r * D[u1] + (1 - t) * D[v0] + t * D[v1] -
+               ((1 - r) * (1 - t) * D[c00] + r * (1 - t) * D[c10] + (1 - r) * t * D[c01] + r * t * D[c11]);
+      }
+#undef FLEX
+  }
+  for (int k = 1; k < N; k++) /* volume */
+    for (int j = 1; j < N; j++)
+      for (int i = 1; i < N; i++) {
+        int a = hx_lex(nd, i, j, k);
+        if (own[a]) continue;
+        double w1[2] = {1 - g[i], g[i]}, w2[2] = {1 - g[j], g[j]}, w3[2] = {1 - g[k], g[k]}, v = 0;
+        int I[2] = {0, N};
+        for (int s = 0; s < 2; s++) {
+          v += w1[s] * D[hx_lex(nd, I[s], j, k)] + w2[s] * D[hx_lex(nd, i, I[s], k)] + w3[s] * D[hx_lex(nd, i, j, I[s])];
+          for (int t = 0; t < 2; t++) {
+            v -= w1[s] * w2[t] * D[hx_lex(nd, I[s], I[t], k)] + w1[s] * w3[t] * D[hx_lex(nd, I[s], j, I[t])] +
+                 w2[s] * w3[t] * D[hx_lex(nd, i, I[s], I[t])];
+            for (int u = 0; u < 2; u++) v += w1[s] * w2[t] * w3[u] * D[hx_lex(nd, I[s], I[t], I[u])];
+          }
+        }
+        D[a] = v;
+      }
+}
+
+/* Element e of the carried mesh into xe ([3][nd^3]): its initial nodes plus the low-order
+   moves interpolated and scaled by the trilinear blend of its corners' alpha, then the nodes on
+   curved surfaces projected back onto them, their corrections blended into the rest
+   (blend_moves; nodes on planes keep their moves, which the low-order solve kept in-plane). */
+static void transfer_elem(const hx_tmop *tm, const hx_mesh *lo, const double *lo_x0, const double *B, const double *g,
+                          const double *alpha, hx_lid e, double *xe) {
+  const hx_mesh *m = tm->mesh;
+  int nd = m->nd, ndp = lo->nd, n3 = nd * nd * nd, np3 = ndp * ndp * ndp;
+  double u[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND], d[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  unsigned char own[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  const hx_lid *e2l = tm->lmap->e2l + (size_t)e * n3;
+  double ac[8];
+  for (int c = 0; c < 8; c++) ac[c] = alpha[e2l[hx_corner_lex(nd, c)]];
+  for (int c = 0; c < 3; c++) {
+    const double *xl = lo->x + ((size_t)e * 3 + c) * np3, *xl0 = lo_x0 + ((size_t)e * 3 + c) * np3;
+    for (int a = 0; a < np3; a++) u[a] = xl[a] - xl0[a];
+    interp3(ndp, nd, B, u, d);
+    const double *x0 = hx_mesh_elem_x(m, e, c);
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          int a = hx_lex(nd, i, j, k);
+          double wi = g[i], wj = g[j], wk = g[k];
+          double al = (1 - wk) * ((1 - wj) * ((1 - wi) * ac[0] + wi * ac[1]) + wj * ((1 - wi) * ac[2] + wi * ac[3])) +
+                      wk * ((1 - wj) * ((1 - wi) * ac[4] + wi * ac[5]) + wj * ((1 - wi) * ac[6] + wi * ac[7]));
+          xe[(size_t)c * n3 + a] = x0[a] + al * d[a];
+        }
+  }
+  /* corrections of the nodes on curved surfaces */
+  double corr[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  for (int a = 0; a < n3; a++) {
+    hx_lid l = e2l[a];
+    own[a] = tm->ncon[l] > 0;
+    corr[0][a] = corr[1][a] = corr[2][a] = 0;
+    if (tm->curved[l] >= 0) {
+      double y[3] = {xe[a], xe[n3 + a], xe[2 * (size_t)n3 + a]}, p[3];
+      hx_surface_project(&m->surfaces[tm->curved[l]], y, p);
+      for (int c = 0; c < 3; c++) corr[c][a] = p[c] - y[c];
+    }
+  }
+  for (int c = 0; c < 3; c++) {
+    blend_moves(nd, g, own, corr[c]);
+    for (int a = 0; a < n3; a++) xe[(size_t)c * n3 + a] += corr[c][a];
+  }
+}
+
+int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback,
+                     int *rounds) {
+  *nback = 0, *rounds = 0;
+  HX_CHECK(lo->num_elem == m->num_elem && lo->order <= m->order, HX_ERR_INPUT,
+           "transfer: the low-order mesh has %lld elements of order %d, the mesh %lld of order %d",
+           (long long)lo->num_elem, lo->order, (long long)m->num_elem, m->order);
+  for (size_t i = 0; i < (size_t)m->num_elem * 8; i++)
+    HX_CHECK(lo->vert_id[i] == m->vert_id[i], HX_ERR_INPUT, "transfer: element %lld has other corners in the low-order mesh",
+             (long long)(i / 8));
+  hx_tmop *tm = NULL;
+  HX_CALL(hx_malloc(sizeof *tm, &tm));
+  tm->mesh = m;
+  tm->o = *o;
+  int nd = m->nd, ndp = lo->nd, n3 = nd * nd * nd;
+  hx_lid ne = m->num_elem;
+  double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *alpha = NULL, *B = NULL;
+  uint64_t *flag = NULL;
+  unsigned char *lev = NULL;
+  hx_quality_ctx *qc[2] = {NULL, NULL};
+  double g[HX_MAX_ND], w[HX_MAX_ND], gp[HX_MAX_ND], wp[HX_MAX_ND];
+  int rc = hx_mesh_lnumbering(m, &tm->lmap);
+  if (!rc) {
+    tm->nl = tm->lmap->num_lnodes;
+    tm->nL = 3 * (size_t)tm->nl;
+    tm->nE = (size_t)ne * 3 * n3;
+    rc = hx_gs_create(m->comm, tm->nl, tm->lmap->l2g, &tm->gs);
+    tm->gs_active = hx_comm_size(m->comm) > 1;
+  }
+  hx_lid nl = tm->nl;
+  if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
+  if (!rc) {
+    hx_lmap_gather(tm->lmap, m, 3, m->x, tm->x0);
+    for (hx_lid i = 0; i < nl; i++)
+      for (int c = 0; c < 3; c++) tm->x0[3 * (size_t)i + c] /= tm->lmap->mult[i];
+    rc = build_constraints(tm);
+  }
+  if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r0, &r0);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r1, &r1);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f0, &f0);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f1, &f1);
+  if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *alpha, &alpha);
+  if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *flag, &flag);
+  if (!rc) rc = hx_malloc((size_t)nl + 1, &lev);
+  if (!rc) rc = hx_malloc((size_t)nd * ndp * sizeof *B, &B);
+  if (!rc) rc = hx_gll(nd, g, w);
+  if (!rc) rc = hx_gll(ndp, gp, wp);
+  for (int k = 0; k < 2 && !rc; k++) rc = fold_ctx(nd, k, &qc[k]);
+  if (!rc) {
+    hx_lagrange_matrices(ndp, gp, nd, g, B, NULL);
+    for (hx_lid l = 0; l < nl; l++) alpha[l] = 1;
+    rc = fold_state(tm, m->x, qc, 2, r0, f0);
+  }
+  while (!rc) {
+#pragma omp parallel for schedule(static)
+    for (hx_lid e = 0; e < ne; e++) transfer_elem(tm, lo, lo_x0, B, g, alpha, e, xe + (size_t)e * 3 * n3);
+    if ((rc = fold_state(tm, xe, qc, 2, r1, f1))) break;
+    memset(flag, 0, (size_t)nl * sizeof *flag);
+    for (hx_lid e = 0; e < ne; e++)
+      if (!(r1[e] >= fmin(o->keep_sj, r0[e])) || (!(f1[e] > 0) && f0[e] > 0))
+        for (int c = 0; c < 8; c++) flag[tm->lmap->e2l[(size_t)e * n3 + hx_corner_lex(nd, c)]] = 1;
+    if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
+    int64_t moved = 0;
+    for (hx_lid l = 0; l < nl; l++)
+      if (flag[l] && lev[l] < 5) {
+        lev[l]++;
+        alpha[l] = lev[l] < 5 ? ldexp(1.0, -lev[l]) : 0.0;
+        moved++;
+      }
+    if ((rc = hx_comm_sum_int64(m->comm, &moved, 1))) break;
+    if (!moved) break;
+    (*rounds)++;
+  }
+  if (!rc) {
+    memcpy(m->x, xe, tm->nE * sizeof *xe);
+    int64_t held = 0;
+    for (hx_lid e = 0; e < ne; e++) {
+      int any = 0;
+      for (int c = 0; c < 8; c++) any |= alpha[tm->lmap->e2l[(size_t)e * n3 + hx_corner_lex(nd, c)]] < 1;
+      held += any;
+    }
+    rc = hx_comm_sum_int64(m->comm, &held, 1);
+    *nback = held;
+  }
+  hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&alpha), hx_free(&flag), hx_free(&lev), hx_free(&B);
+  hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
+  hx_tmop_destroy(&tm);
+  return rc;
+}
+
 int hx_tmop_ddot(hx_tmop *tm, const double *a, const double *b, double *out) {
   HX_CALL(tm->be->dot(tm->pa, a, b, out));
   return hx_comm_sum_double(tm->mesh->comm, out, 1);

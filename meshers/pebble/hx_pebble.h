@@ -77,6 +77,9 @@ typedef struct hx_pebble_opts {
   double max_snap;      /* refuse cells reaching beyond the wall by more than this x d (1.0) */
   int order;            /* > 1: return the mesh at this order, nodes placed by the mesher's own
                            sweep map (exact spheres, bridges, walls, curved layers) */
+  int map_order;        /* > 0: place the order-`order` points by the sweep map of an order-map_order
+                           mesh (its spacing choices and its guard's), i.e. the same map sampled
+                           at fewer points (the low-order copy of --optimize-order); 0: order */
   int lazy;             /* with order > 1: return the order-1 mesh with that sweep map attached
                            as its hx_mesh_lazy (writers, checks and the quality report evaluate
                            it a block at a time), not the order-N mesh held whole */

@@ -2397,6 +2397,10 @@ static int32_t quad_facet(const builder *bd, int32_t q) {
 
 /* the volume spacings (--radial, --ring-points) at order N: -1 means from order 3 */
 static int spacing_on(int flag, int order) { return flag > 0 || (flag < 0 && order >= 3); }
+/* the order whose point placement the sweep map follows: o->map_order when set (a lower-order
+   copy of an order-N mesh, --optimize-order: the same map, sampled at fewer points), else the
+   order it is evaluated at */
+static int map_order(const hx_pebble_opts *o, int order) { return o->map_order > 0 ? o->map_order : order; }
 
 /* --ring-points volume. Inside a ring of quads about a contact the gap between the two
    spheres grows like rho^2 and the ring's width like rho (rho: distance from the axis),
@@ -2494,7 +2498,7 @@ static int ring_edges(builder *bd, const hx_pebble_opts *o) {
      --split's children, whose inner edges are chords in one child and spokes in the other,
      stay unmarked there); a facet's edges are sorted by their end nodes to pair them; the
      edges of one quad alone are the facet's boundary (boundary_segments) */
-  int ring = spacing_on(o->ring_volume, o->order), edge = spacing_on(o->edge_volume, o->order);
+  int ring = spacing_on(o->ring_volume, map_order(o, o->order)), edge = spacing_on(o->edge_volume, map_order(o, o->order));
   int32_t maxq = 0;
   for (hx_lid f = 0; f < bd->nf; f++) maxq = bd->F[f].nq > maxq ? bd->F[f].nq : maxq;
   qedge *E;
@@ -2664,10 +2668,10 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
   double tm[4][HX_MAX_ND];
   for (int ed = 0; ed < 4; ed++) {
     int e_orig = E->rev ? (6 - ed) % 4 : ed;
-    if (spacing_on(sc->o->ring_volume, nd - 1) && (Qd->rp >> e_orig & 1) && cham[ed] < 0)
+    if (spacing_on(sc->o->ring_volume, map_order(sc->o, nd - 1)) && (Qd->rp >> e_orig & 1) && cham[ed] < 0)
       ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed],
                     IS_FAN(Qd->kind) ? RE_SPOKE : (e_orig & 1) ? RE_RADIAL : RE_CHORD, -1);
-    else if (!sc->bnd_off && spacing_on(sc->o->edge_volume, nd - 1) && cham[ed] < 0 && seg_on(bd, E->quad, e_orig) >= 0)
+    else if (!sc->bnd_off && spacing_on(sc->o->edge_volume, map_order(sc->o, nd - 1)) && cham[ed] < 0 && seg_on(bd, E->quad, e_orig) >= 0)
       ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed], RE_GAP, bd->segsph[seg_on(bd, E->quad, e_orig)]);
     else
       memcpy(tm[ed], g, (size_t)nd * sizeof *g);
@@ -2706,7 +2710,7 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
      feet are lofted between edges 0 and 2 along straight segments, at the fraction blended
      from the two radial edges' maps (the Coons patch of such edges folds where the ring
      next to a bridge circle is narrow) */
-  int loft = spacing_on(sc->o->ring_volume, nd - 1) && IS_RING(Qd->kind) && (Qd->rp & 10) == 10;
+  int loft = spacing_on(sc->o->ring_volume, map_order(sc->o, nd - 1)) && IS_RING(Qd->kind) && (Qd->rp & 10) == 10;
   for (int j = 0; j < nd; j++)
     for (int i = 0; i < nd; i++) {
       double a1 = g[i], a2 = g[j];
@@ -2734,7 +2738,7 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
          the cube of their distance from the centre is linear in xi3 (equal volume per step
          of the cone the column is part of), else linearly */
       double rq0 = 0, rq1 = 0, rY = 0, rQ = 0;
-      if (cell >= 0 && spacing_on(sc->o->radial_volume, nd - 1)) {
+      if (cell >= 0 && spacing_on(sc->o->radial_volume, map_order(sc->o, nd - 1))) {
         double dy[3], dq[3];
         for (int c = 0; c < 3; c++) dy[c] = Y[c] - ca[c], dq[c] = Q[c] - ca[c];
         rY = norm3(dy), rQ = norm3(dq);
@@ -3815,7 +3819,8 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (!rc) rc = smooth_facets(bd, o, o->smooth, &st);
   if (!rc) rc = split_quads(bd, o->split);
-  if (!rc && (spacing_on(o->ring_volume, o->order) || spacing_on(o->edge_volume, o->order))) rc = ring_edges(bd, o);
+  int mo = map_order(o, o->order);
+  if (!rc && (spacing_on(o->ring_volume, mo) || spacing_on(o->edge_volume, mo))) rc = ring_edges(bd, o);
   stage_mem("tessellation");
   hx_mesh *m = NULL;
   int32_t *stamp = NULL, *colbase = NULL;
@@ -3833,9 +3838,9 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   double se[2][65];
   for (int k = 0; k < 2; k++)
     if (NE[k]) grading(NE[k], o->extrude_ratio, 0, se[k]);
-  if (!rc && (spacing_on(o->ring_volume, o->order) || spacing_on(o->edge_volume, o->order)) && o->order > 1) {
+  if (!rc && (spacing_on(o->ring_volume, mo) || spacing_on(o->edge_volume, mo)) && o->order > 1) {
     sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, NULL, 0};
-    rc = ring_points_guard(&sc, o->order, comm, &st.num_ring_even, &st.num_edge_even);
+    rc = ring_points_guard(&sc, mo, comm, &st.num_ring_even, &st.num_edge_even);
   }
   /* surfaces: spheres, walls, extrusion end planes, bridges */
   int nsurf = 0;

@@ -65,11 +65,15 @@ static void pebble_help(void) {
          "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
          "                        (optimizer flags below; here the defaults are --metric 318 --target 4\n"
          "                        --weight equal --keep-sj 0.1 --newton-iters 10 --detj-check fine,\n"
-         "                        --quad-order 2N - 2 from order 5 (quadrature at the GLL nodes, the\n"
-         "                        line search also tests between them): det J evened out inside\n"
-         "                        every element, none left below min(0.1, its value as meshed); a\n"
-         "                        large gain at order 3, a small one at order 7, where the line search\n"
-         "                        stops the steps that would fold elements between their nodes)\n"
+         "                        --quad-order 2P - 2, at least 8): det J evened out inside every\n"
+         "                        element, none left below min(0.1, its value as meshed)\n"
+         "  --optimize-order P    solve on the bed meshed at order P by the order-N mesh's own map, then\n"
+         "                        carry the moves to order N (interpolated; boundary nodes put back on\n"
+         "                        their surfaces, the correction blended inwards; an element that would\n"
+         "                        end below min(--keep-sj, its value as meshed) or folded is held back\n"
+         "                        towards its meshed self). Default min(N, 3): at order 7 a solve at the\n"
+         "                        order itself stops after a few steps (its quadrature at the GLL nodes\n"
+         "                        lets steps fold elements between them) and gains far less\n"
          "  --stream              never hold the whole order-N mesh: the sweep map is evaluated a block of\n"
          "                        elements at a time for the check, the quality report and every writer\n"
          "                        (the same files); chosen by itself when the order-N mesh would need\n"
@@ -105,12 +109,65 @@ static int parse_pair(const char *flag, const char *v, double *len, int *layers)
   return HX_OK;
 }
 
+typedef struct transfer_stats {
+  int order;
+  long long held;
+  int rounds;
+} transfer_stats;
+
+/* --optimize-order P: TMOP on the same bed meshed at order P (the same elements: the
+   tessellation does not depend on the order), then the moves carried to the order-N mesh m
+   (hx_tmop_transfer: interpolated, boundary nodes put back on their surfaces, held back where
+   an element would end below min(--keep-sj, its value as meshed) or folded). The order-P copy
+   samples the order-N mesh's own map (map_order: its point spacings and its guard's choices),
+   so that both share one parametrization; where that copy folds at the solve's quadrature
+   points (fewer points can miss a thin layer's curve), the order-P mesher's own guard places
+   them (the spacings still as at order N); where that folds too, *done stays 0 and the caller
+   solves at order N. At order 7 the solve at the mesh's own order stops early: its quadrature
+   at the GLL nodes lets steps fold elements between them, which the line search refuses. */
+static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh *m, int P,
+                             hx_tmop_opts *topt, int quiet, int json, transfer_stats *tr) {
+  int N = o->order;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    hx_pebble_opts op = *o;
+    op.order = P;
+    op.lazy = 0;
+    if (attempt == 0) {
+      op.map_order = N;
+    } else {
+      int *f[3] = {&op.radial_volume, &op.ring_volume, &op.edge_volume};
+      for (int k = 0; k < 3; k++)
+        if (*f[k] < 0) *f[k] = N >= 3;
+    }
+    hx_pebble_stats st;
+    hx_mesh *lo = NULL;
+    double *x0 = NULL;
+    HX_CALL(hx_mesher_pebble(comm, bed, &op, &lo, &st));
+    size_t n = (size_t)lo->num_elem * 3 * (size_t)hx_mesh_nodes_per_elem(lo);
+    int rc = hx_malloc((n + 1) * sizeof *x0, &x0);
+    if (!rc) memcpy(x0, lo->x, n * sizeof *x0);
+    if (!rc) rc = hx_cli_optimize(lo, topt, quiet, json);
+    if (rc == HX_ERR_INVALID_MESH) { /* the copy folds at the quadrature points: next attempt */
+      hx_error_clear();
+      hx_free(&x0);
+      hx_mesh_destroy(&lo);
+      continue;
+    }
+    if (!rc) rc = hx_tmop_transfer(m, lo, x0, topt, &tr->held, &tr->rounds);
+    if (!rc) tr->order = P;
+    hx_free(&x0);
+    hx_mesh_destroy(&lo);
+    return rc;
+  }
+  return HX_OK;
+}
+
 int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_pebble_opts o;
   hx_pebble_opts_default(&o);
   hx_cli_common c = {0};
   const char *centres = NULL, *plot = NULL;
-  int quality = 0, no_raise = 0, tquiet = 0;
+  int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0;
   hx_tmop_opts topt;
   hx_tmop_opts_default(&topt);
   /* the pebble mesh's own optimizer defaults, aimed at the Nek5000 scaled Jacobian (min / max
@@ -241,6 +298,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--accept-sj")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 1, &o.accept_sj));
+    } else if (!strcmp(a, "--optimize-order")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int(a, v, 1, HX_MAX_ORDER, &opt_order));
     } else if (!strcmp(a, "--quality")) {
       quality = 1;
     } else if (!strcmp(a, "--stream")) {
@@ -259,7 +319,10 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CHECK(!(c.optimize && no_raise), HX_ERR_INPUT, "flag --optimize: needs the whole order-N mesh, not --stream");
   HX_CALL(hx_cli_plot_check(plot));
   int order = c.order ? c.order : 7;
-  if (!topt.quad_order) topt.quad_order = 2 * order - 2 > 8 ? 2 * order - 2 : 8;
+  HX_CHECK(!opt_order || c.optimize, HX_ERR_INPUT, "flag --optimize-order: only with --optimize");
+  HX_CHECK(opt_order <= order, HX_ERR_INPUT, "flag --optimize-order: %d is above the mesh's order %d", opt_order, order);
+  int solve_order = opt_order ? opt_order : order > 3 ? 3 : order, user_qo = topt.quad_order != 0;
+  if (!topt.quad_order) topt.quad_order = 2 * solve_order - 2 > 8 ? 2 * solve_order - 2 : 8;
   /* check the output formats before any work, so a bad -o leaves nothing */
   for (int k = 0; k < c.num_out; k++) {
     const hx_format *f;
@@ -285,6 +348,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   }
   hx_gid num_bad = 0;
   double t_curve = 0;
+  transfer_stats tr = {0, 0, 0};
   if (!rc) {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -297,7 +361,20 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     }
     /* TMOP with every boundary node sliding on its analytic surface (pebble spheres,
        chamfer cylinders, container wall, planes); the order-N mesh is the mesher's */
-    if (!rc && c.optimize) {
+    if (!rc && c.optimize && solve_order < order) {
+      rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, tquiet || c.json, c.json, &tr);
+      if (!rc && !tr.order) { /* no valid order-P copy: solve at order N */
+        if (!user_qo) topt.quad_order = 2 * order - 2 > 8 ? 2 * order - 2 : 8;
+        if (hx_comm_rank(comm) == 0 && !c.json)
+          printf("optimize: the order-%d copy folds at its quadrature points; solving at order %d\n", solve_order, order);
+        solve_order = order;
+      }
+    }
+    if (!rc && c.optimize && tr.order) {
+      hx_mesh_check_report rep;
+      rc = hx_mesh_check(m, 1e-12, &rep);
+      if (!rc) num_bad = rep.bad_elems;
+    } else if (!rc && c.optimize) {
       rc = hx_cli_optimize(m, &topt, tquiet || c.json, c.json);
       hx_mesh_check_report rep;
       if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
@@ -318,13 +395,13 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
              "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, \"edge_even_segments\": %d, "
              "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
-             "\"time_mesh\": %.3f, \"time_curve\": %.3f}\n",
+             "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_held\": %lld, \"transfer_rounds\": %d}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
              (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
              (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even,
              order, m->lazy ? "true" : "false", (long long)num_bad,
-             st.bridge_volume, st.t_diagram, st.t_mesh, t_curve);
+             st.bridge_volume, st.t_diagram, st.t_mesh, t_curve, c.optimize ? solve_order : 0, tr.held, tr.rounds);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
              (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
@@ -349,6 +426,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       printf("  order %d%s: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s %s\n", order,
              m->lazy ? " (streamed: evaluated a block at a time)" : "", (long long)num_bad, st.t_diagram, st.t_mesh,
              t_curve, m->lazy ? "check" : "curving");
+      if (tr.order)
+        printf("  optimized at order %d, the moves carried to order %d: %lld element(s) held back in %d round(s)\n",
+               tr.order, order, tr.held, tr.rounds);
       for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
     }
   }
