@@ -804,26 +804,60 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     for (hx_lid l = 0; l < nl; l++) alpha[l] = 1;
     rc = fold_state(tm, m->x, qc, 2, r0, f0);
   }
+  /* an element's nodes depend on its own corners' alpha alone (the trilinear blend on a shared
+     face or edge uses that entity's corners), so a round evaluates only the elements with a
+     corner changed in the round before */
+  unsigned char *dirty = NULL;
+  if (!rc) rc = hx_malloc((size_t)ne + 1, &dirty);
+  if (!rc) memset(dirty, 1, (size_t)ne);
   while (!rc) {
-#pragma omp parallel for schedule(static)
-    for (hx_lid e = 0; e < ne; e++) transfer_elem(tm, lo, lo_x0, B, g, alpha, e, xe + (size_t)e * 3 * n3);
-    if ((rc = fold_state(tm, xe, qc, 2, r1, f1))) break;
+    int err = 0;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (hx_lid e = 0; e < ne; e++) {
+      if (!dirty[e]) continue;
+      double *x = xe + (size_t)e * 3 * n3;
+      transfer_elem(tm, lo, lo_x0, B, g, alpha, e, x);
+      double fm = HUGE_VAL;
+      for (int k = 0; k < 2; k++) {
+        hx_elem_quality q;
+        if (hx_quality_elem(qc[k], x, &q)) {
+#pragma omp atomic write
+          err = 1;
+          continue;
+        }
+        fm = isnan(q.detj_min_q) ? -1 : fmin(fm, q.detj_min_q);
+        if (!k) r1[e] = q.scaled_jac;
+      }
+      f1[e] = fm;
+    }
+    if (err) {
+      rc = HX_ERROR(HX_ERR_MEMORY, "transfer: the quality evaluation failed");
+      break;
+    }
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
       if (!(r1[e] >= fmin(o->keep_sj, r0[e])) || (!(f1[e] > 0) && f0[e] > 0))
         for (int c = 0; c < 8; c++) flag[tm->lmap->e2l[(size_t)e * n3 + hx_corner_lex(nd, c)]] = 1;
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
     int64_t moved = 0;
-    for (hx_lid l = 0; l < nl; l++)
+    for (hx_lid l = 0; l < nl; l++) {
       if (flag[l] && lev[l] < 5) {
         lev[l]++;
         alpha[l] = lev[l] < 5 ? ldexp(1.0, -lev[l]) : 0.0;
         moved++;
+      } else {
+        flag[l] = 0; /* from here: the corners changed in this round */
       }
+    }
+    for (hx_lid e = 0; e < ne; e++) {
+      dirty[e] = 0;
+      for (int c = 0; c < 8; c++) dirty[e] |= flag[tm->lmap->e2l[(size_t)e * n3 + hx_corner_lex(nd, c)]] != 0;
+    }
     if ((rc = hx_comm_sum_int64(m->comm, &moved, 1))) break;
     if (!moved) break;
     (*rounds)++;
   }
+  hx_free(&dirty);
   if (!rc) {
     memcpy(m->x, xe, tm->nE * sizeof *xe);
     int64_t held = 0;

@@ -113,6 +113,7 @@ typedef struct transfer_stats {
   int order;
   long long held;
   int rounds;
+  double seconds; /* the order-P mesh, the solve and the transfer */
 } transfer_stats;
 
 /* --optimize-order P: TMOP on the same bed meshed at order P (the same elements: the
@@ -128,6 +129,8 @@ typedef struct transfer_stats {
 static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh *m, int P,
                              hx_tmop_opts *topt, int quiet, int json, transfer_stats *tr) {
   int N = o->order;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   for (int attempt = 0; attempt < 2; attempt++) {
     hx_pebble_opts op = *o;
     op.order = P;
@@ -155,6 +158,8 @@ static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pe
     }
     if (!rc) rc = hx_tmop_transfer(m, lo, x0, topt, &tr->held, &tr->rounds);
     if (!rc) tr->order = P;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    tr->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     hx_free(&x0);
     hx_mesh_destroy(&lo);
     return rc;
@@ -348,7 +353,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   }
   hx_gid num_bad = 0;
   double t_curve = 0;
-  transfer_stats tr = {0, 0, 0};
+  transfer_stats tr = {0, 0, 0, 0};
   if (!rc) {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -427,8 +432,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              m->lazy ? " (streamed: evaluated a block at a time)" : "", (long long)num_bad, st.t_diagram, st.t_mesh,
              t_curve, m->lazy ? "check" : "curving");
       if (tr.order)
-        printf("  optimized at order %d, the moves carried to order %d: %lld element(s) held back in %d round(s)\n",
-               tr.order, order, tr.held, tr.rounds);
+        printf("  optimized at order %d, the moves carried to order %d: %lld element(s) held back in %d round(s); "
+               "%.2f s\n", tr.order, order, tr.held, tr.rounds, tr.seconds);
       for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
     }
   }

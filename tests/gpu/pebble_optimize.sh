@@ -5,10 +5,13 @@
 # outlet 3) with `--optimize` (the pebble defaults: metric 318, target 4, equal weights,
 # --keep-sj 0.1, 80 Newton steps) at order 3 on the cpu and the cuda backend with 10 Newton
 # steps (the same quality to rounding expected), and at order ORDERS (default 7) on cuda with
-# the defaults (and the mesh of --score nek too, 600 elements per pebble), each with the
+# the defaults (solved at order 3, the moves carried to order N: --optimize-order), on cpu with
+# the same defaults (the host's 16 cores), on cuda solved at order N itself (--optimize-order N,
+# the default before the tenth session), and the mesh of --score nek too (600 elements per
+# pebble), each with the
 # quality listing of every element before and after: Nek5000 scaled Jacobian min / mean /
 # below 0.1 / below 0.3, aspect max, and the wall times. Logs and tables go to $OUT.
-#   usage: bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
+#   usage: [PACKED=1] [SKIP_PB67=1] bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -41,14 +44,34 @@ one() { # label order flags...
   local rc=$?
   te=$(date +%s.%N)
   printf "%-30s %s %8.1f%s\n" "$lab" "$(stats "$OUT/$lab.txt")" "$(awk -v a="$ts" -v b="$te" 'BEGIN {print b - a}')" "$([ $rc -ne 0 ] && echo " rc $rc")" | tee -a "$OUT/pebble_optimize.txt"
-  grep "^optimize:" "$OUT/$lab.txt" | sed 's/^/    /' | tee -a "$OUT/pebble_optimize.txt"
+  grep "^optimize:\|optimized at order" "$OUT/$lab.txt" | sed 's/^ *//; s/^/    /' | tee -a "$OUT/pebble_optimize.txt"
 }
+if [ "${SKIP_PB67:-0}" != 1 ]; then
 one o3-meshed 3
 one o3-cpu 3 --optimize --backend cpu --newton-iters 10 --quiet "$@"
 one o3-cuda 3 --optimize --backend cuda --newton-iters 10 --quiet "$@"
 for p in ${ORDERS//,/ }; do
   one o$p-meshed "$p"
   one o$p-cuda "$p" --optimize --backend cuda --quiet "$@"
+  one o$p-cpu "$p" --optimize --backend cpu --quiet "$@"
+  one o$p-cuda-direct "$p" --optimize --optimize-order "$p" --backend cuda --quiet "$@"
   one o$p-nek-meshed "$p" --score nek
   one o$p-nek-cuda "$p" --score nek --optimize --backend cuda --quiet "$@"
 done
+fi
+# PACKED=1: three poured beds of 300 spheres (hexpack pack: a cylinder, a polydisperse cylinder,
+# a square prism) at the last order, meshed and optimized with the defaults and with --score nek
+if [ "${PACKED:-0}" = 1 ]; then
+  p=${ORDERS##*,}
+  "$H" pack --n 300 --container cyl:5 --seed 3 --trials 20 -o "$OUT/c300.txt" > /dev/null
+  "$H" pack --n 300 --container cyl:5 --poly 0.2 --seed 5 --trials 20 -o "$OUT/p300.txt" > /dev/null
+  "$H" pack --n 300 --container box:4.3 --seed 2 --trials 20 -o "$OUT/b300.txt" > /dev/null
+  for bed in c300 p300 b300; do
+    case $bed in b300) C=(--container box:-4.3,4.3,-4.3,4.3) ;; *) C=(--container cyl:5) ;; esac
+    BED=(pebble "$OUT/$bed.txt" "${C[@]}")
+    one $bed-o$p-meshed "$p"
+    one $bed-o$p-cuda "$p" --optimize --backend cuda --quiet "$@"
+    one $bed-o$p-nek-meshed "$p" --score nek
+    one $bed-o$p-nek-cuda "$p" --score nek --optimize --backend cuda --quiet "$@"
+  done
+fi
