@@ -39,3 +39,21 @@ static inline void test_perturb(hx_mesh *m, double amp) {
     for (int a = 0; a < npe; a++)
       for (int c = 0; c < 3; c++) hx_mesh_elem_x(m, e, c)[a] += amp * test_hash(m->node_id[(size_t)e * npe + a], c);
 }
+
+/* every element's Nek5000 ratio min / max det J over its GLL nodes (-1 where max <= 0), from
+   hx_mesh_jacobian_at_node: independent of the optimizer's and the quality report's passes */
+static inline void test_nek_ratios(const hx_mesh *m, double *r) {
+  int nd = m->nd;
+  double D[HX_MAX_ND * HX_MAX_ND], J[3][3];
+  hx_mesh_gll_derivative(nd, D);
+  for (hx_lid e = 0; e < m->num_elem; e++) {
+    double lo = HUGE_VAL, hi = -HUGE_VAL;
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          double d = hx_mesh_jacobian_at_node(m, D, e, i, j, k, J);
+          lo = fmin(lo, d), hi = fmax(hi, d);
+        }
+    r[e] = hi > 0 ? lo / hi : -1;
+  }
+}

@@ -14,23 +14,6 @@
 #include "hx_test_tmop.h"
 #include "hx_tmop.h"
 
-/* every element's min / max det J at its GLL nodes */
-static void ratios(const hx_mesh *m, double *r) {
-  int nd = m->nd;
-  double D[HX_MAX_ND * HX_MAX_ND], J[3][3];
-  hx_mesh_gll_derivative(nd, D);
-  for (hx_lid e = 0; e < m->num_elem; e++) {
-    double lo = HUGE_VAL, hi = -HUGE_VAL;
-    for (int k = 0; k < nd; k++)
-      for (int j = 0; j < nd; j++)
-        for (int i = 0; i < nd; i++) {
-          double d = hx_mesh_jacobian_at_node(m, D, e, i, j, k, J);
-          lo = fmin(lo, d), hi = fmax(hi, d);
-        }
-    r[e] = hi > 0 ? lo / hi : -1;
-  }
-}
-
 int main(int argc, char **argv) {
 #if HX_HAVE_MPI
   MPI_Init(&argc, &argv);
@@ -45,7 +28,7 @@ int main(int argc, char **argv) {
     if (!m0) return 1;
     hx_lid ne = m0->num_elem;
     double *r0 = malloc((ne + 1) * sizeof *r0), *r1 = malloc((ne + 1) * sizeof *r1);
-    ratios(m0, r0);
+    test_nek_ratios(m0, r0);
     const double K = 0.5;
     long long worse[2] = {0, 0}, back = 0;
     double mean[3] = {0, 0, 0}, slack = HUGE_VAL, moved = 0;
@@ -68,7 +51,7 @@ int main(int argc, char **argv) {
         return 1;
       }
       if (keep) back = r.keep_sj_rounds;
-      ratios(m, r1);
+      test_nek_ratios(m, r1);
       for (hx_lid e = 0; e < ne; e++) {
         double floor = fmin(K, r0[e]);
         mean[1 + keep] += r1[e];

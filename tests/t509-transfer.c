@@ -26,22 +26,6 @@
 #include "hx_test_tmop.h"
 #include "hx_tmop.h"
 
-static void ratios(const hx_mesh *m, double *r) {
-  int nd = m->nd;
-  double D[HX_MAX_ND * HX_MAX_ND], J[3][3];
-  hx_mesh_gll_derivative(nd, D);
-  for (hx_lid e = 0; e < m->num_elem; e++) {
-    double lo = HUGE_VAL, hi = -HUGE_VAL;
-    for (int k = 0; k < nd; k++)
-      for (int j = 0; j < nd; j++)
-        for (int i = 0; i < nd; i++) {
-          double d = hx_mesh_jacobian_at_node(m, D, e, i, j, k, J);
-          lo = fmin(lo, d), hi = fmax(hi, d);
-        }
-    r[e] = hi > 0 ? lo / hi : -1;
-  }
-}
-
 static double *copy_x(const hx_mesh *m) {
   size_t n = (size_t)m->num_elem * 3 * (size_t)hx_mesh_nodes_per_elem(m);
   double *x = malloc((n + 1) * sizeof *x);
@@ -79,14 +63,14 @@ static int box_cases(hx_comm comm, int rank) {
     hx_tmop_opts o;
     opts(&o, big ? 0.5 : 0.0);
     double *r0 = malloc((m->num_elem + 1) * sizeof *r0), *r1 = malloc((m->num_elem + 1) * sizeof *r1);
-    ratios(m, r0);
+    test_nek_ratios(m, r0);
     long long held = 0;
     int rounds = 0;
     if (hx_tmop_transfer(m, lo, x0, &o, &held, &rounds)) {
       printf("FAIL (%s) transfer: %s\n", big ? "b" : "a", hx_error_message());
       return 1;
     }
-    ratios(m, r1);
+    test_nek_ratios(m, r1);
     double err = 0, moved = 0;
     long long below = 0;
     for (hx_lid e = 0; e < m->num_elem; e++) {
@@ -158,14 +142,14 @@ static int bed_case(hx_comm comm, int rank) {
     return 1;
   }
   double *r0 = malloc((m->num_elem + 1) * sizeof *r0), *r1 = malloc((m->num_elem + 1) * sizeof *r1);
-  ratios(m, r0);
+  test_nek_ratios(m, r0);
   long long held = 0;
   int rounds = 0, fail = 0;
   if (hx_tmop_transfer(m, lo, x0, &o, &held, &rounds)) {
     printf("FAIL (c) transfer: %s\n", hx_error_message());
     return 1;
   }
-  ratios(m, r1);
+  test_nek_ratios(m, r1);
   hx_mesh_check_report rep;
   int crc = hx_mesh_check(m, 1e-12, &rep);
   double s[3] = {0, 0, (double)m->num_elem};
