@@ -93,10 +93,11 @@ int hx_pa_create(const hx_backend *be, const hx_mesh *mesh, const hx_pa_desc *d,
   if (rc == HX_OK) rc = hx_gll(pa->nd, xg, wg);
   if (rc == HX_OK) hx_lagrange_matrices(pa->nd, xg, nq, pa->qpts, pa->B, pa->G);
   pa->w_const = d->Winv == NULL;
+  pa->w_elem = !pa->w_const && d->w_per_elem;
   memcpy(pa->Winv_c, d->Winv_c, sizeof pa->Winv_c);
   pa->detW_c = d->detW_c;
   if (rc == HX_OK && !pa->w_const) {
-    size_t nqe = (size_t)pa->num_elem * nq * nq * nq;
+    size_t nqe = (size_t)pa->num_elem * (pa->w_elem ? 1 : (size_t)nq * nq * nq);
     rc = hx_malloc((9 * nqe + 1) * sizeof(double), &pa->Winv);
     if (rc == HX_OK) rc = hx_malloc((nqe + 1) * sizeof(double), &pa->detW);
     if (rc == HX_OK) {

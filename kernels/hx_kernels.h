@@ -59,11 +59,13 @@ typedef struct hx_pa_desc {
   double scale;        /* nu * c: multiplies every energy term (1 unless normalized) */
   /* The target W (tmop.md 1.6). Either constant (Winv == NULL): W^{-1} = Winv_c,
      det W = detW_c at every point; or per point: Winv [num_elem][nq^3][9] and
-     detW [num_elem][nq^3], host arrays, copied by hx_pa_create. */
+     detW [num_elem][nq^3], host arrays, copied by hx_pa_create; or, with w_per_elem,
+     constant over each element: Winv [num_elem][9], detW [num_elem]. */
   double Winv_c[9];
   double detW_c;
   const double *Winv;
   const double *detW;
+  int w_per_elem;
   int num_threads;     /* cpu: OpenMP threads (0 = runtime default) */
 } hx_pa_desc;
 
@@ -89,9 +91,10 @@ typedef struct hx_pa {
   double B[HX_MAX_Q * HX_MAX_ND];      /* [nq][nd]: B[q*nd + a] = l_a(t_q) (GLL Lagrange basis) */
   double G[HX_MAX_Q * HX_MAX_ND];      /* [nq][nd]: G[q*nd + a] = l_a'(t_q) */
   int w_const;                         /* 1: Winv_c/detW_c everywhere; 0: per-point arrays */
+  int w_elem;                          /* with !w_const: one W per element, not per point */
   double Winv_c[9], detW_c;
-  double *Winv;                        /* [num_elem][nq^3][9] host, owned (NULL if w_const) */
-  double *detW;                        /* [num_elem][nq^3] host, owned (NULL if w_const) */
+  double *Winv;                        /* [num_elem][nq^3][9] ([num_elem][9] if w_elem) host, owned (NULL if w_const) */
+  double *detW;                        /* [num_elem][nq^3] ([num_elem] if w_elem) host, owned (NULL if w_const) */
   void *data;                          /* backend-private */
 } hx_pa;
 

@@ -4,7 +4,7 @@
    2-norm of the CPU result). Meshes: randomly perturbed Kershaw boxes at orders 1..6
    (metric 303, GLL -qo 8); every metric at p = 2; and a curved mesh (Kershaw with a
    smooth sine displacement of every node, p = 3) with a per-point, non-scalar
-   target W (the general W path of the kernels). Also checks that the stored and
+   target W (the general W path of the kernels), and with one W per element (w_per_elem). Also checks that the stored and
    on-the-fly CUDA strategies agree with each other. Without a CUDA device (or a
    build without CUDA) it prints one skip line and passes. */
 #include <math.h>
@@ -185,6 +185,13 @@ static int body(void) {
     for (int k = 0; k < 2 && !fail; k++) {
       d.metric = k ? 302 : 303;
       snprintf(what, sizeof what, "curved p 3 per-point W m%d", d.metric);
+      if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+    }
+    /* one W per element (w_per_elem, the layout of target 4): the first num_elem entries */
+    d.w_per_elem = 1;
+    for (int k = 0; k < 2 && !fail; k++) {
+      d.metric = k ? 318 : 303;
+      snprintf(what, sizeof what, "curved p 3 per-element W m%d", d.metric);
       if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
     }
     free(Wi);

@@ -124,15 +124,20 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
                           "element %lld has det J = %.3e",
                           (long long)(m->elem_offset + bad_elem), mindet)
                : HX_OK;
-      if (!rc) rc = hx_malloc((9 * (size_t)m->num_elem * nq3 + 1) * sizeof(double), winv);
-      if (!rc) rc = hx_malloc(((size_t)m->num_elem * nq3 + 1) * sizeof(double), detw);
-      if (!rc && o->target == HX_TARGET_IDEAL_SHAPE_ELEM_SIZE)
-        for (hx_lid e = 0; e < m->num_elem; e++) { /* the element's volume at each of its points */
+      /* target 4 is constant over each element: one W per element (the kernels index it by
+         element), 1/nq^3 of a per-point layout (5.6 GB of a 10^3-sphere bed at order 3) */
+      int per_elem = o->target == HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
+      size_t nw = (size_t)m->num_elem * (per_elem ? 1 : nq3);
+      if (!rc) rc = hx_malloc((9 * nw + 1) * sizeof(double), winv);
+      if (!rc) rc = hx_malloc((nw + 1) * sizeof(double), detw);
+      if (!rc && per_elem)
+        for (hx_lid e = 0; e < m->num_elem; e++) { /* the element's volume */
           double ve = 0;
           for (size_t q = 0; q < nq3; q++) ve += wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)] * dets[e * nq3 + q];
-          for (size_t q = 0; q < nq3; q++) dets[e * nq3 + q] = ve;
+          dets[e] = ve; /* e <= e nq^3: read before overwritten */
         }
-      for (size_t g = 0; !rc && g < (size_t)m->num_elem * nq3; g++) {
+      d->w_per_elem = per_elem;
+      for (size_t g = 0; !rc && g < nw; g++) {
         double s = cbrt(dets[g]);
         double *W = *winv + 9 * g;
         memset(W, 0, 9 * sizeof(double));

@@ -214,10 +214,13 @@ static void elem_jacobian_t_strided(int nd, int nq, const double *B, const doubl
 static size_t work_len(int nd, int nq) { return (size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq + 16; }
 
 
-static inline const double *point_winv(const hx_pa *pa, size_t gq) { return pa->w_const ? pa->Winv_c : pa->Winv + 9 * gq; }
-static inline double point_weight(const hx_pa *pa, int q, size_t gq) {
+/* the target at point q of element el (gq = el nq^3 + q): per point, per element or constant */
+static inline const double *point_winv(const hx_pa *pa, hx_lid el, size_t gq) {
+  return pa->w_const ? pa->Winv_c : pa->Winv + 9 * (pa->w_elem ? (size_t)el : gq);
+}
+static inline double point_weight(const hx_pa *pa, int q, hx_lid el, size_t gq) {
   const cpu_data *cd = (const cpu_data *)pa->data;
-  return pa->scale * (pa->w_const ? cd->w3[q] * pa->detW_c : cd->w3[q] * pa->detW[gq]);
+  return pa->scale * (pa->w_const ? cd->w3[q] * pa->detW_c : cd->w3[q] * pa->detW[pa->w_elem ? (size_t)el : gq]);
 }
 
 /* R = M W^{-1} (T = A W^{-1}, dT = dA W^{-1}) */
@@ -266,8 +269,8 @@ static int cpu_energy(const hx_pa *pa, const double *x, double *e) {
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
       double T[9];
-      mul_winv(cd, A + 9 * q, point_winv(pa, gq), T);
-      s += point_weight(pa, q, gq) * hx_metric_mu(pa->metric, pa->metric_param, T);
+      mul_winv(cd, A + 9 * q, point_winv(pa, el, gq), T);
+      s += point_weight(pa, q, el, gq) * hx_metric_mu(pa->metric, pa->metric_param, T);
     }
     cd->elem_val[el] = s;
   }
@@ -289,11 +292,11 @@ static int cpu_grad(const hx_pa *pa, const double *x, double *g) {
     hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, x + el * npe, A, work);
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
-      const double *Wi = point_winv(pa, gq);
+      const double *Wi = point_winv(pa, el, gq);
       double T[9], P[9];
       mul_winv(cd, A + 9 * q, Wi, T);
       hx_metric_P(pa->metric, pa->metric_param, T, P);
-      flux(cd, P, Wi, point_weight(pa, q, gq), F + 9 * q);
+      flux(cd, P, Wi, point_weight(pa, q, el, gq), F + 9 * q);
     }
     elem_jacobian_t(nd, nq, pa->B, pa->G, F, g + el * npe, work);
   }
@@ -316,7 +319,7 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
       double T[9];
-      mul_winv(cd, A + 9 * q, point_winv(pa, gq), T);
+      mul_winv(cd, A + 9 * q, point_winv(pa, el, gq), T);
       hx_metric_H(pa->metric, pa->metric_param, T, cd->H + 81 * gq);
     }
   }
@@ -329,11 +332,10 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
    dP = (1/3){a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T]},
    a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3);
    F = wt s dP. tau^(1/3) comes from a separate scalar loop (hx_cbrt). */
-static void onthefly_303_soa(const hx_pa *pa, const cpu_data *cd, hx_lid el, int nq3, const double *restrict A,
+static void onthefly_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A,
                              const double *restrict dA, double *restrict F, double *restrict t13) {
-  double s = pa->w_const ? pa->Winv_c[0] : 0;
   for (int q = 0; q < nq3; q++) {
-    double sq = pa->w_const ? s : pa->Winv[9 * ((size_t)el * nq3 + q)];
+    double sq = point_winv(pa, el, (size_t)el * nq3 + q)[0];
     double T0 = sq * A[q], T1 = sq * A[nq3 + q], T2 = sq * A[2 * nq3 + q];
     double T3 = sq * A[3 * nq3 + q], T4 = sq * A[4 * nq3 + q], T5 = sq * A[5 * nq3 + q];
     double T6 = sq * A[6 * nq3 + q], T7 = sq * A[7 * nq3 + q], T8 = sq * A[8 * nq3 + q];
@@ -341,8 +343,8 @@ static void onthefly_303_soa(const hx_pa *pa, const cpu_data *cd, hx_lid el, int
   }
   for (int q = 0; q < nq3; q++) t13[q] = hx_cbrt(t13[q]);
   for (int q = 0; q < nq3; q++) {
-    double sq = pa->w_const ? s : pa->Winv[9 * ((size_t)el * nq3 + q)];
-    double wt = pa->scale * cd->w3[q] * (pa->w_const ? pa->detW_c : pa->detW[(size_t)el * nq3 + q]) * sq;
+    double sq = point_winv(pa, el, (size_t)el * nq3 + q)[0];
+    double wt = point_weight(pa, q, el, (size_t)el * nq3 + q) * sq;
     double T[9], D[9], C[9];
     for (int m = 0; m < 9; m++) {
       T[m] = sq * A[m * nq3 + q];
@@ -390,7 +392,7 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
     if (soa) {
       elem_jacobian_strided(nd, nq, pa->B, pa->G, dx + el * npe, dA, 1, nq3, work);
       elem_jacobian_strided(nd, nq, pa->B, pa->G, xl + el * npe, A, 1, nq3, work);
-      onthefly_303_soa(pa, cd, el, nq3, A, dA, Fs, work);
+      onthefly_303_soa(pa, el, nq3, A, dA, Fs, work);
       elem_jacobian_t_strided(nd, nq, pa->B, pa->G, Fs, y + el * npe, 1, nq3, work);
       continue;
     }
@@ -398,7 +400,7 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
     if (!stored) hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, xl + el * npe, A, work);
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
-      const double *Wi = point_winv(pa, gq);
+      const double *Wi = point_winv(pa, el, gq);
       double dT[9], dP[9];
       mul_winv(cd, dA + 9 * q, Wi, dT);
       if (stored) {
@@ -415,7 +417,7 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
         mul_winv(cd, A + 9 * q, Wi, T);
         hx_metric_dP(metric, par, T, dT, dP);
       }
-      flux(cd, dP, Wi, point_weight(pa, q, gq), F + 9 * q);
+      flux(cd, dP, Wi, point_weight(pa, q, el, gq), F + 9 * q);
     }
     elem_jacobian_t(nd, nq, pa->B, pa->G, F, y + el * npe, work);
   }
@@ -440,7 +442,7 @@ static int cpu_diag(const hx_pa *pa, double *dg) {
     if (!stored) hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, cd->x_lin + el * npe, A, t1);
     for (int q = 0; q < nq3; q++) {
       size_t gq = (size_t)el * nq3 + q;
-      const double *Wi = point_winv(pa, gq);
+      const double *Wi = point_winv(pa, el, gq);
       double hkk[27];
       if (stored) {
         const double *Hq = cd->H + 81 * gq;
@@ -452,7 +454,7 @@ static int cpu_diag(const hx_pa *pa, double *dg) {
         mul_winv(cd, A + 9 * q, Wi, T);
         hx_metric_hkk(pa->metric, pa->metric_param, T, hkk);
       }
-      double wt = point_weight(pa, q, gq);
+      double wt = point_weight(pa, q, el, gq);
       for (int c = 0; c < 3; c++) {
         double M[9], R[9];
         hx_m3_mul(Wi, hkk + 9 * c, M);    /* W^{-1} H_c */
@@ -579,7 +581,7 @@ static int cpu_setup(hx_pa *pa) {
   }
   /* W^{-1} = s I everywhere? (exact test: the off-diagonal entries are zero) */
   cd->wscalar = 1;
-  size_t npts = pa->w_const ? 1 : (size_t)pa->num_elem * nq3;
+  size_t npts = pa->w_const ? 1 : (size_t)pa->num_elem * (pa->w_elem ? 1 : nq3);
   for (size_t g = 0; g < npts && cd->wscalar; g++) {
     const double *W = pa->w_const ? pa->Winv_c : pa->Winv + 9 * g;
     if (W[1] != 0 || W[2] != 0 || W[3] != 0 || W[5] != 0 || W[6] != 0 || W[7] != 0 || W[4] != W[0] || W[8] != W[0])

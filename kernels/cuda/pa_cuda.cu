@@ -65,7 +65,7 @@ struct kparams {
   int metric;
   double par;
   double scale;
-  int w_const, wscalar;
+  int w_const, wscalar, w_elem;
   double Winv_c[9];
   double detW_c;
   const double *Winv; /* device [num_elem][nq^3][9] or NULL */
@@ -226,13 +226,14 @@ __device__ __forceinline__ void transposed(int nd_, int nq_, int tpe, int tl, co
 
 /* ------------------------------------------------------------------ point helpers */
 
-__device__ __forceinline__ const double *point_winv(const kparams &p, long long gq) {
-  return p.w_const ? p.Winv_c : p.Winv + 9 * gq;
+/* the target at point q of element el (gq = el nq^3 + q): per point, per element or constant */
+__device__ __forceinline__ const double *point_winv(const kparams &p, long long el, long long gq) {
+  return p.w_const ? p.Winv_c : p.Winv + 9 * (p.w_elem ? el : gq);
 }
-__device__ __forceinline__ double point_weight(const kparams &p, const double *wq, int q, long long gq) {
+__device__ __forceinline__ double point_weight(const kparams &p, const double *wq, int q, long long el, long long gq) {
   const int nq = p.nq;
   double w3 = wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)];
-  return p.scale * (p.w_const ? w3 * p.detW_c : w3 * p.detW[gq]);
+  return p.scale * (p.w_const ? w3 * p.detW_c : w3 * p.detW[p.w_elem ? el : gq]);
 }
 __device__ __forceinline__ void mul_winv(const kparams &p, const double *M, const double *Wi, double *R) {
   if (p.wscalar) {
@@ -323,8 +324,8 @@ __global__ void k_scalar(kparams p, const double *__restrict__ x, double *__rest
       for (int i = 0; i < 9; i++) A[i] = b.s.F[i * nq3 + q];
       if (mode == 0) {
         long long gq = b.el * nq3 + q;
-        mul_winv(p, A, point_winv(p, gq), T);
-        acc += point_weight(p, b.wq, q, gq) * hx_metric_mu(p.metric, p.par, T);
+        mul_winv(p, A, point_winv(p, b.el, gq), T);
+        acc += point_weight(p, b.wq, q, b.el, gq) * hx_metric_mu(p.metric, p.par, T);
       } else {
         double d = hx_m3_det(A);
         acc = (isnan(d) || isnan(acc)) ? NAN : fmin(acc, d);
@@ -359,10 +360,10 @@ __global__ void k_grad(kparams p, const double *__restrict__ x, double *__restri
     for (int i = 0; i < 9; i++) A[i] = b.s.F[i * nq3 + q];
     long long gq = b.el * nq3 + q;
     if (b.active) {
-      const double *Wi = point_winv(p, gq);
+      const double *Wi = point_winv(p, b.el, gq);
       mul_winv(p, A, Wi, T);
       hx_metric_P(p.metric, p.par, T, P);
-      flux(p, P, Wi, point_weight(p, b.wq, q, gq), F);
+      flux(p, P, Wi, point_weight(p, b.wq, q, b.el, gq), F);
     } else {
       for (int i = 0; i < 9; i++) F[i] = 0;
     }
@@ -386,7 +387,7 @@ __global__ void k_hess_store(kparams p, const double *__restrict__ x, double *__
     double A[9], T[9], Hq[81];
     for (int i = 0; i < 9; i++) A[i] = b.s.F[i * nq3 + q];
     long long gq = b.el * nq3 + q;
-    mul_winv(p, A, point_winv(p, gq), T);
+    mul_winv(p, A, point_winv(p, b.el, gq), T);
     hx_metric_H(p.metric, p.par, T, Hq);
     double *Ho = H + (size_t)b.el * 81 * nq3 + q;
     for (int k = 0; k < 81; k++) Ho[(size_t)k * nq3] = Hq[k];
@@ -445,7 +446,7 @@ __global__ void __launch_bounds__((STORED ? 1024 : NQ == 6 ? 216 : 256), MINB) k
     for (int i = 0; i < 9; i++) dA[i] = b.s.F[i * nq3 + q];
     long long gq = b.el * nq3 + q;
     if (b.active) {
-      const double *Wi = point_winv(p, gq);
+      const double *Wi = point_winv(p, b.el, gq);
       mul_winv(p, dA, Wi, dT);
       if (STORED) {
         const double *Hq = H + (size_t)b.el * 81 * nq3 + q;
@@ -461,7 +462,7 @@ __global__ void __launch_bounds__((STORED ? 1024 : NQ == 6 ? 216 : 256), MINB) k
         if (MET == 303) hx_m303_dP(T, p.par, dT, dP);
         else hx_metric_dP(p.metric, p.par, T, dT, dP);
       }
-      flux(p, dP, Wi, point_weight(p, b.wq, q, gq), F);
+      flux(p, dP, Wi, point_weight(p, b.wq, q, b.el, gq), F);
     } else {
       for (int i = 0; i < 9; i++) F[i] = 0;
     }
@@ -489,7 +490,7 @@ __global__ void k_diag(kparams p, const double *__restrict__ xl, const double *_
       for (int i = 0; i < 27; i++) Hh[i * nq3 + q] = 0;
       continue;
     }
-    const double *Wi = point_winv(p, gq);
+    const double *Wi = point_winv(p, b.el, gq);
     if (STORED) {
       const double *Hq = H + (size_t)b.el * 81 * nq3 + q;
       for (int k = 0; k < 3; k++)
@@ -502,7 +503,7 @@ __global__ void k_diag(kparams p, const double *__restrict__ xl, const double *_
       mul_winv(p, A, Wi, T);
       hx_metric_hkk(p.metric, p.par, T, hkk);
     }
-    double wt = point_weight(p, b.wq, q, gq);
+    double wt = point_weight(p, b.wq, q, b.el, gq);
     for (int c = 0; c < 3; c++) {
       double M[9], R[9];
       hx_m3_mul(Wi, hkk + 9 * c, M);
@@ -894,6 +895,7 @@ void fill_params(const hx_pa *pa, kparams *p) {
   p->par = pa->metric_param;
   p->scale = pa->scale;
   p->w_const = pa->w_const;
+  p->w_elem = pa->w_elem;
   p->wscalar = cd->wscalar;
   memcpy(p->Winv_c, pa->Winv_c, sizeof p->Winv_c);
   p->detW_c = pa->detW_c;
@@ -1055,7 +1057,7 @@ int cu_setup_inner(hx_pa *pa, cuda_data *cd) {
   HX_CALL_CUDA(cudaMalloc((void **)&cd->elem_val, ((size_t)pa->num_elem + 1) * sizeof(double)));
   HX_CALL_CUDA(cudaMalloc((void **)&cd->scalar, sizeof(double)));
   cd->wscalar = 1;
-  size_t npts = pa->w_const ? 1 : (size_t)pa->num_elem * nq3;
+  size_t npts = pa->w_const ? 1 : (size_t)pa->num_elem * (pa->w_elem ? 1 : nq3);
   for (size_t g = 0; g < npts && cd->wscalar; g++) {
     const double *W = pa->w_const ? pa->Winv_c : pa->Winv + 9 * g;
     if (W[1] != 0 || W[2] != 0 || W[3] != 0 || W[5] != 0 || W[6] != 0 || W[7] != 0 || W[4] != W[0] || W[8] != W[0])
