@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "hx_basis.h"
+#include "hx_curve.h"
 #include "hx_error.h"
 #include "hx_gs.h"
 #include "hx_invariants.h"
@@ -290,17 +291,16 @@ static int setup_lspace(hx_tmop *tm) {
   return tm->be->lsetup(tm->pa, &ls);
 }
 
-int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
-  const hx_metric_info *mi;
-  HX_CALL(hx_metric_find(o->metric, &mi));
-  HX_CHECK(o->target >= 1 && o->target <= 4, HX_ERR_INPUT, "unknown target %d; known: 1, 2, 3, 4", o->target);
-  const hx_backend *be;
-  HX_CALL(hx_backend_find(o->backend ? o->backend : "auto", &be));
-  hx_tmop *tm;
+/* The part of a TMOP context that needs no backend: the rank's L-numbering, the shared-node
+   exchange, the initial nodes as an L-vector and the boundary constraints (hx_tmop_create and
+   hx_tmop_transfer). *out is NULL only if its allocation failed; else the caller destroys it. */
+static int tm_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
+  hx_tmop *tm = NULL;
+  *out = NULL;
   HX_CALL(hx_malloc(sizeof *tm, &tm));
+  *out = tm;
   tm->mesh = mesh;
   tm->o = *o;
-  tm->be = be;
   int rc = hx_mesh_lnumbering(mesh, &tm->lmap);
   if (!rc) {
     tm->nl = tm->lmap->num_lnodes;
@@ -308,10 +308,8 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
     tm->nE = (size_t)mesh->num_elem * 3 * hx_mesh_nodes_per_elem(mesh);
     rc = hx_gs_create(mesh->comm, tm->nl, tm->lmap->l2g, &tm->gs);
     tm->gs_active = hx_comm_size(mesh->comm) > 1;
-    tm->sync_timers = getenv("HX_TMOP_SYNC_TIMERS") != NULL;
   }
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
-  if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
   if (!rc) {
     /* L-vector of the initial nodes: every copy of a node holds the same
        coordinates, so gather (sum) and divide by the multiplicity */
@@ -320,6 +318,21 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
       for (int c = 0; c < 3; c++) tm->x0[3 * (size_t)i + c] /= tm->lmap->mult[i];
     rc = build_constraints(tm);
   }
+  return rc;
+}
+
+int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
+  const hx_metric_info *mi;
+  HX_CALL(hx_metric_find(o->metric, &mi));
+  HX_CHECK(o->target >= 1 && o->target <= 4, HX_ERR_INPUT, "unknown target %d; known: 1, 2, 3, 4", o->target);
+  const hx_backend *be;
+  HX_CALL(hx_backend_find(o->backend ? o->backend : "auto", &be));
+  hx_tmop *tm;
+  int rc = tm_base(mesh, o, &tm);
+  if (!tm) return rc;
+  tm->be = be;
+  tm->sync_timers = getenv("HX_TMOP_SYNC_TIMERS") != NULL;
+  if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
   hx_pa_desc d;
   hx_pa_desc_default(&d);
   d.metric = o->metric;
@@ -522,14 +535,17 @@ static int fold_ctx(int nd, int k, hx_quality_ctx **qc) {
   return hx_quality_ctx_create(nd, &qo, qc);
 }
 
-/* Per element of the E-vector xe: the smallest det J at the points of qc[0 .. nqc) into f (-1
-   where NaN), and, unless r is NULL, the Nek5000 ratio at the GLL nodes into r. */
-static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *f) {
+/* Per element of the E-vector xe (those with only[e], or all where only is NULL): the smallest
+   det J at the points of qc[0 .. nqc) into f (-1 where NaN), and, unless r is NULL, the Nek5000
+   ratio at the GLL nodes into r. */
+static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *f,
+                      const unsigned char *only) {
   const hx_mesh *m = tm->mesh;
   size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
   int rc = HX_OK;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 64)
   for (hx_lid e = 0; e < m->num_elem; e++) {
+    if (only && !only[e]) continue;
     double fm = HUGE_VAL;
     for (int k = 0; k < nqc; k++) {
       hx_elem_quality q;
@@ -546,6 +562,12 @@ static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const
   return rc;
 }
 
+/* --keep-sj's test of an element: below min(keep, its initial Nek ratio r0), or folded between
+   its nodes (f, the smallest det J of fold_state) where it was not */
+static int keep_fails(double keep, double r0, double r1, double f0, double f1) {
+  return !(r1 >= fmin(keep, r0)) || (!(f1 > 0) && f0 > 0);
+}
+
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
   double t = now_sync(tm);
   HX_CALL(tm->be->vec_download(tm->pa, x, tm->hL, tm->nL));
@@ -556,7 +578,7 @@ int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
   if (!rc) rc = hx_malloc(((size_t)tm->mesh->num_elem + 1) * sizeof *f, &f);
   if (!rc) {
     hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
-    rc = fold_state(tm, xe, &qc, 1, NULL, f);
+    rc = fold_state(tm, xe, &qc, 1, NULL, f, NULL);
   }
   *m = HUGE_VAL;
   for (hx_lid e = 0; !rc && e < tm->mesh->num_elem; e++) *m = fmin(*m, f[e]);
@@ -598,15 +620,15 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   if (!rc) memcpy(x1, x, tm->nL * sizeof *x1);
   if (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, tm->x0, xe);
-    rc = fold_state(tm, xe, qc, 2, r0, f0);
+    rc = fold_state(tm, xe, qc, 2, r0, f0, NULL);
   }
   while (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, x, xe);
-    rc = fold_state(tm, xe, qc, 2, r1, f1);
+    rc = fold_state(tm, xe, qc, 2, r1, f1, NULL);
     if (rc) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
-      if (!(r1[e] >= fmin(tm->o.keep_sj, r0[e])) || (!(f1[e] > 0) && f0[e] > 0))
+      if (keep_fails(tm->o.keep_sj, r0[e], r1[e], f0[e], f1[e]))
         for (size_t i = 0; i < n3; i++) flag[tm->lmap->e2l[(size_t)e * n3 + i]] = 1;
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
     int64_t cnt = 0, moved = 0;
@@ -632,32 +654,6 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
 
 /* ---- moves found at a lower order carried to the mesh's order (hx_tmop_transfer) ---- */
 
-/* v [nd^3] = u [ndp^3] interpolated by B [nd][ndp], one direction at a time */
-static void interp3(int ndp, int nd, const double *B, const double *u, double *v) {
-  double t1[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND], t2[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-  for (int k = 0; k < ndp; k++)
-    for (int j = 0; j < ndp; j++)
-      for (int i = 0; i < nd; i++) {
-        double s = 0;
-        for (int a = 0; a < ndp; a++) s += B[i * ndp + a] * u[a + ndp * (j + ndp * k)];
-        t1[i + nd * (j + ndp * k)] = s;
-      }
-  for (int k = 0; k < ndp; k++)
-    for (int j = 0; j < nd; j++)
-      for (int i = 0; i < nd; i++) {
-        double s = 0;
-        for (int a = 0; a < ndp; a++) s += B[j * ndp + a] * t1[i + nd * (a + ndp * k)];
-        t2[i + nd * (j + nd * k)] = s;
-      }
-  for (int k = 0; k < nd; k++)
-    for (int j = 0; j < nd; j++)
-      for (int i = 0; i < nd; i++) {
-        double s = 0;
-        for (int a = 0; a < ndp; a++) s += B[k * ndp + a] * t2[i + nd * (j + nd * a)];
-        v[i + nd * (j + nd * k)] = s;
-      }
-}
-
 /* D [nd^3], one component: the nodes with own[a] keep theirs; every other node gets the
    hierarchy of hx_curve's blending from them: an edge's inner nodes linear between its
    corners, a face's the 2D Gordon-Hall blend of its edges, the volume's the 3D blend of its
@@ -675,39 +671,14 @@ static void blend_moves(int nd, const double *g, const unsigned char *own, doubl
           int a = hx_lex(nd, I[0], I[1], I[2]);
           if (!own[a]) D[a] = (1 - g[t]) * D[hx_lex(nd, I0[0], I0[1], I0[2])] + g[t] * D[hx_lex(nd, I1[0], I1[1], I1[2])];
         }
-  for (int f = 0; f < 6; f++) { /* faces */
-    int d = f / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2, idx[3];
-    idx[d] = (f & 1) ? N : 0;
-#define FLEX(uu, vv) (idx[da] = (uu), idx[db] = (vv), hx_lex(nd, idx[0], idx[1], idx[2]))
-    for (int v = 1; v < N; v++)
-      for (int u = 1; u < N; u++) {
-        int a = FLEX(u, v);
-        if (own[a]) continue;
-        int u0 = FLEX(0, v), u1 = FLEX(N, v), v0 = FLEX(u, 0), v1 = FLEX(u, N);
-        int c00 = FLEX(0, 0), c10 = FLEX(N, 0), c01 = FLEX(0, N), c11 = FLEX(N, N);
-        double r = g[u], t = g[v];
-        D[a] = (1 - r) * D[u0] + r * D[u1] + (1 - t) * D[v0] + t * D[v1] -
-               ((1 - r) * (1 - t) * D[c00] + r * (1 - t) * D[c10] + (1 - r) * t * D[c01] + r * t * D[c11]);
-      }
-#undef FLEX
-  }
-  for (int k = 1; k < N; k++) /* volume */
-    for (int j = 1; j < N; j++)
-      for (int i = 1; i < N; i++) {
-        int a = hx_lex(nd, i, j, k);
-        if (own[a]) continue;
-        double w1[2] = {1 - g[i], g[i]}, w2[2] = {1 - g[j], g[j]}, w3[2] = {1 - g[k], g[k]}, v = 0;
-        int I[2] = {0, N};
-        for (int s = 0; s < 2; s++) {
-          v += w1[s] * D[hx_lex(nd, I[s], j, k)] + w2[s] * D[hx_lex(nd, i, I[s], k)] + w3[s] * D[hx_lex(nd, i, j, I[s])];
-          for (int t = 0; t < 2; t++) {
-            v -= w1[s] * w2[t] * D[hx_lex(nd, I[s], I[t], k)] + w1[s] * w3[t] * D[hx_lex(nd, I[s], j, I[t])] +
-                 w2[s] * w3[t] * D[hx_lex(nd, i, I[s], I[t])];
-            for (int u = 0; u < 2; u++) v += w1[s] * w2[t] * w3[u] * D[hx_lex(nd, I[s], I[t], I[u])];
-          }
-        }
-        D[a] = v;
-      }
+  for (int f = 0; f < 6; f++) hx_gh_blend_face(nd, g, f, own, D);
+  hx_gh_blend_volume(nd, g, D); /* no inner node lies on a boundary */
+}
+
+/* the L-node of corner c (c = i + 2j + 4k) of element e */
+static inline hx_lid corner_lnode(const hx_tmop *tm, hx_lid e, int c) {
+  int nd = tm->mesh->nd;
+  return tm->lmap->e2l[(size_t)e * nd * nd * nd + hx_corner_lex(nd, c)];
 }
 
 /* Element e of the carried mesh into xe ([3][nd^3]): its initial nodes plus the low-order
@@ -722,11 +693,11 @@ static void transfer_elem(const hx_tmop *tm, const hx_mesh *lo, const double *lo
   unsigned char own[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   const hx_lid *e2l = tm->lmap->e2l + (size_t)e * n3;
   double ac[8];
-  for (int c = 0; c < 8; c++) ac[c] = alpha[e2l[hx_corner_lex(nd, c)]];
+  for (int c = 0; c < 8; c++) ac[c] = alpha[corner_lnode(tm, e, c)];
   for (int c = 0; c < 3; c++) {
     const double *xl = lo->x + ((size_t)e * 3 + c) * np3, *xl0 = lo_x0 + ((size_t)e * 3 + c) * np3;
     for (int a = 0; a < np3; a++) u[a] = xl[a] - xl0[a];
-    interp3(ndp, nd, B, u, d);
+    hx_tensor_interp(ndp, nd, B, u, d);
     const double *x0 = hx_mesh_elem_x(m, e, c);
     for (int k = 0; k < nd; k++)
       for (int j = 0; j < nd; j++)
@@ -766,32 +737,15 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     HX_CHECK(lo->vert_id[i] == m->vert_id[i], HX_ERR_INPUT, "transfer: element %lld has other corners in the low-order mesh",
              (long long)(i / 8));
   hx_tmop *tm = NULL;
-  HX_CALL(hx_malloc(sizeof *tm, &tm));
-  tm->mesh = m;
-  tm->o = *o;
+  int rc = tm_base(m, o, &tm);
+  if (!tm) return rc;
   int nd = m->nd, ndp = lo->nd, n3 = nd * nd * nd;
-  hx_lid ne = m->num_elem;
+  hx_lid ne = m->num_elem, nl = tm->nl;
   double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *alpha = NULL, *B = NULL;
   uint64_t *flag = NULL;
-  unsigned char *lev = NULL;
+  unsigned char *lev = NULL, *dirty = NULL;
   hx_quality_ctx *qc[2] = {NULL, NULL};
   double g[HX_MAX_ND], w[HX_MAX_ND], gp[HX_MAX_ND], wp[HX_MAX_ND];
-  int rc = hx_mesh_lnumbering(m, &tm->lmap);
-  if (!rc) {
-    tm->nl = tm->lmap->num_lnodes;
-    tm->nL = 3 * (size_t)tm->nl;
-    tm->nE = (size_t)ne * 3 * n3;
-    rc = hx_gs_create(m->comm, tm->nl, tm->lmap->l2g, &tm->gs);
-    tm->gs_active = hx_comm_size(m->comm) > 1;
-  }
-  hx_lid nl = tm->nl;
-  if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
-  if (!rc) {
-    hx_lmap_gather(tm->lmap, m, 3, m->x, tm->x0);
-    for (hx_lid i = 0; i < nl; i++)
-      for (int c = 0; c < 3; c++) tm->x0[3 * (size_t)i + c] /= tm->lmap->mult[i];
-    rc = build_constraints(tm);
-  }
   if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r0, &r0);
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r1, &r1);
@@ -807,42 +761,22 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   if (!rc) {
     hx_lagrange_matrices(ndp, gp, nd, g, B, NULL);
     for (hx_lid l = 0; l < nl; l++) alpha[l] = 1;
-    rc = fold_state(tm, m->x, qc, 2, r0, f0);
+    rc = fold_state(tm, m->x, qc, 2, r0, f0, NULL);
   }
   /* an element's nodes depend on its own corners' alpha alone (the trilinear blend on a shared
      face or edge uses that entity's corners), so a round evaluates only the elements with a
      corner changed in the round before */
-  unsigned char *dirty = NULL;
   if (!rc) rc = hx_malloc((size_t)ne + 1, &dirty);
   if (!rc) memset(dirty, 1, (size_t)ne);
   while (!rc) {
-    int err = 0;
 #pragma omp parallel for schedule(dynamic, 64)
-    for (hx_lid e = 0; e < ne; e++) {
-      if (!dirty[e]) continue;
-      double *x = xe + (size_t)e * 3 * n3;
-      transfer_elem(tm, lo, lo_x0, B, g, alpha, e, x);
-      double fm = HUGE_VAL;
-      for (int k = 0; k < 2; k++) {
-        hx_elem_quality q;
-        if (hx_quality_elem(qc[k], x, &q)) {
-#pragma omp atomic write
-          err = 1;
-          continue;
-        }
-        fm = isnan(q.detj_min_q) ? -1 : fmin(fm, q.detj_min_q);
-        if (!k) r1[e] = q.scaled_jac;
-      }
-      f1[e] = fm;
-    }
-    if (err) {
-      rc = HX_ERROR(HX_ERR_MEMORY, "transfer: the quality evaluation failed");
-      break;
-    }
+    for (hx_lid e = 0; e < ne; e++)
+      if (dirty[e]) transfer_elem(tm, lo, lo_x0, B, g, alpha, e, xe + (size_t)e * 3 * n3);
+    if ((rc = fold_state(tm, xe, qc, 2, r1, f1, dirty))) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
-      if (!(r1[e] >= fmin(o->keep_sj, r0[e])) || (!(f1[e] > 0) && f0[e] > 0))
-        for (int c = 0; c < 8; c++) flag[tm->lmap->e2l[(size_t)e * n3 + hx_corner_lex(nd, c)]] = 1;
+      if (keep_fails(o->keep_sj, r0[e], r1[e], f0[e], f1[e]))
+        for (int c = 0; c < 8; c++) flag[corner_lnode(tm, e, c)] = 1;
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
     int64_t moved = 0;
     for (hx_lid l = 0; l < nl; l++) {
@@ -856,25 +790,25 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     }
     for (hx_lid e = 0; e < ne; e++) {
       dirty[e] = 0;
-      for (int c = 0; c < 8; c++) dirty[e] |= flag[tm->lmap->e2l[(size_t)e * n3 + hx_corner_lex(nd, c)]] != 0;
+      for (int c = 0; c < 8; c++) dirty[e] |= flag[corner_lnode(tm, e, c)] != 0;
     }
     if ((rc = hx_comm_sum_int64(m->comm, &moved, 1))) break;
     if (!moved) break;
     (*rounds)++;
   }
-  hx_free(&dirty);
   if (!rc) {
     memcpy(m->x, xe, tm->nE * sizeof *xe);
     int64_t held = 0;
     for (hx_lid e = 0; e < ne; e++) {
       int any = 0;
-      for (int c = 0; c < 8; c++) any |= alpha[tm->lmap->e2l[(size_t)e * n3 + hx_corner_lex(nd, c)]] < 1;
+      for (int c = 0; c < 8; c++) any |= alpha[corner_lnode(tm, e, c)] < 1;
       held += any;
     }
     rc = hx_comm_sum_int64(m->comm, &held, 1);
     *nback = held;
   }
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&alpha), hx_free(&flag), hx_free(&lev), hx_free(&B);
+  hx_free(&dirty);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
   hx_tmop_destroy(&tm);
   return rc;

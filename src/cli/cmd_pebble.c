@@ -110,6 +110,9 @@ static int parse_pair(const char *flag, const char *v, double *len, int *layers)
   return HX_OK;
 }
 
+/* the pebble optimizer's quadrature at order P: -qo 2P - 2 (the GLL nodes) from order 5, else 8 */
+static int default_quad_order(int P) { return 2 * P - 2 > 8 ? 2 * P - 2 : 8; }
+
 typedef struct transfer_stats {
   int order;
   long long held;
@@ -124,8 +127,8 @@ typedef struct transfer_stats {
    samples the order-N mesh's own map (map_order: its point spacings and its guard's choices),
    so that both share one parametrization; where that copy folds at the solve's quadrature
    points (fewer points can miss a thin layer's curve), the order-P mesher's own guard places
-   them (the spacings still as at order N); where that folds too, *done stays 0 and the caller
-   solves at order N. At order 7 the solve at the mesh's own order stops early: its quadrature
+   them (the spacings still as at order N); where that folds too, tr->order stays 0 and the
+   caller solves at order N. At order 7 the solve at the mesh's own order stops early: its quadrature
    at the GLL nodes lets steps fold elements between them, which the line search refuses. */
 static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh *m, int P,
                              hx_tmop_opts *topt, int quiet, int json, transfer_stats *tr) {
@@ -328,7 +331,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CHECK(!opt_order || c.optimize, HX_ERR_INPUT, "flag --optimize-order: only with --optimize");
   HX_CHECK(opt_order <= order, HX_ERR_INPUT, "flag --optimize-order: %d is above the mesh's order %d", opt_order, order);
   int solve_order = opt_order ? opt_order : order > 3 ? 3 : order, user_qo = topt.quad_order != 0;
-  if (!topt.quad_order) topt.quad_order = 2 * solve_order - 2 > 8 ? 2 * solve_order - 2 : 8;
+  if (!topt.quad_order) topt.quad_order = default_quad_order(solve_order);
   /* check the output formats before any work, so a bad -o leaves nothing */
   for (int k = 0; k < c.num_out; k++) {
     const hx_format *f;
@@ -367,21 +370,17 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     }
     /* TMOP with every boundary node sliding on its analytic surface (pebble spheres,
        chamfer cylinders, container wall, planes); the order-N mesh is the mesher's */
-    if (!rc && c.optimize && solve_order < order) {
-      rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, tquiet || c.json, c.json, &tr);
-      if (!rc && !tr.order) { /* no valid order-P copy: solve at order N */
-        if (!user_qo) topt.quad_order = 2 * order - 2 > 8 ? 2 * order - 2 : 8;
-        if (hx_comm_rank(comm) == 0 && !c.json)
-          printf("optimize: the order-%d copy folds at its quadrature points; solving at order %d\n", solve_order, order);
-        solve_order = order;
+    if (!rc && c.optimize) {
+      if (solve_order < order) {
+        rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, tquiet || c.json, c.json, &tr);
+        if (!rc && !tr.order) { /* no valid order-P copy: solve at order N */
+          if (!user_qo) topt.quad_order = default_quad_order(order);
+          if (hx_comm_rank(comm) == 0 && !c.json)
+            printf("optimize: the order-%d copy folds at its quadrature points; solving at order %d\n", solve_order, order);
+          solve_order = order;
+        }
       }
-    }
-    if (!rc && c.optimize && tr.order) {
-      hx_mesh_check_report rep;
-      rc = hx_mesh_check(m, 1e-12, &rep);
-      if (!rc) num_bad = rep.bad_elems;
-    } else if (!rc && c.optimize) {
-      rc = hx_cli_optimize(m, &topt, tquiet || c.json, c.json);
+      if (!rc && !tr.order) rc = hx_cli_optimize(m, &topt, tquiet || c.json, c.json);
       hx_mesh_check_report rep;
       if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
       if (!rc) num_bad = rep.bad_elems;

@@ -424,40 +424,55 @@ static int edge_lex(int nd, int le, int t) {
   return hx_lex(nd, idx[0], idx[1], idx[2]);
 }
 
+/* ---- Gordon-Hall blends of a displacement field (also hx_tmop_transfer) ---- */
+
+void hx_gh_blend_face(int nd, const double *xg, int f, const unsigned char *own, double *D) {
+  int N = nd - 1, d = f / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2, idx[3];
+  idx[d] = (f & 1) ? N : 0;
+#define FLEX(uu, vv) (idx[da] = (uu), idx[db] = (vv), hx_lex(nd, idx[0], idx[1], idx[2]))
+  for (int v = 1; v < N; v++)
+    for (int u = 1; u < N; u++) {
+      int a = FLEX(u, v);
+      if (own && own[a]) continue;
+      int u0 = FLEX(0, v), u1 = FLEX(N, v), v0 = FLEX(u, 0), v1 = FLEX(u, N);
+      int c00 = FLEX(0, 0), c10 = FLEX(N, 0), c01 = FLEX(0, N), c11 = FLEX(N, N);
+      double r = xg[u], t = xg[v];
+      D[a] = (1 - r) * D[u0] + r * D[u1] + (1 - t) * D[v0] + t * D[v1] -
+             ((1 - r) * (1 - t) * D[c00] + r * (1 - t) * D[c10] + (1 - r) * t * D[c01] + r * t * D[c11]);
+    }
+#undef FLEX
+}
+
+void hx_gh_blend_volume(int nd, const double *xg, double *D) {
+  int N = nd - 1;
+  for (int k = 1; k < N; k++)
+    for (int j = 1; j < N; j++)
+      for (int i = 1; i < N; i++) {
+        double w1[2] = {1 - xg[i], xg[i]}, w2[2] = {1 - xg[j], xg[j]}, w3[2] = {1 - xg[k], xg[k]};
+        int I[2] = {0, N};
+        double v = 0;
+        for (int s = 0; s < 2; s++) {
+          v += w1[s] * D[hx_lex(nd, I[s], j, k)] + w2[s] * D[hx_lex(nd, i, I[s], k)] + w3[s] * D[hx_lex(nd, i, j, I[s])];
+          for (int t = 0; t < 2; t++) {
+            v -= w1[s] * w2[t] * D[hx_lex(nd, I[s], I[t], k)] + w1[s] * w3[t] * D[hx_lex(nd, I[s], j, I[t])] +
+                 w2[s] * w3[t] * D[hx_lex(nd, i, I[s], I[t])];
+            for (int u = 0; u < 2; u++) v += w1[s] * w2[t] * w3[u] * D[hx_lex(nd, I[s], I[t], I[u])];
+          }
+        }
+        D[hx_lex(nd, i, j, k)] = v;
+      }
+}
+
 /* Curve one element into X ([3][nd^3]) with ids into id ([nd^3], may be NULL). */
 static void curve_elem(const hx_curve_ctx *cc, hx_lid e, double *X, hx_gid *id) {
   const hx_mesh *m = cc->m;
   int nd = cc->nd, ndm = cc->ndm, N = cc->N, npe = nd * nd * nd;
   const double *B = cc->B, *xg = cc->xg;
   double X0[3 * HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-  double tmp1[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND], tmp2[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  double tmp1[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND], DL[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
 
   /* a. X0: tensor interpolation M -> N, one direction at a time */
-  for (int c = 0; c < 3; c++) {
-    const double *xm = hx_mesh_elem_x(m, e, c);
-    double *x0 = X0 + c * npe;
-    for (int k = 0; k < ndm; k++) /* along i: [k][j][i'] */
-      for (int j = 0; j < ndm; j++)
-        for (int i = 0; i < nd; i++) {
-          double s = 0;
-          for (int a = 0; a < ndm; a++) s += B[i * ndm + a] * xm[a + ndm * (j + ndm * k)];
-          tmp1[i + nd * (j + ndm * k)] = s;
-        }
-    for (int k = 0; k < ndm; k++) /* along j */
-      for (int j = 0; j < nd; j++)
-        for (int i = 0; i < nd; i++) {
-          double s = 0;
-          for (int a = 0; a < ndm; a++) s += B[j * ndm + a] * tmp1[i + nd * (a + ndm * k)];
-          tmp2[i + nd * (j + nd * k)] = s;
-        }
-    for (int k = 0; k < nd; k++) /* along k */
-      for (int j = 0; j < nd; j++)
-        for (int i = 0; i < nd; i++) {
-          double s = 0;
-          for (int a = 0; a < ndm; a++) s += B[k * ndm + a] * tmp2[i + nd * (j + nd * a)];
-          x0[i + nd * (j + nd * k)] = s;
-        }
-  }
+  for (int c = 0; c < 3; c++) hx_tensor_interp(ndm, nd, B, hx_mesh_elem_x(m, e, c), X0 + c * npe);
   /* X starts as X0; every boundary stage overwrites its nodes of X */
   memcpy(X, X0, 3 * (size_t)npe * sizeof(double));
   const hx_gid *vid = &m->vert_id[(size_t)e * 8];
@@ -497,58 +512,34 @@ static void curve_elem(const hx_curve_ctx *cc, hx_lid e, double *X, hx_gid *id) 
     }
   }
   /* d. faces: X0 + 2D Gordon-Hall blend of the edge displacements, then project */
+  double *dl = tmp1;
+  for (int q = 0; q < 3; q++) { /* the blends read the edges only: all faces first */
+    for (int a = 0; a < npe; a++) DL[q][a] = X[q * npe + a] - X0[q * npe + a];
+    for (int f = 0; f < 6; f++) hx_gh_blend_face(nd, xg, f, NULL, DL[q]);
+  }
   for (int f = 0; f < 6; f++) {
-    int d = f / 2, s = f % 2;
-    int da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2;
     int32_t surf = cc->face_surf[cc->elem_face[(size_t)e * 6 + f]];
+    int d = f / 2, da = d == 0 ? 1 : 0, db = d == 2 ? 1 : 2, idx[3];
+    idx[d] = (f & 1) ? N : 0;
     for (int v = 1; v < N; v++)
       for (int u = 1; u < N; u++) {
-        int idx[3];
-        idx[d] = s ? N : 0;
-#define FLEX(uu, vv) (idx[da] = (uu), idx[db] = (vv), hx_lex(nd, idx[0], idx[1], idx[2]))
-        int a = FLEX(u, v);
-        int u0 = FLEX(0, v), u1 = FLEX(N, v), v0 = FLEX(u, 0), v1 = FLEX(u, N);
-        int c00 = FLEX(0, 0), c10 = FLEX(N, 0), c01 = FLEX(0, N), c11 = FLEX(N, N);
-#undef FLEX
-        double r = xg[u], t = xg[v];
+        idx[da] = u, idx[db] = v;
+        int a = hx_lex(nd, idx[0], idx[1], idx[2]);
         double p[3];
-        for (int q = 0; q < 3; q++) {
-          const double *x = X + q * npe, *x0 = X0 + q * npe;
-#define DLT(z) (x[z] - x0[z])
-          double dl = (1 - r) * DLT(u0) + r * DLT(u1) + (1 - t) * DLT(v0) + t * DLT(v1) -
-                      ((1 - r) * (1 - t) * DLT(c00) + r * (1 - t) * DLT(c10) + (1 - r) * t * DLT(c01) +
-                       r * t * DLT(c11));
-#undef DLT
-          p[q] = x0[a] + dl;
-        }
+        for (int q = 0; q < 3; q++) p[q] = X0[q * npe + a] + DL[q][a];
         project_one(cc, surf, p);
         for (int q = 0; q < 3; q++) X[q * npe + a] = p[q];
       }
   }
-  /* e. volume: X0 + 3D Gordon-Hall blend (P1 + P2 + P3 - P1P2 - P1P3 - P2P3 + P1P2P3)
-        of the boundary displacements */
+  /* e. volume: X0 + 3D Gordon-Hall blend of the boundary displacements */
   for (int q = 0; q < 3; q++) {
     double *x = X + q * npe;
     const double *x0 = X0 + q * npe;
-    double *dl = tmp1;
     for (int a = 0; a < npe; a++) dl[a] = x[a] - x0[a];
+    hx_gh_blend_volume(nd, xg, dl);
     for (int k = 1; k < N; k++)
       for (int j = 1; j < N; j++)
-        for (int i = 1; i < N; i++) {
-          double w1[2] = {1 - xg[i], xg[i]}, w2[2] = {1 - xg[j], xg[j]}, w3[2] = {1 - xg[k], xg[k]};
-          int I[2] = {0, N};
-          double v = 0;
-          for (int s = 0; s < 2; s++) {
-            v += w1[s] * dl[hx_lex(nd, I[s], j, k)] + w2[s] * dl[hx_lex(nd, i, I[s], k)] +
-                 w3[s] * dl[hx_lex(nd, i, j, I[s])];
-            for (int t = 0; t < 2; t++) {
-              v -= w1[s] * w2[t] * dl[hx_lex(nd, I[s], I[t], k)] + w1[s] * w3[t] * dl[hx_lex(nd, I[s], j, I[t])] +
-                   w2[s] * w3[t] * dl[hx_lex(nd, i, I[s], I[t])];
-              for (int u = 0; u < 2; u++) v += w1[s] * w2[t] * w3[u] * dl[hx_lex(nd, I[s], I[t], I[u])];
-            }
-          }
-          x[hx_lex(nd, i, j, k)] = x0[hx_lex(nd, i, j, k)] + v;
-        }
+        for (int i = 1; i < N; i++) x[hx_lex(nd, i, j, k)] = x0[hx_lex(nd, i, j, k)] + dl[hx_lex(nd, i, j, k)];
   }
 
   /* ids */

@@ -142,6 +142,31 @@ void hx_lagrange_matrices(int n, const double *nodes, int m, const double *pts,
   }
 }
 
+void hx_tensor_interp(int ndm, int nd, const double *B, const double *u, double *v) {
+  double t1[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND], t2[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  for (int k = 0; k < ndm; k++) /* along i: [k][j][i'] */
+    for (int j = 0; j < ndm; j++)
+      for (int i = 0; i < nd; i++) {
+        double s = 0;
+        for (int a = 0; a < ndm; a++) s += B[i * ndm + a] * u[a + ndm * (j + ndm * k)];
+        t1[i + nd * (j + ndm * k)] = s;
+      }
+  for (int k = 0; k < ndm; k++) /* along j */
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++) {
+        double s = 0;
+        for (int a = 0; a < ndm; a++) s += B[j * ndm + a] * t1[i + nd * (a + ndm * k)];
+        t2[i + nd * (j + nd * k)] = s;
+      }
+  for (int k = 0; k < nd; k++) /* along k */
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++) {
+        double s = 0;
+        for (int a = 0; a < ndm; a++) s += B[k * ndm + a] * t2[i + nd * (j + nd * a)];
+        v[i + nd * (j + nd * k)] = s;
+      }
+}
+
 void hx_equispaced(int n, double *t) {
   if (n == 1) { t[0] = 0.5; return; }
   for (int i = 0; i < n; i++) t[i] = (double)i / (n - 1);

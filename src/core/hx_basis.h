@@ -27,5 +27,9 @@ void hx_lagrange_eval(int n, const double *nodes, double t, double *phi, double 
     Either output may be NULL. Shapes: [m][n], row-major. */
 void hx_lagrange_matrices(int n, const double *nodes, int m, const double *pts,
                           double *B, double *G);
+/** v [nd^3] = u [ndm^3] interpolated along each direction by B [nd][ndm] (e.g. from
+    hx_lagrange_matrices: Lagrange data of order ndm - 1 evaluated at nd points), one direction
+    at a time (sum factorization); lexicographic, i fastest. nd, ndm <= HX_MAX_ND. */
+void hx_tensor_interp(int ndm, int nd, const double *B, const double *u, double *v);
 /** Equispaced points t_m = m/(n-1) on [0,1], n >= 2 (n = 1 gives 0.5). */
 void hx_equispaced(int n, double *t);

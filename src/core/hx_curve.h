@@ -53,3 +53,10 @@ void hx_curve_destroy(hx_curve_ctx **cc);
     HX_ERR_INVALID_MESH (hx_curve_check_block's message) if an element has det J <= 0.
     One rank only for now: on several ranks hx_curve_create refuses. */
 int hx_mesh_raise_order(const hx_mesh *m, int order, hx_mesh **out);
+/** Gordon-Hall blends of one component of a displacement field D [nd^3] at the GLL points xg
+    (curving's steps d and e; hx_tmop_transfer): face f's inner nodes (those without own[a];
+    own may be NULL) become the 2D transfinite blend of the face's edge nodes, and the element's
+    inner nodes the 3D blend of its faces. Each uses only the boundary of its entity, so the
+    elements that share it agree. */
+void hx_gh_blend_face(int nd, const double *xg, int f, const unsigned char *own, double *D);
+void hx_gh_blend_volume(int nd, const double *xg, double *D);
