@@ -1,4 +1,5 @@
-# pebble mesher robustness (issue 5): t683-t685, t687; t688 the facet-node smoothing and radial spacing
+# pebble mesher robustness (issue 5): t683, t684, t687; t688 the facet-node smoothing and radial spacing;
+# t685 the radial layers graded by column height (--grade-height)
 if(HX_HAVE_QHULL)
   hx_add_test(t683-pebble-wall-facet)
 endif()
@@ -18,4 +19,11 @@ if(HX_HAVE_QHULL)
     set(t688_mpi mpi)
   endif()
   hx_add_script_test(t688-pebble-smooth COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t688-pebble-smooth.sh ${t688_mpi})
+endif()
+if(HX_HAVE_QHULL)
+  set(t685_mpi "")
+  if(HX_ENABLE_MPI)
+    set(t685_mpi mpi)
+  endif()
+  hx_add_script_test(t685-pebble-grade-height COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t685-pebble-grade-height.sh ${t685_mpi})
 endif()

@@ -41,6 +41,8 @@ typedef struct hx_pebble_opts {
   int layers;           /* radial layers between facet and sphere (default 3) */
   double ratio;         /* growth ratio of the radial layers away from the sphere */
   double first_layer;   /* first-layer thickness as a fraction of the column height (0: use ratio) */
+  double grade_height;  /* > 0: a column shorter than this x d gets a growth ratio between 1 (even layers,
+                           at height 0) and the ratio above, linear in its height (default 0: off) */
   double bridge_frac;   /* bridge radius as a fraction of the (smaller) diameter, default 0.1 */
   double bridge_gap;    /* bridge pairs whose gap is below this fraction of d (default 0.02) */
   double wall_gap;      /* same threshold for sphere-wall gaps (default: bridge_gap) */

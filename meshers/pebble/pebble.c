@@ -1372,6 +1372,7 @@ static int fan_ok_angle(const double *P2, int M, double ox, double oy, double mi
 }
 
 static void grading(int n, double ratio, double first, double *s);
+static void column_grading(const hx_pebble_opts *o, const double *s, double h, double ra, double *out);
 static double min_corner_det(const double *X, const int32_t *cn);
 
 static double min_corner_sj(const double *X, const int32_t *cn);
@@ -1477,6 +1478,11 @@ static double column_q(const builder *bd, const hx_pebble_opts *o, const facet *
           for (int h = 0; h < 2; h++) {
             int ii = i + (v & 1), jj = j + (v >> 1);
             double t = sl[lay + h];
+            if (o->grade_height > 0) {
+              double sc[65];
+              column_grading(o, sl, dist3(X[jj][ii], Y[jj][ii]), r, sc);
+              t = sc[lay + h];
+            }
             for (int k = 0; k < 3; k++) P[3 * (v + 4 * h) + k] = Y[jj][ii][k] + t * (X[jj][ii][k] - Y[jj][ii][k]);
           }
         double q = min_corner_sj(P, cn), lo, hi;
@@ -1524,10 +1530,12 @@ static int column_linear_ok(const builder *bd, const hx_pebble_opts *o, const fa
     memcpy(X[v], bd->X + 3 * x, sizeof X[v]);
     foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[x], X[v], Y[v]);
   }
+  double sv[4][65];
+  for (int v = 0; v < 4; v++) column_grading(o, sl, dist3(X[v], Y[v]), bd->sr[s], sv[v]);
   for (int lay = 0; lay < o->layers; lay++) {
     for (int v = 0; v < 4; v++)
       for (int h = 0; h < 2; h++)
-        for (int k = 0; k < 3; k++) P[3 * (q2l[v] + 4 * h) + k] = Y[v][k] + sl[lay + h] * (X[v][k] - Y[v][k]);
+        for (int k = 0; k < 3; k++) P[3 * (q2l[v] + 4 * h) + k] = Y[v][k] + sv[v][lay + h] * (X[v][k] - Y[v][k]);
     if (!(min_corner_det(P, cn) > 0)) return 0;
   }
   return 1;
@@ -2170,6 +2178,21 @@ static void grading(int n, double ratio, double first, double *s) {
   s[n] = 1;
 }
 
+/* the layer fractions out[0..L] of a column of height h (facet point to foot) on a sphere
+   of radius ra: s (the grading of every column) unless --grade-height H is on and h < H d,
+   then a growth ratio between 1 (h = 0) and s's own, linear in h. A function of the
+   column's two end points alone, so that elements sharing a column line agree. */
+static void column_grading(const hx_pebble_opts *o, const double *s, double h, double ra, double *out) {
+  int L = o->layers;
+  double H = o->grade_height * 2 * ra;
+  if (!(H > 0) || !(h < H) || L < 2) {
+    memcpy(out, s, (size_t)(L + 1) * sizeof *out);
+    return;
+  }
+  double g0 = (s[2] - s[1]) / (s[1] - s[0]);
+  grading(L, 1 + (g0 - 1) * fmax(h, 0) / H, 0, out);
+}
+
 /* ---- order N: the sweep map ------------------------------------------------
    Gordon-Hall blending of the linear mesh (hx_curve) only knows each element's
    boundary faces; a thin layer on a sphere then inverts where the sphere's
@@ -2737,6 +2760,11 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
       /* radial parametrization: with --radial volume the layer's points are spaced so that
          the cube of their distance from the centre is linear in xi3 (equal volume per step
          of the cone the column is part of), else linearly */
+      if (cell >= 0 && sc->o->grade_height > 0) {
+        double sg[65];
+        column_grading(sc->o, sc->s, dist3(Q, Y), ra, sg);
+        s0 = sg[E->layer], s1 = sg[E->layer + 1];
+      }
       double rq0 = 0, rq1 = 0, rY = 0, rQ = 0;
       if (cell >= 0 && spacing_on(sc->o->radial_volume, map_order(sc->o, nd - 1))) {
         double dy[3], dq[3];
@@ -3973,9 +4001,11 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
             break;
           }
           node_foot(bd, ca, ra, (int32_t)a, x, y);
+          double sx[65];
+          column_grading(o, s, dist3(X, y), ra, sx);
           for (int k = 0; k < L; k++) {
             double *q = Xl + 3 * (size_t)(colbase[x] + k - xbase);
-            for (int c = 0; c < 3; c++) q[c] = y[c] + s[k] * (X[c] - y[c]);
+            for (int c = 0; c < 3; c++) q[c] = y[c] + sx[k] * (X[c] - y[c]);
             if (k == 0 && br < 0) /* exactly on the sphere */
               for (int c = 0; c < 3; c++) q[c] = y[c];
           }
