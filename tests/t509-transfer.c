@@ -16,7 +16,11 @@
        order-2 mesh, the moves carried to the order-4 mesh. hx_mesh_check must pass (every
        boundary-face node on its surface to 1e-12 relative, equal ids at equal coordinates,
        det J > 0 at every GLL node); every element >= min(0.1, its value before); the mean ratio
-       rises (the low-order solve's gain reaches the high order). */
+       rises (the low-order solve's gain reaches the high order).
+   (d) --transfer-keep: (c) again with transfer_keep = 0.3. hx_mesh_check passes; every element
+       >= min(0.1, before) still; fewer elements than in (c) end below min(0.3, before); and every
+       element below 0.1 before ends with the nodes it has in (c) (to 1e-14 of the box: its
+       corners keep the first rounds' factors), so as many end below 0.1 as in (c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +35,12 @@ static double *copy_x(const hx_mesh *m) {
   double *x = malloc((n + 1) * sizeof *x);
   memcpy(x, m->x, n * sizeof *x);
   return x;
+}
+
+static double *copy_ratios(const hx_mesh *m, const double *r) {
+  double *c = malloc(((size_t)m->num_elem + 1) * sizeof *c);
+  memcpy(c, r, (size_t)m->num_elem * sizeof *c);
+  return c;
 }
 
 static void opts(hx_tmop_opts *o, double keep) {
@@ -153,13 +163,15 @@ static int bed_case(hx_comm comm, int rank) {
   hx_mesh_check_report rep;
   int crc = hx_mesh_check(m, 1e-12, &rep);
   double s[3] = {0, 0, (double)m->num_elem};
-  int64_t below = 0;
+  int64_t below = 0, soft_c = 0;
   for (hx_lid e = 0; e < m->num_elem; e++) {
     s[0] += r0[e], s[1] += r1[e];
     below += !(r1[e] >= fmin(0.1, r0[e]) - 1e-12);
+    soft_c += !(r1[e] >= fmin(0.3, r0[e]) - 1e-12);
   }
   hx_comm_sum_double(comm, s, 3);
   hx_comm_sum_int64(comm, &below, 1);
+  hx_comm_sum_int64(comm, &soft_c, 1);
   int ok = crc == 0 && rep.off_surface == 0 && rep.bad_elems == 0 && rep.id_mismatch == 0;
   if (rank == 0)
     printf("%s (c) hx_mesh_check after the transfer: off-surface %lld (largest %.2e), id mismatches %lld, det J <= 0 %lld\n",
@@ -170,6 +182,44 @@ static int bed_case(hx_comm comm, int rank) {
     printf("%s (c) %lld elements below min(0.1, before); mean ratio %.4f -> %.4f; %lld held back in %d rounds\n",
            ok ? "ok  " : "FAIL", (long long)below, s[0] / s[2], s[1] / s[2], held, rounds);
   fail |= !ok;
+  /* (d) the same with --transfer-keep 0.3, on a fresh order-4 mesh */
+  double *xc = copy_x(m), *rc1 = copy_ratios(m, r1);
+  hx_mesh_destroy(&m);
+  m = bed_mesh(comm, bed, 4);
+  if (!m) return 1;
+  o.transfer_keep = 0.3;
+  if (hx_tmop_transfer(m, lo, x0, &o, &held, &rounds)) {
+    printf("FAIL (d) transfer: %s\n", hx_error_message());
+    return 1;
+  }
+  test_nek_ratios(m, r1);
+  crc = hx_mesh_check(m, 1e-12, &rep);
+  ok = crc == 0 && rep.off_surface == 0 && rep.bad_elems == 0 && rep.id_mismatch == 0;
+  int64_t cnt[5] = {0, 0, 0, 0, 0}; /* below min(0.1, before); below min(0.3, before); below 0.1 in (d), in (c); poor */
+  double dpoor = 0;
+  size_t npe = (size_t)hx_mesh_nodes_per_elem(m);
+  for (hx_lid e = 0; e < m->num_elem; e++) {
+    cnt[0] += !(r1[e] >= fmin(0.1, r0[e]) - 1e-12);
+    cnt[1] += !(r1[e] >= fmin(0.3, r0[e]) - 1e-12);
+    cnt[2] += r1[e] < 0.1, cnt[3] += rc1[e] < 0.1;
+    if (!(r0[e] < 0.1)) continue;
+    cnt[4]++;
+    for (size_t a = 0; a < 3 * npe; a++) dpoor = fmax(dpoor, fabs(m->x[(size_t)e * 3 * npe + a] - xc[(size_t)e * 3 * npe + a]));
+  }
+  hx_comm_sum_int64(comm, cnt, 5);
+  hx_comm_max_double(comm, &dpoor, 1);
+  if (rank == 0)
+    printf("%s (d) --transfer-keep 0.3: hx_mesh_check (off-surface %lld, id mismatches %lld, det J <= 0 %lld)\n",
+           ok ? "ok  " : "FAIL", (long long)rep.off_surface, (long long)rep.id_mismatch, (long long)rep.bad_elems);
+  fail |= !ok;
+  ok = cnt[0] == 0 && cnt[1] < soft_c && cnt[2] == cnt[3] && cnt[4] > 0 && dpoor <= 1e-14 * 3.0;
+  if (rank == 0)
+    printf("%s (d) below min(0.1, before): %lld; below min(0.3, before): %lld (without: %lld); the %lld elements below "
+           "0.1 before end %.1e from (c)'s nodes; below 0.1: %lld (c: %lld); %lld held back in %d rounds\n",
+           ok ? "ok  " : "FAIL", (long long)cnt[0], (long long)cnt[1], (long long)soft_c, (long long)cnt[4], dpoor,
+           (long long)cnt[2], (long long)cnt[3], held, rounds);
+  fail |= !ok;
+  free(xc), free(rc1);
   free(x0), free(r0), free(r1);
   hx_mesh_destroy(&lo);
   hx_mesh_destroy(&m);

@@ -9,7 +9,8 @@
 # every element's value (--worst listing, before and after) is >= min(0.1, its value as
 # meshed). Then at order 4, where the defaults solve at order 3 and carry the moves to order 4
 # (--optimize-order, hx_tmop_transfer; t509 checks it against analytic moves): the same
-# guarantees, and the same mean gain. --optimize with --stream, --optimize-order above the order
+# guarantees, and the same mean gain; --transfer-keep 0.3 (default) leaves fewer elements below
+# min(0.3, as meshed) than 0. --optimize with --stream, --optimize-order above the order
 # or without --optimize are refused before any work.
 set -u
 HEXPACK=${HEXPACK:-./build/hexpack}
@@ -20,12 +21,13 @@ cd "$dir"
 fail=0
 check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
 # two --worst listings (as meshed, optimized) -> elements, those below min(0.1, as meshed),
-# mean before, after, min before, after
+# mean before, after, min before, after, those below min(0.3, as meshed)
 compare() {
   awk 'FNR == 1 {f++} $1 ~ /^[0-9]+$/ && NF >= 6 {if (f == 1) a[$1] = $2; else b[$1] = $2}
          END {for (e in a) {n++; sa += a[e]; sb += b[e]; if (!(e in b) || b[e] < (a[e] < 0.1 ? a[e] : 0.1) * (1 - 1e-9)) bad++
+                            if (!(e in b) || b[e] < (a[e] < 0.3 ? a[e] : 0.3) * (1 - 1e-9)) soft++
                             if (n == 1 || a[e] < ma) ma = a[e]; if (n == 1 || b[e] < mb) mb = b[e]}
-              printf "%d %d %.6f %.6f %.6g %.6g\n", n, bad, sa / n, sb / n, ma, mb}' "$1" "$2"
+              printf "%d %d %.6f %.6f %.6g %.6g %d\n", n, bad, sa / n, sb / n, ma, mb, soft}' "$1" "$2"
 }
 "$HEXPACK" pack --n 4 --container cyl:2 -o bed.txt > /dev/null
 out=$("$HEXPACK" pebble bed.txt --container box --order 2 --optimize --metric 303 --target 3 --weight volume --keep-sj 0 --newton-iters 3 --json -o o.vtu 2> err.txt)
@@ -44,7 +46,7 @@ check "defaults: exit 0" "[ $rc -eq 0 ] && [ -s b.re2 ]"
 grep 'optimize:' b.txt
 r=$(compare a.txt b.txt)
 echo "elements, below min(0.1, as meshed), mean before, after, min before, after: $r"
-read -r n bad ma mb wa wb <<< "$r"
+read -r n bad ma mb wa wb soft <<< "$r"
 check "defaults: every element >= min(0.1, its value as meshed)" "[ $n -gt 500 ] && [ $bad -eq 0 ]"
 check "defaults: mean Nek SJ up by >= 5 %, worst not lower" \
   "awk -v a=$ma -v b=$mb -v c=$wa -v d=$wb 'BEGIN {exit !(b >= 1.05 * a && d >= c)}'"
@@ -56,10 +58,29 @@ grep 'optimized at order' d.txt
 check "order 4: exit 0, solved at order 3" "[ $rc -eq 0 ] && [ -s d.re2 ] && grep -q 'optimized at order 3, the moves carried to order 4' d.txt"
 r=$(compare c.txt d.txt)
 echo "order 4: elements, below min(0.1, as meshed), mean before, after, min before, after: $r"
-read -r n bad ma mb wa wb <<< "$r"
+read -r n bad ma mb wa wb soft <<< "$r"
 check "order 4: every element >= min(0.1, its value as meshed)" "[ $n -gt 500 ] && [ $bad -eq 0 ]"
 check "order 4: mean Nek SJ up by >= 5 %, worst not lower" \
   "awk -v a=$ma -v b=$mb -v c=$wa -v d=$wb 'BEGIN {exit !(b >= 1.05 * a && d >= c)}'"
+# --transfer-keep 0.3 (the default) against 0: fewer elements end below min(0.3, as meshed)
+"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --transfer-keep 0 --quiet --quality --worst 100000 -o e.re2 > e.txt 2>&1
+rc=$?
+r0=$(compare c.txt e.txt)
+echo "order 4, --transfer-keep 0: $r0 (default: $soft below min(0.3, as meshed))"
+read -r n0 bad0 ma0 mb0 wa0 wb0 soft0 <<< "$r0"
+check "--transfer-keep 0: exit 0, every element >= min(0.1, as meshed)" "[ $rc -eq 0 ] && [ $bad0 -eq 0 ]"
+check "--transfer-keep 0.3 (default): fewer elements below min(0.3, as meshed) than with 0" "[ $soft -lt $soft0 ]"
+out=$("$HEXPACK" pebble bed.txt --container box --order 3 --optimize --newton-iters 2 --quiet --json -o f.re2 2> /dev/null)
+check "--json: transfer_keep 0.3" "echo \"\$out\" | grep -q '\"transfer_keep\": 0.3,'"
+for v in 2 -1 x; do
+  "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --transfer-keep $v -o x.vtu > /dev/null 2> e5.txt
+  rc=$?
+  check "--transfer-keep $v refused in one line naming the flag, no file" \
+    "[ $rc -ne 0 ] && [ \$(wc -l < e5.txt) -eq 1 ] && grep -q -- '--transfer-keep' e5.txt && [ ! -e x.vtu ]"
+done
+"$HEXPACK" pebble bed.txt --container box --order 4 --transfer-keep 0.3 -o x.vtu > /dev/null 2> e6.txt
+rc=$?
+check "--transfer-keep without --optimize refused" "[ $rc -ne 0 ] && grep -q 'flag --transfer-keep: only with --optimize' e6.txt && [ ! -e x.vtu ]"
 "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --optimize-order 5 -o x.vtu > /dev/null 2> e3.txt
 rc=$?
 check "--optimize-order above the order refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize-order: 5 is above the mesh.s order 4' e3.txt && [ ! -e x.vtu ]"

@@ -60,6 +60,10 @@ typedef struct hx_tmop_opts {
                            Jacobian (min / max det J at its GLL nodes) fell below min(keep_sj, its
                            initial value) go back to their initial positions, in rounds until
                            none does (0: off, default) */
+  double transfer_keep; /* > keep_sj: hx_tmop_transfer also holds back, where it can, an element that
+                           would end below min(transfer_keep, its value before): through its corners
+                           that no element below keep_sj before has (those keep their moves, which
+                           the poorest elements need) (0: off, default) */
   FILE *log;            /* one line per Newton iteration (NULL: none); rank 0 writes */
 } hx_tmop_opts;
 
@@ -92,7 +96,10 @@ int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
     corrections blended into the element (edges, faces, volume, as hx_curve does). An element
     that would end below min(o->keep_sj, its Nek5000 scaled Jacobian now), or folded between its
     nodes where it is not now, halves its corners' alpha (1, 1/2, .. 1/16, 0), in rounds until
-    none does; alpha = 0 at all 8 corners is the element as it was. *nback: elements with some
+    none does; alpha = 0 at all 8 corners is the element as it was. With o->transfer_keep, an
+    element that would end below min(transfer_keep, its value now) halves the alpha of those of
+    its corners that no element now below keep_sj has (best effort: an element all of whose
+    corners are such may end below). *nback: elements with some
     corner below alpha 1; *rounds: the rounds. */
 int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback,
                      int *rounds);

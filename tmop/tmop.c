@@ -768,6 +768,21 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
      corner changed in the round before */
   if (!rc) rc = hx_malloc((size_t)ne + 1, &dirty);
   if (!rc) memset(dirty, 1, (size_t)ne);
+  /* transfer_keep (soft > keep_sj): once the rounds end with every element passing keep_fails
+     (phase 1), more rounds (phase 2) hold back the elements that end below min(soft, as meshed)
+     through those of their corners that are neither PROTECTED (the corners of the
+     elements below keep_sj as meshed, whose gain they carry) nor frozen. An element that fails
+     keep_fails in phase 2 gets its corners' phase-1 alpha back (it is then its phase-1 self,
+     which passed) and they are FROZEN. So keep_fails' guarantee holds, the elements below
+     keep_sj as meshed end as after phase 1 (their corners keep phase-1 alpha), and the rounds
+     end: alpha only falls, or a corner freezes. */
+  double soft = o->transfer_keep > o->keep_sj ? o->transfer_keep : 0;
+  enum { PROTECTED = 1, FROZEN = 2 };     /* node2 bits (phase 2) */
+  enum { HALVE = 1, RESTORE = 2 };        /* flag bits, or-ed over the ranks */
+  unsigned char *node2 = NULL, *lev1 = NULL; /* lev1: phase 1's levels */
+  int phase = 1;
+  if (!rc && soft > 0) rc = hx_malloc((size_t)nl + 1, &node2);
+  if (!rc && soft > 0) rc = hx_malloc((size_t)nl + 1, &lev1);
   while (!rc) {
 #pragma omp parallel for schedule(dynamic, 64)
     for (hx_lid e = 0; e < ne; e++)
@@ -775,24 +790,44 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     if ((rc = fold_state(tm, xe, qc, 2, r1, f1, dirty))) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
-      if (keep_fails(o->keep_sj, r0[e], r1[e], f0[e], f1[e]))
-        for (int c = 0; c < 8; c++) flag[corner_lnode(tm, e, c)] = 1;
+      if (keep_fails(o->keep_sj, r0[e], r1[e], f0[e], f1[e])) {
+        for (int c = 0; c < 8; c++) flag[corner_lnode(tm, e, c)] |= phase == 2 ? RESTORE : HALVE;
+      } else if (phase == 2 && !(r1[e] >= fmin(soft, r0[e]))) {
+        for (int c = 0; c < 8; c++)
+          if (!(node2[corner_lnode(tm, e, c)] & PROTECTED)) flag[corner_lnode(tm, e, c)] |= HALVE;
+      }
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
     int64_t moved = 0;
     for (hx_lid l = 0; l < nl; l++) {
-      if (flag[l] && lev[l] < 5) {
+      int ch = 0;
+      if (flag[l] & RESTORE) {
+        node2[l] |= FROZEN;
+        ch = lev[l] != lev1[l];
+        lev[l] = lev1[l];
+      } else if ((flag[l] & HALVE) && lev[l] < 5 && !(phase == 2 && (node2[l] & FROZEN))) {
         lev[l]++;
-        alpha[l] = lev[l] < 5 ? ldexp(1.0, -lev[l]) : 0.0;
-        moved++;
-      } else {
-        flag[l] = 0; /* from here: the corners changed in this round */
+        ch = 1;
       }
+      if (ch) alpha[l] = lev[l] == 0 ? 1.0 : lev[l] < 5 ? ldexp(1.0, -lev[l]) : 0.0;
+      flag[l] = (uint64_t)ch; /* from here: the corners changed in this round */
+      moved += ch;
     }
     for (hx_lid e = 0; e < ne; e++) {
       dirty[e] = 0;
       for (int c = 0; c < 8; c++) dirty[e] |= flag[corner_lnode(tm, e, c)] != 0;
     }
     if ((rc = hx_comm_sum_int64(m->comm, &moved, 1))) break;
+    if (!moved && soft > 0 && phase == 1) {
+      phase = 2;
+      memcpy(lev1, lev, (size_t)nl);
+      memset(flag, 0, (size_t)nl * sizeof *flag);
+      for (hx_lid e = 0; e < ne; e++)
+        if (!(r0[e] >= o->keep_sj))
+          for (int c = 0; c < 8; c++) flag[corner_lnode(tm, e, c)] = 1;
+      if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
+      for (hx_lid l = 0; l < nl; l++) node2[l] = flag[l] ? PROTECTED : 0;
+      continue;
+    }
     if (!moved) break;
     (*rounds)++;
   }
@@ -808,7 +843,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     *nback = held;
   }
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&alpha), hx_free(&flag), hx_free(&lev), hx_free(&B);
-  hx_free(&dirty);
+  hx_free(&dirty), hx_free(&node2), hx_free(&lev1);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
   hx_tmop_destroy(&tm);
   return rc;

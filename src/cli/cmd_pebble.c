@@ -77,6 +77,10 @@ static void pebble_help(void) {
          "                        towards its meshed self). Default min(N, 3): at order 7 a solve at the\n"
          "                        order itself stops after a few steps (its quadrature at the GLL nodes\n"
          "                        lets steps fold elements between them) and gains far less\n"
+         "  --transfer-keep S     then the carried moves also held back, where they can be, from an\n"
+         "                        element that would drop below min(S, its value as meshed): through its\n"
+         "                        corners that no element meshed below --keep-sj has (those elements end\n"
+         "                        as without it) (0.3; 0: off)\n"
          "  --stream              never hold the whole order-N mesh: the sweep map is evaluated a block of\n"
          "                        elements at a time for the check, the quality report and every writer\n"
          "                        (the same files); chosen by itself when the order-N mesh would need\n"
@@ -178,7 +182,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_pebble_opts_default(&o);
   hx_cli_common c = {0};
   const char *centres = NULL, *plot = NULL;
-  int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0;
+  int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0, user_tk = 0;
   hx_tmop_opts topt;
   hx_tmop_opts_default(&topt);
   /* the pebble mesh's own optimizer defaults, aimed at the Nek5000 scaled Jacobian (min / max
@@ -189,6 +193,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   topt.target = HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
   topt.equal_weight = 1;
   topt.keep_sj = 0.1;
+  topt.transfer_keep = 0.3; /* pb67 at order 7, --score nek: below 0.3 597 -> 313, none below 0.1 */
   topt.newton_iters = 10;
   topt.detj_nodes = 2; /* with the quadrature at the GLL nodes, no fold between them */ /* pb67 at order 7: 40 steps leave elements below 0.1 to --keep-sj, 80 none */
   topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
@@ -315,6 +320,10 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--optimize-order")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_int(a, v, 1, HX_MAX_ORDER, &opt_order));
+    } else if (!strcmp(a, "--transfer-keep")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 1, &topt.transfer_keep));
+      user_tk = 1;
     } else if (!strcmp(a, "--quality")) {
       quality = 1;
     } else if (!strcmp(a, "--stream")) {
@@ -335,6 +344,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   int order = c.order ? c.order : 7;
   HX_CHECK(!opt_order || c.optimize, HX_ERR_INPUT, "flag --optimize-order: only with --optimize");
   HX_CHECK(opt_order <= order, HX_ERR_INPUT, "flag --optimize-order: %d is above the mesh's order %d", opt_order, order);
+  HX_CHECK(!user_tk || c.optimize, HX_ERR_INPUT, "flag --transfer-keep: only with --optimize");
   int solve_order = opt_order ? opt_order : order > 3 ? 3 : order, user_qo = topt.quad_order != 0;
   if (!topt.quad_order) topt.quad_order = default_quad_order(solve_order);
   /* check the output formats before any work, so a bad -o leaves nothing */
@@ -405,13 +415,13 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
              "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, \"edge_even_segments\": %d, "
              "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
-             "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_held\": %lld, \"transfer_rounds\": %d}\n",
+             "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"transfer_held\": %lld, \"transfer_rounds\": %d}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
              (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
              (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even,
              order, m->lazy ? "true" : "false", (long long)num_bad,
-             st.bridge_volume, st.t_diagram, st.t_mesh, t_curve, c.optimize ? solve_order : 0, tr.held, tr.rounds);
+             st.bridge_volume, st.t_diagram, st.t_mesh, t_curve, c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, tr.held, tr.rounds);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
              (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
