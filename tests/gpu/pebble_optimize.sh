@@ -11,7 +11,10 @@
 # pebble), each with the
 # quality listing of every element before and after: Nek5000 scaled Jacobian min / mean /
 # below 0.1 / below 0.3, aspect max, and the wall times. Logs and tables go to $OUT.
-#   usage: [PACKED=1] [SKIP_PB67=1] bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
+# SETS="flags;flags;...": instead (words NAME=VALUE of a set go to its runs' environment;
+# SKIP_MESHED=1 runs the optimized meshes only), mesher flag sets at the last order, each meshed and optimized on
+# cuda (pb67, and the poured cylinder with PACKED=1): a sweep of the mesher's knobs under --optimize.
+#   usage: [PACKED=1] [SKIP_PB67=1] [SETS=...] bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -31,11 +34,11 @@ echo "build: $(( $(date +%s) - t0 )) s"
 (cd "$B" && ctest -L cuda 2>&1 | grep -E "tests passed|Failed|FAIL")
 H=$PWD/$B/hexpack
 BED=(pebble inputs/pb67.txt --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3)
-stats() { # listing file -> n min mean <0.1 <0.3 aspect_max
-  awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.3) b++; if (n == 1 || $2 < mn) mn = $2; s += $2; if ($5 > mx) mx = $5}
-       END {printf "%d %.4g %.4f %d %d %.1f", n, mn, s / n, a, b, mx}' "$1"
+stats() { # listing file -> n per-pebble min mean <0.1 <0.3 aspect_max aspect>20
+  awk '/^pebble:/ {per = $9} $1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.3) b++; if (n == 1 || $2 < mn) mn = $2; s += $2; if ($5 > mx) mx = $5; if ($5 > 20) c++}
+       END {printf "%d %s %.4g %.4f %d %d %.1f %d", n, per, mn, s / n, a, b, mx, c}' "$1"
 }
-printf "%-30s %8s %9s %7s %6s %6s %7s %8s\n" run elements sj_min sj_mean "<0.1" "<0.3" asp_max wall_s | tee "$OUT/pebble_optimize.txt"
+printf "%-30s %8s %7s %9s %7s %6s %6s %7s %6s %8s\n" run elements per_peb sj_min sj_mean "<0.1" "<0.3" asp_max "asp>20" wall_s | tee "$OUT/pebble_optimize.txt"
 one() { # label order flags...
   local lab=$1 p=$2; shift 2
   local ts te
@@ -46,6 +49,32 @@ one() { # label order flags...
   printf "%-30s %s %8.1f%s\n" "$lab" "$(stats "$OUT/$lab.txt")" "$(awk -v a="$ts" -v b="$te" 'BEGIN {print b - a}')" "$([ $rc -ne 0 ] && echo " rc $rc")" | tee -a "$OUT/pebble_optimize.txt"
   grep "^optimize:\|optimized at order" "$OUT/$lab.txt" | sed 's/^ *//; s/^/    /' | tee -a "$OUT/pebble_optimize.txt"
 }
+if [ -n "${SETS:-}" ]; then
+  p=${ORDERS##*,}
+  beds=()
+  [ "${SKIP_PB67:-0}" = 1 ] || beds=(pb67)
+  if [ "${PACKED:-0}" = 1 ]; then
+    "$H" pack --n 300 --container cyl:5 --seed 3 --trials 20 -o "$OUT/c300.txt" > /dev/null
+    beds+=(c300)
+  fi
+  IFS=';' read -r -a sets <<< "$SETS"
+  for bed in "${beds[@]}"; do
+    [ "$bed" = c300 ] && BED=(pebble "$OUT/c300.txt" --container cyl:5)
+    for i in "${!sets[@]}"; do
+      echo "set $i: ${sets[$i]:-(defaults)}" | tee -a "$OUT/pebble_optimize.txt"
+      ( # words NAME=VALUE of a set are put in the environment of its runs
+        fl=()
+        for w in ${sets[$i]}; do
+          case $w in [A-Z]*=*) export "${w?}" ;; *) fl+=("$w") ;; esac
+        done
+        [ "${SKIP_MESHED:-0}" = 1 ] || one $bed-s$i-meshed "$p" "${fl[@]}"
+        one $bed-s$i-cuda "$p" "${fl[@]}" --optimize --backend cuda --quiet "$@"
+      )
+      rm -f "$OUT/$bed-s$i-meshed.txt" "$OUT/$bed-s$i-cuda.txt"
+    done
+  done
+  exit 0
+fi
 if [ "${SKIP_PB67:-0}" != 1 ]; then
 one o3-meshed 3
 one o3-cpu 3 --optimize --backend cpu --newton-iters 10 --quiet "$@"
