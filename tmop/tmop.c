@@ -590,6 +590,11 @@ int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
   return HX_OK;
 }
 
+/* the hold-back factor of level lev (--keep-sj's nodes, the transfer's corners): 1, 1/2 .. 1/16,
+   then 0 at HOLD_LEVELS (the initial node) */
+enum { HOLD_LEVELS = 5 };
+static inline double hold_factor(int lev) { return lev < HOLD_LEVELS ? ldexp(1.0, -lev) : 0.0; }
+
 /* Every element ends with a Nek5000 scaled Jacobian of at least min(keep_sj, its initial
    value), and with det J > 0 between its nodes (fold_ctx) where it had that: an element
    that fails either has its nodes' moves halved (x = x0 + a (x1 - x0), a = 1,
@@ -604,7 +609,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL;
   hx_quality_ctx *qc[2] = {NULL, NULL};
   uint64_t *flag = NULL;
-  unsigned char *lev = NULL; /* a = 2^-lev, lev 5: a = 0 */
+  unsigned char *lev = NULL; /* a = hold_factor(lev) */
   const unsigned char *owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL;
   *nrev = 0, *rounds = 0;
   int rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
@@ -633,12 +638,12 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
     int64_t cnt = 0, moved = 0;
     for (hx_lid l = 0; l < nl; l++)
-      if (flag[l] && lev[l] < 5) {
+      if (flag[l] && lev[l] < HOLD_LEVELS) {
         lev[l]++;
-        double a = lev[l] < 5 ? ldexp(1.0, -lev[l]) : 0.0, *xl = x + 3 * (size_t)l;
+        double a = hold_factor(lev[l]), *xl = x + 3 * (size_t)l;
         for (int c = 0; c < 3; c++) xl[c] = tm->x0[3 * (size_t)l + c] + a * (x1[3 * (size_t)l + c] - tm->x0[3 * (size_t)l + c]);
         if (tm->curved[l] >= 0 && a > 0) hx_surface_project(&m->surfaces[tm->curved[l]], xl, xl);
-        cnt += (!owned || owned[l]) && lev[l] == 5;
+        cnt += (!owned || owned[l]) && lev[l] == HOLD_LEVELS;
         moved += !owned || owned[l];
       }
     int64_t both[2] = {cnt, moved};
@@ -682,18 +687,19 @@ static inline hx_lid corner_lnode(const hx_tmop *tm, hx_lid e, int c) {
 }
 
 /* Element e of the carried mesh into xe ([3][nd^3]): its initial nodes plus the low-order
-   moves interpolated and scaled by the trilinear blend of its corners' alpha, then the nodes on
+   moves interpolated and scaled by the trilinear blend of its corners' factors (alpha =
+   hold_factor(lev)), then the nodes on
    curved surfaces projected back onto them, their corrections blended into the rest
    (blend_moves; nodes on planes keep their moves, which the low-order solve kept in-plane). */
 static void transfer_elem(const hx_tmop *tm, const hx_mesh *lo, const double *lo_x0, const double *B, const double *g,
-                          const double *alpha, hx_lid e, double *xe) {
+                          const unsigned char *lev, hx_lid e, double *xe) {
   const hx_mesh *m = tm->mesh;
   int nd = m->nd, ndp = lo->nd, n3 = nd * nd * nd, np3 = ndp * ndp * ndp;
   double u[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND], d[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   unsigned char own[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   const hx_lid *e2l = tm->lmap->e2l + (size_t)e * n3;
   double ac[8];
-  for (int c = 0; c < 8; c++) ac[c] = alpha[corner_lnode(tm, e, c)];
+  for (int c = 0; c < 8; c++) ac[c] = hold_factor(lev[corner_lnode(tm, e, c)]);
   for (int c = 0; c < 3; c++) {
     const double *xl = lo->x + ((size_t)e * 3 + c) * np3, *xl0 = lo_x0 + ((size_t)e * 3 + c) * np3;
     for (int a = 0; a < np3; a++) u[a] = xl[a] - xl0[a];
@@ -741,7 +747,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   if (!tm) return rc;
   int nd = m->nd, ndp = lo->nd, n3 = nd * nd * nd;
   hx_lid ne = m->num_elem, nl = tm->nl;
-  double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *alpha = NULL, *B = NULL;
+  double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *B = NULL;
   uint64_t *flag = NULL;
   unsigned char *lev = NULL, *dirty = NULL;
   hx_quality_ctx *qc[2] = {NULL, NULL};
@@ -751,16 +757,14 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r1, &r1);
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f0, &f0);
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f1, &f1);
-  if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *alpha, &alpha);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *flag, &flag);
-  if (!rc) rc = hx_malloc((size_t)nl + 1, &lev);
+  if (!rc) rc = hx_malloc((size_t)nl + 1, &lev); /* zeroed: alpha 1 */
   if (!rc) rc = hx_malloc((size_t)nd * ndp * sizeof *B, &B);
   if (!rc) rc = hx_gll(nd, g, w);
   if (!rc) rc = hx_gll(ndp, gp, wp);
   for (int k = 0; k < 2 && !rc; k++) rc = fold_ctx(nd, k, &qc[k]);
   if (!rc) {
     hx_lagrange_matrices(ndp, gp, nd, g, B, NULL);
-    for (hx_lid l = 0; l < nl; l++) alpha[l] = 1;
     rc = fold_state(tm, m->x, qc, 2, r0, f0, NULL);
   }
   /* an element's nodes depend on its own corners' alpha alone (the trilinear blend on a shared
@@ -786,7 +790,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   while (!rc) {
 #pragma omp parallel for schedule(dynamic, 64)
     for (hx_lid e = 0; e < ne; e++)
-      if (dirty[e]) transfer_elem(tm, lo, lo_x0, B, g, alpha, e, xe + (size_t)e * 3 * n3);
+      if (dirty[e]) transfer_elem(tm, lo, lo_x0, B, g, lev, e, xe + (size_t)e * 3 * n3);
     if ((rc = fold_state(tm, xe, qc, 2, r1, f1, dirty))) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
@@ -804,11 +808,10 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
         node2[l] |= FROZEN;
         ch = lev[l] != lev1[l];
         lev[l] = lev1[l];
-      } else if ((flag[l] & HALVE) && lev[l] < 5 && !(phase == 2 && (node2[l] & FROZEN))) {
+      } else if ((flag[l] & HALVE) && lev[l] < HOLD_LEVELS && !(phase == 2 && (node2[l] & FROZEN))) {
         lev[l]++;
         ch = 1;
       }
-      if (ch) alpha[l] = lev[l] == 0 ? 1.0 : lev[l] < 5 ? ldexp(1.0, -lev[l]) : 0.0;
       flag[l] = (uint64_t)ch; /* from here: the corners changed in this round */
       moved += ch;
     }
@@ -836,13 +839,13 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     int64_t held = 0;
     for (hx_lid e = 0; e < ne; e++) {
       int any = 0;
-      for (int c = 0; c < 8; c++) any |= alpha[corner_lnode(tm, e, c)] < 1;
+      for (int c = 0; c < 8; c++) any |= lev[corner_lnode(tm, e, c)] > 0;
       held += any;
     }
     rc = hx_comm_sum_int64(m->comm, &held, 1);
     *nback = held;
   }
-  hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&alpha), hx_free(&flag), hx_free(&lev), hx_free(&B);
+  hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&flag), hx_free(&lev), hx_free(&B);
   hx_free(&dirty), hx_free(&node2), hx_free(&lev1);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
   hx_tmop_destroy(&tm);

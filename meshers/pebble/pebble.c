@@ -1469,6 +1469,9 @@ static double column_q(const builder *bd, const hx_pebble_opts *o, const facet *
       l = sqrt(l);
       for (int k = 0; k < 3; k++) Y[j][i][k] = c[k] + r * d[k] / l;
     }
+  double sg[G + 1][G + 1][65]; /* the layer fractions of each sample point's column line */
+  for (int j = 0; j <= G; j++)
+    for (int i = 0; i <= G; i++) column_grading(o, sl, dist3(X[j][i], Y[j][i]), r, sg[j][i]);
   int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   for (int lay = 0; lay < L; lay++) {
     double dlo = INFINITY, dhi = 0; /* det J range over the element (its 2 x 2 parts' corners) */
@@ -1477,12 +1480,7 @@ static double column_q(const builder *bd, const hx_pebble_opts *o, const facet *
         for (int v = 0; v < 4; v++)
           for (int h = 0; h < 2; h++) {
             int ii = i + (v & 1), jj = j + (v >> 1);
-            double t = sl[lay + h];
-            if (o->grade_height > 0) {
-              double sc[65];
-              column_grading(o, sl, dist3(X[jj][ii], Y[jj][ii]), r, sc);
-              t = sc[lay + h];
-            }
+            double t = sg[jj][ii][lay + h];
             for (int k = 0; k < 3; k++) P[3 * (v + 4 * h) + k] = Y[jj][ii][k] + t * (X[jj][ii][k] - Y[jj][ii][k]);
           }
         double q = min_corner_sj(P, cn), lo, hi;
@@ -2721,9 +2719,8 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
   double FC[4][3];
   if (cell >= 0)
     for (int v = 0; v < 4; v++) memcpy(FC[v], (v == 0 ? Fd[0][0] : v == 1 ? Fd[1][0] : v == 2 ? Fd[3][0] : Fd[2][0]), 3 * sizeof(double));
-  double s0 = 0, s1 = 1, z0 = 0, z1 = 0;
-  if (cell >= 0) s0 = sc->s[E->layer], s1 = sc->s[E->layer + 1];
-  else {
+  double s0 = 0, s1 = 1, z0 = 0, z1 = 0; /* s0, s1: the layer's fractions, per column line below */
+  if (cell < 0) {
     int k = -1 - cell;
     double zp = k ? sc->o->zhi : sc->o->zlo, len = k ? sc->o->outlet_len : sc->o->inlet_len, dir = k ? 1 : -1;
     z0 = zp + dir * len * sc->se[k][E->layer + 1] - zp; /* deeper level at xi3 = 0 */
@@ -2760,7 +2757,7 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
       /* radial parametrization: with --radial volume the layer's points are spaced so that
          the cube of their distance from the centre is linear in xi3 (equal volume per step
          of the cone the column is part of), else linearly */
-      if (cell >= 0 && sc->o->grade_height > 0) {
+      if (cell >= 0) {
         double sg[65];
         column_grading(sc->o, sc->s, dist3(Q, Y), ra, sg);
         s0 = sg[E->layer], s1 = sg[E->layer + 1];
