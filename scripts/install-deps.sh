@@ -8,7 +8,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(build-essential cmake pkg-config zlib1g-dev time
       libqhull-dev libopenmpi-dev openmpi-bin libgmsh-dev libcairo2-dev
       libexodusii-dev libmetis-dev
-      python3 python3-venv python3-numpy python3-vtk9 python3-meshio python3-gmsh python3-netcdf4)
+      gfortran python3 python3-venv python3-numpy python3-vtk9 python3-meshio python3-gmsh python3-netcdf4)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -29,5 +29,30 @@ if [ ! -x "$PYMFEM/bin/python" ] || ! "$PYMFEM/bin/python" -c "import mfem.ser" 
   else
     echo "PyMFEM: not installed (pip install mfem failed or timed out); t172 will skip"
   fi
+fi
+# Nek5000's own mesh tools gencon and genmap (for t107: they read our .re2 and must find our
+# connectivity), built from Nek5000's source at a fixed commit; optional like PyMFEM: without
+# network (or with HX_NEK5000_TARBALL, a local copy of that archive) t107 skips with a message.
+NEK=${HX_NEK5000_DIR:-/opt/hexpack-nek5000}
+NEK_COMMIT=41d17942b3f4ef4e045665d30adc81a167611122
+if [ ! -x "$NEK/bin/gencon" ] || [ ! -x "$NEK/bin/genmap" ] || [ "$(cat "$NEK/commit" 2>/dev/null)" != "$NEK_COMMIT" ]; then
+  tmp=$(mktemp -d)
+  tarball=${HX_NEK5000_TARBALL:-$tmp/nek5000.tar.gz}
+  if { [ -n "${HX_NEK5000_TARBALL:-}" ] ||
+       timeout 180 /usr/bin/python3 -c 'import sys, urllib.request; urllib.request.urlretrieve(sys.argv[1], sys.argv[2])' \
+         "https://github.com/Nek5000/Nek5000/archive/$NEK_COMMIT.tar.gz" "$tarball" 2>/dev/null; } &&
+     tar -xzf "$tarball" -C "$tmp" --wildcards '*/tools/gencon/*' '*/tools/genmap/*' '*/tools/maketools*' \
+       '*/core/byte.c' '*/core/name.h' 2>/dev/null &&
+     mkdir -p "$tmp/bin" &&
+     (cd "$tmp"/*/tools && MAXNEL=300000 bin_nek_tools="$tmp/bin" ./maketools gencon genmap >/dev/null 2>&1) &&
+     [ -x "$tmp/bin/gencon" ] && [ -x "$tmp/bin/genmap" ]; then
+    $SUDO mkdir -p "$NEK/bin"
+    $SUDO cp "$tmp/bin/gencon" "$tmp/bin/genmap" "$NEK/bin/"
+    echo "$NEK_COMMIT" | $SUDO tee "$NEK/commit" >/dev/null
+    echo "Nek5000 tools: gencon, genmap built in $NEK/bin"
+  else
+    echo "Nek5000 tools: not built (no Nek5000 source or no Fortran build); t107 will skip"
+  fi
+  rm -rf "$tmp"
 fi
 echo "hexpack dependencies: installed"

@@ -13,6 +13,10 @@ hx_add_script_test(t102-vtu-vtk COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_
 hx_add_script_test(t150-bad-files COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t150-bad-files.py LABELS python)
 # Nek5000 .re2: layout, Nek's sphere rule, byte orders, field file, .co2
 hx_add_script_test(t103-re2 COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t103-re2.py LABELS python)
+# Nek5000's own gencon and genmap read our .re2 (pebble bed, rods, Kershaw box) and find our .co2's
+# vertices; exit 77 = skipped when scripts/install-deps.sh could not build them
+hx_add_script_test(t107-re2-nek5000 COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t107-re2-nek5000.py LABELS python)
+set_tests_properties(t107-re2-nek5000 PROPERTIES SKIP_RETURN_CODE 77)
 # Gmsh opens our .msh (orders 1..9) with positive minSJ and equal det J; Gmsh-made meshes read back
 hx_add_script_test(t104-msh-gmsh COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t104-msh-gmsh.py LABELS python)
 # io benchmark (not a test): bench/io.sh
