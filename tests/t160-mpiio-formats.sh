@@ -45,7 +45,7 @@ done
 check "order-3 .vtu is zlib-compressed" "grep -q vtkZLibDataCompressor np4/k3.vtu"
 check "order-1 .vtu is ASCII" "grep -q 'format=\"ascii\"' np4/k1.vtu"
 check "order-1 .msh is ASCII" "head -2 np4/k1.msh | grep -q '^4.1 0 8'"
-check "pebble .re2 has sphere curves" "grep -qa 's       ' np4/p.re2"
+check "pebble .re2 has midpoint curves (its sphere faces by edge midpoints: an 's' would take the slot of a curved edge)" "grep -qa 'm       ' np4/p.re2"
 # the distributed writes read back as the mesh (coordinates, node-id partition, faces)
 for f in k1.msh k1.vtu k2.msh k2.re2 k3.msh k3.re2 k3.mesh p.msh p.re2; do
   ref=np1/k2.vtu

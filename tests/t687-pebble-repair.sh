@@ -17,8 +17,8 @@ for bed in pebble-near-contact-offplane pebble-poly-seed23 pebble-sliver-triangl
   rc=$?
   rep=$(grep -o '"repaired_facets": [0-9]*' "$dir/out.json" | grep -o '[0-9]*$')
   echo "     $bed: exit $rc, repaired facets ${rep:-?}"
-  check "$bed: meshes (exit 0, no inverted element, file, nothing on stderr)" \
-    "[ $rc -eq 0 ] && grep -q '\"bad_elements\": 0' '$dir/out.json' && [ -s '$dir/a.re2' ] && [ ! -s '$dir/err.txt' ]"
+  check "$bed: meshes (exit 0, no inverted element, file, nothing on stderr but the note on sphere faces left flat for Nek)" \
+    "[ $rc -eq 0 ] && grep -q '\"bad_elements\": 0' '$dir/out.json' && [ -s '$dir/a.re2' ] && [ -z \"\$(grep -v 'Nek5000.s geometry from the corners' '$dir/err.txt')\" ]"
   if [ $bed = pebble-sliver-triangle ]; then
     check "$bed: no repair needed" "[ '${rep:-x}' = 0 ]"
   else

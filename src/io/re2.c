@@ -6,10 +6,17 @@
    1. element records: the 8 corners of every element in preprocessor order;
    2. curved sides, counted in a first pass and written in a second: 's' for
       boundary faces on a sphere surface, 'C' for the horizontal edges of boundary
-      faces on a cylinder whose axis is z, 'm' (midpoint at the edge's mid
-      parameter) for every other edge that is not straight; one curve slot per
-      number per element (Nek's ccurve array): 's' wins over an edge curve with the
-      same number, which is then dropped (counted, with a warning);
+      faces on a cylinder whose axis is z, 'm' for every other edge that is not
+      straight (the edge's point over its chord's midpoint, so that Nek's quadratic
+      through it runs evenly along the chord). Nek5000 builds its geometry from the
+      corners and these curves by its own rule (hx_re2_nek_element) and, before it
+      reads the 'X' restart, aborts if det J <= 0 at any GLL point. So every element's
+      curves are checked by that rule at the check order (the mesh's order; 7 for an
+      order-1 mesh) and the first set that passes is written: (a) 's', 'C' and 'm'
+      (not when an 'm' would lose its slot to an 's': Nek keeps one curve per number
+      and element); (b) 'C' and 'm' (sphere faces by their edges' midpoints); (c) 'm'
+      only; (d) none (the straight element). An element no set passes refuses the
+      file unless forced;
    3. one BC set (velocity): every boundary face with its type from its name
       (inlet 'v  ', outlet 'O  ', symmetry 'SYM', else wall 'W  ') and the boundary
       id, renumbered 1..n without gaps, in bc5;
@@ -31,30 +38,63 @@
 #include "io_gather.h"
 #include "re2_impl.h"
 
-typedef struct re2_curve {
-  int side;         /* edge (m, C) or face (s) number, 1-based preprocessor */
-  double c[5];
-  char type;
-} re2_curve;
-
 typedef struct re2_ctx {
   const hx_mesh *m;
   hx_gsrc g;        /* the elements and faces of every rank (io_gather.h) */
   int *bmap;        /* boundary id -> 1..n */
   int nb;
   double gll[HX_MAX_ND];
-  long long dropped;
+  int force;
+  int nchk, chk_nd[2];                     /* the check: Nek's rule at chk_nd GLL points per direction */
+  double chk_g[2][HX_MAX_ND], chk_G[2][HX_MAX_ND * HX_MAX_ND];
+  int64_t nset[6];                         /* elements written with curve set a, b, c, d; failing all; uncurved */
+  hx_gid first_bad;                        /* an element no set passes (global, 0-based), or -1 */
+  uint8_t *eset;                           /* each written element's set, chosen in the counting pass */
 } re2_ctx;
+
+enum { RE2_SET_A, RE2_SET_B, RE2_SET_C, RE2_SET_D, RE2_SET_NONE, RE2_SET_PLAIN };
 
 static void corner_xyz(const hx_mesh *v, hx_lid e, int s, double X[3]) {
   int c = RE2_PRE[s];
   for (int d = 0; d < 3; d++) X[d] = hx_mesh_elem_x(v, e, d)[hx_corner_lex(v->nd, c)];
 }
 
-/* Curves of element e of block view v with the surface indices bsurf[6] of its
-   faces (-1: none). Returns the count. */
-static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bsurf, re2_curve *out, long long *dropped) {
+/* the point of edge (a, b) (preprocessor corners, 1-based) of element e over the middle of
+   its chord: bisection on the edge parameter, the edge's nd nodes interpolated in 1D */
+static void edge_mid(const re2_ctx *c, const hx_mesh *v, hx_lid e, int a, int b, double M[3]) {
+  int ia[3], ib[3], nd = v->nd;
+  re2_corner_ijk(a - 1, ia);
+  re2_corner_ijk(b - 1, ib);
+  int dir = ia[0] != ib[0] ? 0 : ia[1] != ib[1] ? 1 : 2;
+  double E[HX_MAX_ND][3], phi[HX_MAX_ND]; /* the edge's nodes from corner a to corner b */
+  for (int t = 0; t < nd; t++) {
+    int ijk[3] = {ia[0] * (nd - 1), ia[1] * (nd - 1), ia[2] * (nd - 1)};
+    ijk[dir] = ia[dir] ? nd - 1 - t : t;
+    for (int d = 0; d < 3; d++) E[t][d] = hx_mesh_elem_x(v, e, d)[hx_lex(nd, ijk[0], ijk[1], ijk[2])];
+  }
+  double L2 = 0;
+  for (int d = 0; d < 3; d++) L2 += (E[nd - 1][d] - E[0][d]) * (E[nd - 1][d] - E[0][d]);
+  double lo = 0, hi = 1;
+  for (int it = 0; it < 52; it++) {
+    double tm = 0.5 * (lo + hi), proj = 0;
+    hx_lagrange_eval(nd, c->gll, tm, phi, NULL);
+    for (int d = 0; d < 3; d++) {
+      M[d] = 0;
+      for (int t = 0; t < nd; t++) M[d] += phi[t] * E[t][d];
+      proj += (M[d] - E[0][d]) * (E[nd - 1][d] - E[0][d]);
+    }
+    if (proj < 0.5 * L2) lo = tm;
+    else hi = tm;
+  }
+}
+
+/* Curves of element e of block view v with the surface indices bsurf[6] of its faces
+   (-1: none), with 's' (use_s) and 'C' (use_c) where they apply. Returns the count; *lost:
+   edge curves that lost their slot to an 's'. */
+static int elem_curves_set(const re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bsurf, int use_s, int use_c,
+                           re2_curve *out, int *lost) {
   int n = 0, used[13] = {0};
+  *lost = 0;
   int nd = v->nd;
   /* s on sphere faces, C on horizontal edges of faces on a z cylinder */
   int cedge[13] = {0};
@@ -64,13 +104,13 @@ static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bs
     if (si < 0 || si >= c->m->num_surfaces) continue;
     const hx_surface *s = &c->m->surfaces[si];
     int pf = RE2_FACE[f];
-    if (s->type == HX_SURF_SPHERE) {
+    if (s->type == HX_SURF_SPHERE && use_s) {
       re2_curve *r = &out[n++];
       r->side = pf;
       r->type = 's';
       r->c[0] = s->p[0], r->c[1] = s->p[1], r->c[2] = s->p[2], r->c[3] = s->r, r->c[4] = 0;
       used[pf] = 1;
-    } else if (s->type == HX_SURF_CYLINDER && fabs(fabs(s->n[2]) - 1) < 1e-12) {
+    } else if (s->type == HX_SURF_CYLINDER && use_c && fabs(fabs(s->n[2]) - 1) < 1e-12) {
       for (int q = 1; q <= 8; q++) {
         int a = RE2_EDGE[q][0], b = RE2_EDGE[q][1], on = 0;
         for (int t = 0; t < 4; t++) on += (RE2_FACE_CORNERS[pf][t] == a) + (RE2_FACE_CORNERS[pf][t] == b);
@@ -93,7 +133,7 @@ static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bs
   for (int q = 1; q <= 12; q++) {
     if (cedge[q]) {
       if (used[q]) {
-        (*dropped)++;
+        (*lost)++;
         continue;
       }
       re2_curve *r = &out[n++];
@@ -110,20 +150,16 @@ static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bs
     int a = RE2_EDGE[q][0], b = RE2_EDGE[q][1], covered = 0;
     for (int f = 0; f < 6 && !covered; f++) {
       int si = bsurf[f];
-      if (si < 0 || si >= c->m->num_surfaces || c->m->surfaces[si].type != HX_SURF_SPHERE) continue;
+      if (!use_s || si < 0 || si >= c->m->num_surfaces || c->m->surfaces[si].type != HX_SURF_SPHERE) continue;
       int pf = RE2_FACE[f], on = 0;
       for (int t = 0; t < 4; t++) on += (RE2_FACE_CORNERS[pf][t] == a) + (RE2_FACE_CORNERS[pf][t] == b);
       covered = on == 2;
     }
     if (covered || nd < 3) continue;
-    int ia[3], ib[3];
-    re2_corner_ijk(a - 1, ia);
-    re2_corner_ijk(b - 1, ib);
-    double t[3], P1[3], P2[3], M[3];
-    for (int d = 0; d < 3; d++) t[d] = 0.5 * (ia[d] + ib[d]);
+    double P1[3], P2[3], M[3];
     corner_xyz(v, e, a - 1, P1);
     corner_xyz(v, e, b - 1, P2);
-    for (int d = 0; d < 3; d++) M[d] = hx_io_eval_gll(nd, c->gll, hx_mesh_elem_x(v, e, d), t);
+    edge_mid(c, v, e, a, b, M);
     double len2 = 0, dev2 = 0;
     for (int d = 0; d < 3; d++) {
       len2 += (P2[d] - P1[d]) * (P2[d] - P1[d]);
@@ -131,7 +167,7 @@ static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bs
     }
     if (dev2 <= 1e-8 * len2) continue; /* straight to 1e-4 of the edge length */
     if (used[q]) {
-      (*dropped)++;
+      (*lost)++;
       continue;
     }
     re2_curve *r = &out[n++];
@@ -139,6 +175,119 @@ static int elem_curves(re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bs
     r->type = 'm';
     r->c[0] = M[0], r->c[1] = M[1], r->c[2] = M[2], r->c[3] = r->c[4] = 0;
     used[q] = 1;
+  }
+  return n;
+}
+
+/* det J > 0 at every GLL point of the element's nodes xe [3][nd^3] (G: the 1D derivative
+   matrix); inlined with a constant nd below so that the loops unroll */
+static inline __attribute__((always_inline)) int detj_pos(int nd, const double *xe, const double *G) {
+  enum { M = HX_MAX_ND * HX_MAX_ND * HX_MAX_ND };
+  int npe = nd * nd * nd;
+  double D[3][3][M]; /* D[c][r]: d x_c / d r */
+  for (int d = 0; d < 3; d++) {
+    const double *x = xe + d * npe;
+    for (int jk = 0; jk < nd * nd; jk++)
+      for (int i = 0; i < nd; i++) {
+        double s0 = 0;
+        for (int a = 0; a < nd; a++) s0 += G[i * nd + a] * x[jk * nd + a];
+        D[d][0][jk * nd + i] = s0;
+      }
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          double s1 = 0;
+          for (int a = 0; a < nd; a++) s1 += G[j * nd + a] * x[(k * nd + a) * nd + i];
+          D[d][1][(k * nd + j) * nd + i] = s1;
+        }
+    for (int k = 0; k < nd; k++)
+      for (int ij = 0; ij < nd * nd; ij++) {
+        double s2 = 0;
+        for (int a = 0; a < nd; a++) s2 += G[k * nd + a] * x[a * nd * nd + ij];
+        D[d][2][k * nd * nd + ij] = s2;
+      }
+  }
+  for (int p = 0; p < npe; p++) {
+    double det = D[0][0][p] * (D[1][1][p] * D[2][2][p] - D[1][2][p] * D[2][1][p]) -
+                 D[0][1][p] * (D[1][0][p] * D[2][2][p] - D[1][2][p] * D[2][0][p]) +
+                 D[0][2][p] * (D[1][0][p] * D[2][1][p] - D[1][1][p] * D[2][0][p]);
+    if (!(det > 0)) return 0;
+  }
+  return 1;
+}
+
+/* det J > 0 at every check point of element e by Nek's rule with curves cv[0..n) */
+static int nek_valid(const re2_ctx *c, const hx_mesh *v, hx_lid e, const re2_curve *cv, int n) {
+  double xc[24], xe[3 * HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+  const re2_curve *cp[24] = {NULL};
+  for (int s = 0; s < 8; s++) {
+    double X[3];
+    corner_xyz(v, e, s, X);
+    for (int d = 0; d < 3; d++) xc[d * 8 + s] = X[d];
+  }
+  for (int k = 0; k < n; k++) cp[k] = &cv[k];
+  for (int h = 0; h < c->nchk; h++) {
+    int nd = c->chk_nd[h], ok;
+    hx_re2_nek_element(xc, cp, n, nd, c->chk_g[h], xe);
+    const double *G = c->chk_G[h];
+    switch (nd) {
+    case 3: ok = detj_pos(3, xe, G); break;
+    case 4: ok = detj_pos(4, xe, G); break;
+    case 5: ok = detj_pos(5, xe, G); break;
+    case 6: ok = detj_pos(6, xe, G); break;
+    case 7: ok = detj_pos(7, xe, G); break;
+    case 8: ok = detj_pos(8, xe, G); break;
+    case 9: ok = detj_pos(9, xe, G); break;
+    default: ok = detj_pos(nd, xe, G); break;
+    }
+    if (!ok) return 0;
+  }
+  return 1;
+}
+
+/* The curve set written for element e (see the top: sets a..d, the first that Nek's rule
+   passes; RE2_SET_NONE: none passes; RE2_SET_PLAIN: no curves, Nek's trilinear element of our
+   corners, not checked) */
+static int elem_choose(const re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bsurf) {
+  re2_curve out[24];
+  int has_s = 0, has_c = 0, lost = 0, n;
+  for (int f = 0; f < 6; f++) {
+    int si = bsurf[f];
+    if (si < 0 || si >= c->m->num_surfaces) continue;
+    const hx_surface *sf = &c->m->surfaces[si];
+    has_s |= sf->type == HX_SURF_SPHERE;
+    has_c |= sf->type == HX_SURF_CYLINDER && fabs(fabs(sf->n[2]) - 1) < 1e-12;
+  }
+  n = elem_curves_set(c, v, e, bsurf, 1, 1, out, &lost);
+  if (n == 0) return RE2_SET_PLAIN;
+  if (!lost && nek_valid(c, v, e, out, n)) return RE2_SET_A;
+  if (has_s && (n = elem_curves_set(c, v, e, bsurf, 0, 1, out, &lost)) && nek_valid(c, v, e, out, n)) return RE2_SET_B;
+  if (has_c && (n = elem_curves_set(c, v, e, bsurf, 0, 0, out, &lost)) && nek_valid(c, v, e, out, n)) return RE2_SET_C;
+  if (nek_valid(c, v, e, out, 0)) return RE2_SET_D;
+  return RE2_SET_NONE;
+}
+
+/* the curves of set `set` for element e; returns the count */
+static int elem_curves(const re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bsurf, int set, re2_curve *out) {
+  int lost;
+  switch (set) {
+  case RE2_SET_B: return elem_curves_set(c, v, e, bsurf, 0, 1, out, &lost);
+  case RE2_SET_C: return elem_curves_set(c, v, e, bsurf, 0, 0, out, &lost);
+  case RE2_SET_D:
+  case RE2_SET_PLAIN: return 0;
+  default: return elem_curves_set(c, v, e, bsurf, 1, 1, out, &lost);
+  }
+}
+
+/* the sets of a block's elements into sets[0..count) (threads); returns their curve count */
+static int64_t block_choose(const re2_ctx *c, const hx_gblock *b, uint8_t *sets) {
+  int64_t n = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : n)
+  for (hx_lid e = 0; e < b->count; e++) {
+    re2_curve cv[24];
+    const int32_t *bs = b->bsurf + (size_t)e * 6;
+    sets[e] = (uint8_t)elem_choose(c, &b->view, e, bs);
+    n += elem_curves(c, &b->view, e, bs, sets[e], cv);
   }
   return n;
 }
@@ -191,6 +340,30 @@ static void bc_record(const re2_ctx *c, const hx_gface *bf, double r[8]) {
   side_record(bf->elem + 1, RE2_FACE[bf->face], z, t, r);
 }
 
+/* an element no curve set passes Nek's rule: Nek would abort on the file */
+static int curves_verdict(const re2_ctx *c, const char *path) {
+  if (!c->nset[RE2_SET_NONE] || c->force) return HX_OK;
+  return HX_ERROR(HX_ERR_INVALID_MESH,
+                  "refusing to write '%s': Nek5000 would find det J <= 0 in %lld element(s) (e.g. element %lld) of the "
+                  "geometry it builds from the corners and curved sides by its own rule (checked at order %d), and it "
+                  "aborts on that before it reads the order-N geometry; use --force to write anyway",
+                  path, (long long)c->nset[RE2_SET_NONE], (long long)c->first_bad + 1, c->chk_nd[c->nchk - 1] - 1);
+}
+
+/* where elements had to give up curves (sets c, d) or none passes (forced): say so */
+static void curves_note(const re2_ctx *c, const char *path) {
+  const int64_t *n = c->nset;
+  if (!(n[RE2_SET_C] || n[RE2_SET_D] || n[RE2_SET_NONE]) && hx_verbosity() <= 0) return;
+  fprintf(stderr,
+          "%s: Nek5000's geometry from the corners and curved sides, checked by its own rule at order %s%d: %lld "
+          "element(s) with 's'/'C'/'m' curves, %lld with sphere faces by edge midpoints, %lld with midpoints only, "
+          "%lld left straight (their curves would fold them%s), %lld failing every set\n",
+          path, c->nchk > 1 ? "3 and " : "", c->chk_nd[c->nchk - 1] - 1, (long long)n[RE2_SET_A],
+          (long long)n[RE2_SET_B], (long long)n[RE2_SET_C], (long long)n[RE2_SET_D],
+          c->nchk > 1 ? "; an order-1 mesh has no curved layers: write at order 2 or more" : "",
+          (long long)n[RE2_SET_NONE]);
+}
+
 static int write_re2(re2_ctx *c, hx_outfile *f) {
   hx_gid ne = c->g.num_elem;
   char hdr[81];
@@ -209,24 +382,30 @@ static int write_re2(re2_ctx *c, hx_outfile *f) {
       HX_CALL(hx_outfile_write(f, rec, sizeof rec));
     }
   }
-  /* curves: count, then write */
+  /* curves: each element's set and the count, then the curves */
+  HX_CALL(hx_malloc((size_t)ne + 1, &c->eset));
   re2_curve cv[24];
   long long ncurve = 0;
-  c->dropped = 0;
   for (int pass = 0; pass < 2; pass++) {
-    if (pass == 1) HX_CALL(put_d(f, (double)ncurve));
+    if (pass == 1) {
+      HX_CALL(curves_verdict(c, f->path));
+      HX_CALL(put_d(f, (double)ncurve));
+    }
     HX_CALL(hx_gsrc_pass(&c->g, HX_GS_X | HX_GS_SURF));
     for (;;) {
       HX_CALL(hx_gsrc_next(&c->g, &b));
       if (!b) break;
-      for (hx_lid e = 0; e < b->count; e++) {
-        long long dropped = 0;
-        int n = elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, cv, &dropped);
-        if (pass == 0) {
-          ncurve += n;
-          c->dropped += dropped;
-          continue;
+      uint8_t *sets = c->eset + b->e0;
+      if (pass == 0) {
+        ncurve += block_choose(c, b, sets);
+        for (hx_lid e = 0; e < b->count; e++) {
+          c->nset[sets[e]]++;
+          if (sets[e] == RE2_SET_NONE && c->first_bad < 0) c->first_bad = b->e0 + e;
         }
+        continue;
+      }
+      for (hx_lid e = 0; e < b->count; e++) {
+        int n = elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, sets[e], cv);
         for (int q = 0; q < n; q++) {
           double r[8];
           curve_record(b->e0 + e + 1, &cv[q], r);
@@ -235,10 +414,6 @@ static int write_re2(re2_ctx *c, hx_outfile *f) {
       }
     }
   }
-  if (c->dropped)
-    hx_warn("%s: %lld edge curve(s) dropped: Nek keeps one curve per side number and element, and a sphere face "
-            "took the slot",
-            f->path, c->dropped);
   /* boundary conditions, one set, in (element, face) order */
   HX_CALL(put_d(f, (double)c->g.num_faces));
   const hx_gfaces *fb;
@@ -267,23 +442,30 @@ static int write_re2_own(re2_ctx *c, const char *path) {
   const hx_gblock *b;
   re2_curve cv[24];
   /* 1. this rank's curves */
-  int64_t cnt[2] = {0, 0}; /* curves, dropped */
+  int64_t cnt = 0, bad = INT64_MAX; /* curves; the first element no curve set passes */
   hx_gid pos = 0;
+  size_t k = 0; /* this rank's elements in the order it writes them */
+  rc = hx_malloc((size_t)m->num_elem + 1, &c->eset);
   for (;;) {
-    if ((rc = hx_gsrc_own_next(g, HX_GS_X | HX_GS_SURF, &pos, &b)) || !b) break;
+    if (rc || (rc = hx_gsrc_own_next(g, HX_GS_X | HX_GS_SURF, &pos, &b)) || !b) break;
+    uint8_t *sets = c->eset + k;
+    cnt += block_choose(c, b, sets);
     for (hx_lid e = 0; e < b->count; e++) {
-      long long dropped = 0;
-      cnt[0] += elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, cv, &dropped);
-      cnt[1] += dropped;
+      c->nset[sets[e]]++;
+      if (sets[e] == RE2_SET_NONE && bad == INT64_MAX) bad = b->e0 + e;
     }
+    k += (size_t)b->count;
   }
   rc = hx_comm_agree(comm, rc);
-  int64_t coff = 0, foff = 0, tot[2] = {cnt[0], cnt[1]};
-  if (rc == HX_OK) rc = hx_comm_exscan_int64(comm, cnt[0], &coff);
+  int64_t coff = 0, foff = 0, tot[1] = {cnt};
+  if (rc == HX_OK) rc = hx_comm_exscan_int64(comm, cnt, &coff);
   if (rc == HX_OK) rc = hx_comm_exscan_int64(comm, m->num_faces, &foff);
-  if (rc == HX_OK) rc = hx_comm_sum_int64(comm, tot, 2);
+  if (rc == HX_OK) rc = hx_comm_sum_int64(comm, tot, 1);
+  if (rc == HX_OK) rc = hx_comm_sum_int64(comm, c->nset, 6);
+  if (rc == HX_OK) rc = hx_comm_min_int64(comm, &bad, 1);
   if (rc != HX_OK) return rc;
-  c->dropped = tot[1];
+  c->first_bad = bad == INT64_MAX ? -1 : bad;
+  if ((rc = curves_verdict(c, path))) return rc; /* the same on every rank */
   const int64_t head = 84, cstart = head + 200 * (int64_t)g->num_elem, fstart = cstart + 8 + 64 * tot[0],
                 end = fstart + 8 + 64 * (int64_t)g->num_faces;
   /* 2. rank 0: the file, its header and the two counts */
@@ -315,15 +497,17 @@ static int write_re2_own(re2_ctx *c, const char *path) {
   size_t cap = (size_t)g->block * 24 * 8; /* doubles: a block's curves (24 at most an element) or records */
   if (rc == HX_OK) rc = hx_malloc(cap * sizeof *buf, &buf);
   pos = 0;
+  k = 0;
   int64_t ck = coff;
   while (rc == HX_OK) {
     if ((rc = hx_gsrc_own_next(g, HX_GS_X | HX_GS_SURF, &pos, &b)) || !b) break;
+    const uint8_t *sets = c->eset + k;
+    k += (size_t)b->count;
     for (hx_lid e = 0; e < b->count; e++) elem_record(&b->view, e, buf + (size_t)25 * e);
     rc = hx_io_pwrite(fd, buf, (size_t)b->count * 200, head + 200 * (int64_t)b->e0, path);
     size_t nr = 0;
     for (hx_lid e = 0; rc == HX_OK && e < b->count; e++) {
-      long long dropped = 0;
-      int n = elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, cv, &dropped);
+      int n = elem_curves(c, &b->view, e, b->bsurf + (size_t)e * 6, sets[e], cv);
       for (int q = 0; q < n; q++, nr++) curve_record(b->e0 + e + 1, &cv[q], buf + 8 * nr);
     }
     if (rc == HX_OK && nr) rc = hx_io_pwrite(fd, buf, nr * 64, cstart + 8 + 64 * ck, path);
@@ -350,10 +534,6 @@ static int write_re2_own(re2_ctx *c, const char *path) {
     else hx_outfile_abort(&f);
   }
   rc = hx_comm_agree(comm, rc);
-  if (rc == HX_OK && g->rank == 0 && c->dropped)
-    hx_warn("%s: %lld edge curve(s) dropped: Nek keeps one curve per side number and element, and a sphere face "
-            "took the slot",
-            path, c->dropped);
   return rc;
 }
 
@@ -494,6 +674,15 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   snprintf(co2, sizeof co2, "%.*s.co2", (int)l, path);
   double w[HX_MAX_ND];
   rc = hx_gll(order + 1, c.gll, w);
+  c.force = o->force;
+  c.first_bad = -1;
+  /* Nek at the mesh's order (the .par line printed below); an order-1 mesh at N = 3 and 7 */
+  c.nchk = order >= 2 ? 1 : 2;
+  c.chk_nd[0] = order >= 2 ? order + 1 : 4, c.chk_nd[1] = 8;
+  for (int h = 0; h < c.nchk && rc == HX_OK; h++) {
+    rc = hx_gll(c.chk_nd[h], c.chk_g[h], w);
+    if (rc == HX_OK) hx_lagrange_matrices(c.chk_nd[h], c.chk_g[h], c.chk_nd[h], c.chk_g[h], NULL, c.chk_G[h]);
+  }
   maxb = m->num_bnames > c.g.max_bid + 1 ? m->num_bnames : c.g.max_bid + 1;
   if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 1) * sizeof(int), &c.bmap);
   if (rc == HX_OK) {
@@ -532,6 +721,7 @@ field:; /* the order-N geometry, every rank writing its own elements */
     }
   }
   if (rc == HX_OK && root) {
+    curves_note(&c, path);
     int mapped = 0;
     for (int b = 1; b < maxb; b++) mapped |= c.bmap[b] && c.bmap[b] != b;
     if (mapped || hx_verbosity() > 0) {
@@ -549,5 +739,6 @@ field:; /* the order-N geometry, every rank writing its own elements */
     }
   }
   hx_free(&c.bmap);
+  hx_free(&c.eset);
   return rc;
 }

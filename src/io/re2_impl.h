@@ -17,3 +17,15 @@ static inline void re2_corner_ijk(int s, int ijk[3]) {
   int c = RE2_PRE[s];
   ijk[0] = c & 1, ijk[1] = (c >> 1) & 1, ijk[2] = (c >> 2) & 1;
 }
+
+/* a curved side as the .re2 stores it: edge (m, C) or face (s) number, 1-based preprocessor */
+typedef struct re2_curve {
+  int side;
+  double c[5];
+  char type;
+} re2_curve;
+
+/* Nek5000's geometry of one element from its 8 corners (xc[d * 8 + s], preprocessor slot s)
+   and curved sides (core/genxyz.f; re2_read.c): the element's nd^3 GLL nodes, xe[3][nd^3]
+   lexicographic; g01: the nd GLL points on [0, 1] */
+void hx_re2_nek_element(const double *xc, const re2_curve *const *cv, int ncv, int nd, const double *g01, double *xe);

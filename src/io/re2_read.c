@@ -251,8 +251,7 @@ static void slerp(const double *x1, const double *x2, double s, double *out) {
 static double *X(double *xe, int npe, int c, int nd, int i, int j, int k) { return &xe[c * npe + hx_lex(nd, i, j, k)]; }
 
 /* The element's GLL nodes by Nek's rule. xe: [3][nd^3] out. */
-static void nek_element(const re2_file *r, int64_t e, const re2_rcurve **cv, int ncv, int nd, const double *g01,
-                        double *xe) {
+void hx_re2_nek_element(const double *xc, const re2_curve *const *cv, int ncv, int nd, const double *g01, double *xe) {
   int N = nd - 1, npe = nd * nd * nd;
   /* 27-node element: corners, 'm' midpoints (or chord midpoints), Gordon-Hall centres */
   double q[3][27];
@@ -261,7 +260,7 @@ static void nek_element(const re2_file *r, int64_t e, const re2_rcurve **cv, int
     int ijk[3];
     re2_corner_ijk(s, ijk);
     int p = 2 * ijk[0] + 3 * 2 * ijk[1] + 9 * 2 * ijk[2];
-    for (int d = 0; d < 3; d++) q[d][p] = r->xc[e * 24 + d * 8 + s];
+    for (int d = 0; d < 3; d++) q[d][p] = xc[d * 8 + s];
     set[p] = 1;
   }
   for (int k = 0; k < ncv; k++)
@@ -306,22 +305,13 @@ static void nek_element(const re2_file *r, int64_t e, const re2_rcurve **cv, int
     }
     q[d][13] = 0.5 * fs - 0.25 * es + 0.125 * cs;
   }
-  /* quadratic interpolation to GLL */
-  double L[HX_MAX_ND][3];
+  /* quadratic interpolation to GLL (sum factorization) */
+  double L[HX_MAX_ND * 3];
   for (int a = 0; a < nd; a++) {
     double t = g01[a];
-    L[a][0] = 2 * (t - 0.5) * (t - 1), L[a][1] = -4 * t * (t - 1), L[a][2] = 2 * t * (t - 0.5);
+    L[3 * a] = 2 * (t - 0.5) * (t - 1), L[3 * a + 1] = -4 * t * (t - 1), L[3 * a + 2] = 2 * t * (t - 0.5);
   }
-  for (int d = 0; d < 3; d++)
-    for (int k = 0; k < nd; k++)
-      for (int j = 0; j < nd; j++)
-        for (int i = 0; i < nd; i++) {
-          double s = 0;
-          for (int c3 = 0; c3 < 3; c3++)
-            for (int b3 = 0; b3 < 3; b3++)
-              for (int a3 = 0; a3 < 3; a3++) s += L[i][a3] * L[j][b3] * L[k][c3] * q[d][a3 + 3 * b3 + 9 * c3];
-          *X(xe, npe, d, nd, i, j, k) = s;
-        }
+  for (int d = 0; d < 3; d++) hx_tensor_interp(3, nd, L, q[d], xe + (size_t)d * npe);
   /* 's' faces in preprocessor face order (at order 1 they would only round the corners) */
   for (int pf = 1; pf <= 6 && N > 1; pf++)
     for (int k = 0; k < ncv; k++) {
@@ -376,7 +366,7 @@ static void nek_element(const re2_file *r, int64_t e, const re2_rcurve **cv, int
     for (int k = 0; k < ncv; k++) {
       if (cv[k]->type != 'C' || cv[k]->side != qe) continue;
       int s1 = RE2_EDGE[qe][0] - 1, s2 = RE2_EDGE[qe][1] - 1;
-      double p1[2] = {r->xc[e * 24 + s1], r->xc[e * 24 + 8 + s1]}, p2[2] = {r->xc[e * 24 + s2], r->xc[e * 24 + 8 + s2]};
+      double p1[2] = {xc[s1], xc[8 + s1]}, p2[2] = {xc[s2], xc[8 + s2]};
       double R = cv[k]->c[0];
       double gap = hypot(p1[0] - p2[0], p1[1] - p2[1]);
       if (!(fabs(2 * R) > gap * 1.00001)) continue; /* Nek aborts; checked on read */
@@ -564,10 +554,18 @@ int hx_import_re2_at(hx_comm comm, const char *path, int order, hx_mesh **out) {
         }
       }
     double *xe = hx_mesh_elem_x(m, (hx_lid)e, 0);
-    if (have_field)
+    if (have_field) {
       memcpy(xe, fx + (size_t)e * 3 * npe, 3 * (size_t)npe * sizeof(double));
-    else
-      nek_element(&r, e, cv, ncv, nd, g01, xe);
+    } else {
+      re2_curve kc[24];
+      const re2_curve *kp[24];
+      for (int k = 0; k < ncv; k++) {
+        kc[k].side = cv[k]->side, kc[k].type = cv[k]->type;
+        memcpy(kc[k].c, cv[k]->c, sizeof kc[k].c);
+        kp[k] = &kc[k];
+      }
+      hx_re2_nek_element(r.xc + e * 24, kp, ncv, nd, g01, xe);
+    }
     for (int k = 0; k < 3 * npe; k++)
       if (!isfinite(xe[k])) { /* finite corners and curve data can still overflow (huge radii, far midpoints) */
         rc = HX_ERROR(HX_ERR_INPUT, "%s: element %lld: its %d curved side(s) give non-finite coordinates", path,
