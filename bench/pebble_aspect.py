@@ -2,6 +2,7 @@
 
 Usage: /usr/bin/python3 bench/pebble_aspect.py MESH.vtu [--limit A]
        /usr/bin/python3 bench/pebble_aspect.py --bound [--limit A] [--layers L] [--ratio G]
+       (without --ratio: even layers and the default growth 1.5)
 
 MESH.vtu: a `hexpack pebble ... -o MESH.vtu` (any order: the corners are the first 8 points of
 each cell). The aspect ratio is the quality report's: longest / shortest of an element's 12
@@ -91,8 +92,8 @@ def analyse(path, limit):
 if __name__ == "__main__":
     limit = arg("--limit", 20.0)
     if "--bound" in sys.argv:
-        bound(limit, arg("--layers", 3), arg("--ratio", 1.0))
-        bound(limit, arg("--layers", 3), arg("--ratio", 1.5))
+        for ratio in ([arg("--ratio", 1.0)] if "--ratio" in sys.argv else [1.0, 1.5]):
+            bound(limit, arg("--layers", 3), ratio)
     elif len(sys.argv) > 1 and not sys.argv[1].startswith("--"):
         analyse(sys.argv[1], limit)
     else:

@@ -31,33 +31,29 @@ if [ ! -x "$PYMFEM/bin/python" ] || ! "$PYMFEM/bin/python" -c "import mfem.ser" 
   fi
 fi
 # Nek5000's own mesh tools gencon and genmap (for t107: they read our .re2 and must find our
-# connectivity), built with gfortran from a local copy of Nek5000's source, never downloaded
-# (Nek5000 is in no package registry): HX_NEK5000_TARBALL (its archive at the commit below) or
-# HX_NEK5000_SRC (a source tree). Optional like PyMFEM: without either, t107 skips with a message.
+# connectivity), built with gfortran from a local copy of Nek5000's source archive at the commit
+# below, HX_NEK5000_TARBALL (e.g. `git archive --prefix=nek/ -o nek.tar.gz COMMIT` in a Nek5000
+# clone), never downloaded: Nek5000 is in no package registry. Optional like PyMFEM: without it,
+# t107 skips with a message.
 NEK=${HX_NEK5000_DIR:-/opt/hexpack-nek5000}
 NEK_COMMIT=41d17942b3f4ef4e045665d30adc81a167611122
-if [ -n "${HX_NEK5000_TARBALL:-}${HX_NEK5000_SRC:-}" ] &&
+if [ -n "${HX_NEK5000_TARBALL:-}" ] &&
    { [ ! -x "$NEK/bin/gencon" ] || [ ! -x "$NEK/bin/genmap" ] || [ "$(cat "$NEK/commit" 2>/dev/null)" != "$NEK_COMMIT" ]; }; then
   tmp=$(mktemp -d)
-  if [ -n "${HX_NEK5000_SRC:-}" ]; then
-    mkdir -p "$tmp/src" && cp -r "$HX_NEK5000_SRC/tools" "$tmp/src/" && mkdir -p "$tmp/src/core" &&
-      cp "$HX_NEK5000_SRC/core/byte.c" "$HX_NEK5000_SRC/core/name.h" "$tmp/src/core/" 2>/dev/null
-  else
-    tar -xzf "$HX_NEK5000_TARBALL" -C "$tmp" --wildcards '*/tools/gencon/*' '*/tools/genmap/*' '*/tools/maketools*' \
-      '*/core/byte.c' '*/core/name.h' 2>/dev/null
-  fi
+  tar -xzf "$HX_NEK5000_TARBALL" -C "$tmp" --wildcards '*/tools/gencon/*' '*/tools/genmap/*' '*/tools/maketools*' \
+    '*/core/byte.c' '*/core/name.h' 2>/dev/null || true
   mkdir -p "$tmp/bin"
-  if (cd "$tmp"/*/tools && MAXNEL=300000 bin_nek_tools="$tmp/bin" ./maketools gencon genmap >/dev/null 2>&1) &&
+  if (cd "$tmp"/*/tools 2>/dev/null && MAXNEL=300000 bin_nek_tools="$tmp/bin" ./maketools gencon genmap >/dev/null 2>&1) &&
      [ -x "$tmp/bin/gencon" ] && [ -x "$tmp/bin/genmap" ]; then
     $SUDO mkdir -p "$NEK/bin"
     $SUDO cp "$tmp/bin/gencon" "$tmp/bin/genmap" "$NEK/bin/"
     echo "$NEK_COMMIT" | $SUDO tee "$NEK/commit" >/dev/null
     echo "Nek5000 tools: gencon, genmap built in $NEK/bin"
   else
-    echo "Nek5000 tools: not built from the given Nek5000 source; t107 will skip"
+    echo "Nek5000 tools: not built from $HX_NEK5000_TARBALL; t107 will skip"
   fi
   rm -rf "$tmp"
 elif [ ! -x "$NEK/bin/gencon" ]; then
-  echo "Nek5000 tools: no local Nek5000 source given (HX_NEK5000_TARBALL or HX_NEK5000_SRC); t107 will skip"
+  echo "Nek5000 tools: no local Nek5000 archive given (HX_NEK5000_TARBALL); t107 will skip"
 fi
 echo "hexpack dependencies: installed"
