@@ -4,6 +4,8 @@
             meshed in the box around them, order 4;
      poly   30 spheres with radii 1 +- 20% (power diagram), box, order 4;
      pb67   the 67-pebble DEM bed (inputs/pb67.txt, R = 1.5, cylinder 6.6), order 2.
+   Options after CASE: split=K, nek (--score nek), smooth=S, linear, order=N, aspect=A (--aspect A
+   with --ratio 1 --score nek: some diagram edges must then be cut).
    Checks:
    - det J > 0 at every GLL node, equal node ids have equal coordinates, and every
      boundary-face node lies on its analytic surface (sphere, bridge cylinder,
@@ -121,6 +123,7 @@ static int run(int argc, char **argv) {
     else if (!strncmp(argv[i], "smooth=", 7)) o.smooth = atoi(argv[i] + 7);
     else if (!strcmp(argv[i], "linear")) o.radial_volume = o.ring_volume = 0;
     else if (!strncmp(argv[i], "order=", 6)) o.order = atoi(argv[i] + 6);
+    else if (!strncmp(argv[i], "aspect=", 7)) o.aspect = atof(argv[i] + 7), o.ratio = 1, o.score_nek = 1;
     else {
       printf("FAIL: unknown argument '%s'\n", argv[i]);
       return 1;
@@ -140,6 +143,10 @@ static int run(int argc, char **argv) {
   printf("case %s: %d spheres (radii %.3f..%.3f), %d elements at order %d, %d bridges + %d at walls\n", which,
          (int)bed->n, rmin, rmax, (int)m->num_elem, m->order, (int)st.num_bridges, (int)st.num_wall_bridges);
   if (!strcmp(which, "poly")) EXPECT(rmax > 1.1 * rmin, "the polydisperse bed has equal radii");
+  if (o.aspect > 0) {
+    printf("--aspect %g: %d diagram edges cut (+%d segments)\n", o.aspect, (int)st.num_cut_edges, (int)st.num_cut_segments);
+    EXPECT(st.num_cut_edges > 0 && st.num_cut_segments >= 2 * st.num_cut_edges, "--aspect cut no edge");
+  }
   /* 1. invariants */
   hx_mesh_check_report rep;
   rc = hx_mesh_check(m, 1e-12, &rep);

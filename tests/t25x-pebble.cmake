@@ -18,6 +18,12 @@ if(HX_HAVE_QHULL)
   # pb67 at order 3, where the volume spacing starts (and one facet keeps even spacing)
   add_test(NAME t259-pebble-pb67-o3 COMMAND t250-pebble-mesh pb67 order=3)
   set_tests_properties(t259-pebble-smooth-pb67 t259-pebble-pb67-o3 PROPERTIES ENVIRONMENT "HX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+  # the same checks on the tessellation sized for aspect <= 20 (--aspect 20, with --ratio 1
+  # --score nek): diagram edges about contacts cut into more segments, more rings
+  add_test(NAME t259-pebble-aspect-box COMMAND t250-pebble-mesh box aspect=20)
+  add_test(NAME t259-pebble-aspect-cylpoly COMMAND t250-pebble-mesh cylpoly aspect=20)
+  add_test(NAME t259-pebble-aspect-pb67 COMMAND t250-pebble-mesh pb67 aspect=20 order=3)
+  set_tests_properties(t259-pebble-aspect-pb67 PROPERTIES ENVIRONMENT "HX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
   add_test(NAME t257-pebble-coincident COMMAND t250-pebble-mesh file:tests/data/pebble-cylinder-coincident.txt)
   set_tests_properties(t257-pebble-coincident PROPERTIES ENVIRONMENT "HX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
   set_tests_properties(t251-pebble-poly t252-pebble-pb67 PROPERTIES ENVIRONMENT "HX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")

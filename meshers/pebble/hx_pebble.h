@@ -58,6 +58,8 @@ typedef struct hx_pebble_opts {
                            (capped at 0.25 d) when that is more than --bridge x d (default 0.5; 0: off) */
   double accept_sj;     /* a facet's fan variant is kept once its linear columns reach this corner
                            scaled Jacobian (else the best of all variants; default 0.3) */
+  double aspect;        /* > 0: the diagram edges about bridges cut so that the elements next to a
+                           bridge circle have aspect ratio about this or less (0: off, default) */
   int split;            /* > 1: every facet quad cut into split x split (default 1) */
   int score_nek;        /* 1: a variant's score is also capped by the Nek5000 scaled Jacobian (min / max
                            det J over each linear column element) of its columns, not only by their
@@ -102,6 +104,8 @@ typedef struct hx_pebble_stats {
                                  (the volume spacing lowered their worst element at order N) */
   hx_lid num_edge_even;       /* boundary edges (segments of the diagram's edges) that kept even point
                                  spacing (the gap spacing lowered a facet's worst element at order N) */
+  hx_lid num_cut_edges;       /* --aspect: diagram edges cut into more than two segments */
+  hx_lid num_cut_segments;    /* the segments that added */
 } hx_pebble_stats;
 
 void hx_pebble_opts_default(hx_pebble_opts *o);

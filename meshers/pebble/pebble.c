@@ -133,6 +133,11 @@ typedef struct builder {
   int32_t *qseg, *segsph;
   uint8_t *segon;
   hx_lid nseg;
+  /* --aspect: the diagram edges cut into more than two segments (keys u << 32 | v, u < v,
+     sorted; sseg: the segment count, even) */
+  int64_t *skey;
+  int8_t *sseg;
+  hx_lid nskey;
 } builder;
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -1272,7 +1277,8 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
 typedef struct emap {
   hx_lid cap;
   int64_t *key;
-  int32_t *mid;
+  int32_t *mid; /* the edge's midpoint, or on an edge cut into m segments (--aspect) the first of its
+                   m - 1 nodes (consecutive ids, from the lower end node's side) */
   uint8_t *mask;
 } emap;
 
@@ -1373,6 +1379,7 @@ static int fan_ok_angle(const double *P2, int M, double ox, double oy, double mi
 
 static void grading(int n, double ratio, double first, double *s);
 static void column_grading(const hx_pebble_opts *o, const double *s, double h, double ra, double *out);
+static double thinnest_layer(const hx_pebble_opts *o, const double *sl, double h, double ra);
 static double min_corner_det(const double *X, const int32_t *cn);
 
 static double min_corner_sj(const double *X, const int32_t *cn);
@@ -1618,6 +1625,34 @@ static int poly_kernel_centre(const double *P, int M, double *kx, double *ky) {
   return 1;
 }
 
+/* --aspect: the longest element edge allowed at distance rho from the pierce point p of the
+   facet between spheres a and b: 0.9 A x the thinnest layer of the columns there (height
+   |x - c| - R to each sphere, x in the facet's plane) */
+static double aspect_step(const builder *bd, const hx_pebble_opts *o, const double *sl, int32_t a, int32_t b, const double *p,
+                          double rho) {
+  double t = INFINITY;
+  for (int side = 0; side < 2; side++) {
+    int32_t s = side ? b : a;
+    if (bd->smask[s]) break;
+    double da = dist3(bd->sx + 3 * s, p);
+    t = fmin(t, thinnest_layer(o, sl, fmax(sqrt(da * da + rho * rho) - bd->sr[s], 0), bd->sr[s]));
+  }
+  return 0.9 * o->aspect * t;
+}
+
+/* the number of segments of the diagram edge (u, v): 2 (its midpoint), more where --aspect cut it */
+static int edge_segments(const builder *bd, int32_t u, int32_t v) {
+  if (!bd->nskey) return 2;
+  int64_t key = u < v ? ((int64_t)u << 32) | (uint32_t)v : ((int64_t)v << 32) | (uint32_t)u;
+  hx_lid lo = 0, hi = bd->nskey;
+  while (lo < hi) {
+    hx_lid mid = (lo + hi) / 2;
+    if (bd->skey[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < bd->nskey && bd->skey[lo] == key ? bd->sseg[lo] : 2;
+}
+
 static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
   emap em;
   HX_CALL(emap_init(&em, bd->nfv));
@@ -1635,29 +1670,35 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
   hx_lid f_end = bd->f_hi ? bd->f_hi : bd->nf;
   for (hx_lid f = bd->f_lo; f < f_end && !rc; f++) {
     facet *F = &bd->F[f];
-    int n = F->nv, M = 2 * n, kept = 0;
+    int n = F->nv, M = 0, kept = 0;
     double fq = 1; /* the kept variant's score, where variants were scored */
     /* the variant chosen before: by the scoring ranks, or in the round before a repair */
     int pre = bd->forced ? bd->choice[f] : bd->prechoice ? bd->prechoice[f] : -1;
-    /* boundary loop: v0 m0 v1 m1 ... */
+    /* boundary loop: v0 m0 v1 m1 ... (an edge cut into m segments: v0, its m - 1 nodes, v1);
+       bmask: the mask of the boundary segment (Bn[k], Bn[k+1]) */
+    uint8_t bmask[2 * MAXPOLY];
     for (int k = 0; k < n && !rc; k++) {
       int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % n];
       hx_lid s = emap_slot(&em, u, v);
-      if (em.mid[s] < 0) {
-        double x[3];
-        for (int c = 0; c < 3; c++) x[c] = 0.5 * (bd->X[3 * u + c] + bd->X[3 * v + c]);
-        snap(bd, em.mask[s], x);
-        if ((rc = add_node(bd, x, em.mask[s], -1, &em.mid[s]))) break;
+      int m = edge_segments(bd, u, v);
+      if (M + m + 2 * (n - k - 1) > 2 * MAXPOLY) m = 2;
+      int32_t lo = u < v ? u : v, hi = u < v ? v : u;
+      if (em.mid[s] < 0) /* the edge's m - 1 nodes, evenly from the lower id */
+        for (int t = 1; t < m && !rc; t++) {
+          double x[3], w = (double)t / m;
+          int32_t id;
+          for (int c = 0; c < 3; c++) x[c] = (1 - w) * bd->X[3 * lo + c] + w * bd->X[3 * hi + c];
+          snap(bd, em.mask[s], x);
+          rc = add_node(bd, x, em.mask[s], -1, &id);
+          if (t == 1) em.mid[s] = id;
+        }
+      if (rc) break;
+      for (int t = 0; t < m; t++) {
+        bmask[M] = em.mask[s];
+        Bn[M++] = t == 0 ? u : em.mid[s] + (u == lo ? t - 1 : m - 1 - t);
       }
-      Bn[2 * k] = u;
-      Bn[2 * k + 1] = em.mid[s];
     }
     if (rc) break;
-    uint8_t bmask[2 * MAXPOLY]; /* mask of the boundary segment (Bn[k], Bn[k+1]) */
-    for (int k = 0; k < n; k++) {
-      hx_lid s = emap_slot(&em, bd->fv[F->v0 + k], bd->fv[F->v0 + (k + 1) % n]);
-      bmask[2 * k] = bmask[2 * k + 1] = em.mask[s];
-    }
     /* frame: axis a -> b, pierce point p of the power plane */
     int32_t a = F->a, b = F->b;
     double d[3], u[3], L2 = 0;
@@ -1954,7 +1995,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
            container, a box edge) becomes straight once the edges are curved onto
            that wall: it must not be a fan corner */
         int straight = 0;
-        for (int k = 0; k < n; k++) {
+        for (int k = 0; k < M / 2; k++) {
           uint8_t other = (uint8_t)(bmask[(2 * k + M - 1) % M] & bmask[2 * k]);
           if (F->wall >= 0) other &= (uint8_t)~(1u << F->wall);
           if (other) straight = 1;
@@ -2010,7 +2051,33 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
            the bridge rings) */
         double rfr[10];
         int geo = 0;
-        if (near_c && o->ring_sj > 0 && o->ring_sj < 1) {
+        if (near_c && o->aspect > 0) {
+          /* --aspect: the rings are the polygon scaled about the centre by fr_1 < fr_2 < ...
+             < 0.8; the fan's spokes and chords (fr_1 x the polygon's) and each ring's
+             segments and steps (fr_j+1 x its segments, (fr_j+1 - fr_j) x its radii) below
+             0.9 A x the thinnest layer inside them (at the centre, on ring j nearest the
+             centre: columns of height |x - c| - R to each sphere) */
+          double sl9[65], seg = 0, rmx = 0;
+          grading(o->layers, o->ratio, o->first_layer, sl9);
+          for (int k = 0; k < M; k++) {
+            seg = fmax(seg, hypot(P2[2 * ((k + 1) % M)] - P2[2 * k], P2[2 * ((k + 1) % M) + 1] - P2[2 * k + 1]));
+            rmx = fmax(rmx, hypot(P2[2 * k] - ox, P2[2 * k + 1] - oy));
+          }
+          double fr1 = aspect_step(bd, o, sl9, a, b, p, 0) / fmax(rmx, seg);
+          int Ka = 0;
+          if (fr1 < 0.6) {
+            rfr[++Ka] = fr1;
+            while (Ka < 9) {
+              double sj = aspect_step(bd, o, sl9, a, b, p, rfr[Ka] * inner_d), nx = fmin(sj / seg, rfr[Ka] + sj / rmx);
+              nx = fmax(nx, 1.2 * rfr[Ka]);
+              if (nx >= 0.8) break;
+              rfr[++Ka] = nx;
+            }
+            if (Ka > K) K = Ka;
+            if (K == Ka) geo = 1;
+          }
+        }
+        if (near_c && o->ring_sj > 0 && o->ring_sj < 1 && !geo) {
           double g = fmax(pair_gap(bd, a, b), 1e-3 * dmin), rhoc = sqrt(g * dmin);
           double da = dist3(bd->sx + 3 * a, p), Ra = bd->sr[a];
 #define FAN_F(rho_) ((rho_) * fmax(sqrt(da * da + (rho_) * (rho_)) - Ra, 1e-9 * dmin))
@@ -2058,8 +2125,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         }
         if (rc) break;
         /* fan: (centre, B[2k-1], B[2k], B[2k+1]) */
-        if ((rc = grow(&bd->Q, &bd->capq, bd->nq + n, sizeof *bd->Q))) break;
-        for (int k = 0; k < n; k++) {
+        if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M / 2, sizeof *bd->Q))) break;
+        for (int k = 0; k < M / 2; k++) {
           quad *q = &bd->Q[bd->nq++];
           q->x[0] = cid;
           q->x[1] = outer[(2 * k + M - 1) % M];
@@ -2101,6 +2168,136 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
   }
   emap_free(&em);
   return rc;
+}
+
+/* the thinnest layer of a column of height h on a sphere of radius ra (column_grading) */
+static double thinnest_layer(const hx_pebble_opts *o, const double *sl, double h, double ra) {
+  double out[65], t = INFINITY;
+  column_grading(o, sl, h, ra, out);
+  for (int k = 0; k < o->layers; k++) t = fmin(t, out[k + 1] - out[k]);
+  return t * h;
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* facet F's boundary to have at least `need` segments: two more at a time on the edge whose
+   segments are longest (at most 16 an edge); the edges cut are appended to keys as
+   key x 32 + count */
+static int split_facet(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, const double *pc, int need,
+                       int64_t **keys, hx_lid *cap, hx_lid *nk) {
+  int n = F->nv, M = 0;
+  if (need > 2 * MAXPOLY) need = 2 * MAXPOLY;
+  double len[MAXPOLY];
+  int seg[MAXPOLY];
+  for (int k = 0; k < n; k++) {
+    /* an edge's segments below 0.9 A x the thinnest layer at 3/4 of its distance from the
+       centre pc (where the last ring of the facet's tessellation is about) */
+    const double *A = bd->X + 3 * bd->fv[F->v0 + k], *B = bd->X + 3 * bd->fv[F->v0 + (k + 1) % n];
+    double ab[3], ap[3], l2 = 0, t = 0;
+    for (int c = 0; c < 3; c++) ab[c] = B[c] - A[c], ap[c] = pc[c] - A[c], l2 += ab[c] * ab[c], t += ab[c] * ap[c];
+    t = l2 > 0 ? fmin(1, fmax(0, t / l2)) : 0;
+    double q[3];
+    for (int c = 0; c < 3; c++) q[c] = A[c] + t * ab[c];
+    double lmax = aspect_step(bd, o, sl, F->a, F->b, pc, 0.75 * dist3(q, pc));
+    len[k] = sqrt(l2);
+    seg[k] = lmax > 0 ? 2 * (int)ceil(len[k] / (2 * lmax) - 1e-9) : 2;
+    if (seg[k] < 2) seg[k] = 2;
+    if (seg[k] > 16) seg[k] = 16;
+    M += seg[k];
+  }
+  while (M < need) {
+    int kb = 0;
+    for (int k = 1; k < n; k++)
+      if (len[k] / seg[k] > len[kb] / seg[kb]) kb = k;
+    if (seg[kb] >= 16) break;
+    seg[kb] += 2, M += 2;
+  }
+  if (M > 2 * MAXPOLY) return HX_OK;
+  HX_CALL(grow(keys, cap, *nk + n, sizeof **keys));
+  for (int k = 0; k < n; k++)
+    if (seg[k] > 2) { /* the key in the high bits, the count in the low 5 (sorting keeps keys together) */
+      int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % n];
+      int64_t key = u < v ? ((int64_t)u << 32) | (uint32_t)v : ((int64_t)v << 32) | (uint32_t)u;
+      (*keys)[(*nk)++] = key * 32 + seg[k];
+    }
+  return HX_OK;
+}
+
+/* --aspect A: which diagram edges to cut into more than two segments, from the tessellation
+   built without cuts. About a contact the columns are thin (the gap grows like rho^2 away from
+   the axis), and a swept element's aspect ratio is about its longest facet edge over its
+   thinnest layer; so, with 0.9 A x the thinnest layer as the longest edge allowed (aspect_step):
+   - a bridged facet: the elements on the circle (radius rb) reach out to about 1.6 rb, whose arc
+     over M, the facet's boundary segments, must stay below it at the circle's columns;
+   - a near contact (no bridge, gap below --ring-gap d): likewise about the fan round its pierce
+     point, of spokes r0 = 0.9 x the limit at the centre (its rings: tessellate);
+   - and every edge of those facets: its segments below the limit at 3/4 of the edge's distance
+     from the centre, where the last ring is about.
+   A facet short of its M gets two more segments at a time on the edge whose segments are
+   longest (split_facet); an edge shared by several facets takes the largest count asked for,
+   so every facet about it has the same nodes. Returns the number of edges cut in *ncut. */
+static int mark_splits(builder *bd, const hx_pebble_opts *o, hx_lid *ncut) {
+  double sl[65];
+  grading(o->layers, o->ratio, o->first_layer, sl);
+  hx_lid cap = 0, nk = 0;
+  int64_t *keys = NULL;
+  int rc0 = HX_OK;
+  *ncut = 0;
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    if (F->bridge < 0) {
+      /* a near contact: its fan's spokes r0 = 0.9 A x the thinnest layer at the centre, the
+         first ring out to 1.6 r0 as about a bridge circle */
+      if (bd->smask[F->b] || pair_gap(bd, F->a, F->b) >= o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b])) continue;
+      double d[3], L2 = 0, pp[3];
+      for (int c = 0; c < 3; c++) d[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c], L2 += d[c] * d[c];
+      double tpar = (L2 + bd->sr[F->a] * bd->sr[F->a] - bd->sr[F->b] * bd->sr[F->b]) / (2 * L2);
+      for (int c = 0; c < 3; c++) pp[c] = bd->sx[3 * F->a + c] + tpar * d[c];
+      double r0 = 0.9 * aspect_step(bd, o, sl, F->a, F->b, pp, 0);
+      if (!(r0 > 0)) continue;
+      double arg = aspect_step(bd, o, sl, F->a, F->b, pp, r0) / (2 * 1.6 * r0);
+      int need = arg >= 1 ? 0 : (int)ceil(HX_PI / asin(arg) - 1e-9);
+      rc0 = split_facet(bd, o, sl, F, pp, need, &keys, &cap, &nk);
+      if (rc0) break;
+      continue;
+    }
+    const bridge *BR = &bd->B[F->bridge];
+    double lay = INFINITY;
+    for (int side = 0; side < 2; side++) {
+      int32_t sp = side ? F->b : F->a;
+      if (bd->smask[sp]) break;
+      double r[3];
+      for (int c = 0; c < 3; c++) r[c] = BR->p[c] - bd->sx[3 * sp + c];
+      double h = fabs(dot3(r, BR->u)) - sqrt(fmax(0, bd->sr[sp] * bd->sr[sp] - BR->rb * BR->rb));
+      lay = fmin(lay, thinnest_layer(o, sl, fmax(h, 0), bd->sr[sp]));
+    }
+    double arg = 0.9 * o->aspect * lay / (2 * 1.6 * BR->rb);
+    int need = arg >= 1 ? 0 : (int)ceil(HX_PI / asin(arg) - 1e-9);
+    rc0 = split_facet(bd, o, sl, F, BR->p, need, &keys, &cap, &nk);
+    if (rc0) break;
+  }
+  if (rc0) {
+    hx_free(&keys);
+    return rc0;
+  }
+  if (nk) qsort(keys, (size_t)nk, sizeof *keys, cmp_i64);
+  hx_lid m = 0; /* one entry a key, the largest count asked for */
+  for (hx_lid k = 0; k < nk; k++)
+    if (!m || keys[k] / 32 != keys[m - 1] / 32) keys[m++] = keys[k];
+    else keys[m - 1] = keys[k];
+  hx_free(&bd->skey), hx_free(&bd->sseg);
+  int rc = m ? hx_malloc((size_t)m * sizeof *bd->sseg, &bd->sseg) : HX_OK;
+  if (rc) {
+    hx_free(&keys);
+    return rc;
+  }
+  for (hx_lid k = 0; k < m; k++) bd->sseg[k] = (int8_t)(keys[k] % 32), keys[k] /= 32;
+  bd->skey = keys, bd->nskey = m;
+  *ncut = m;
+  return HX_OK;
 }
 
 /* smallest corner Jacobian determinant of the trilinear hex with corners cn (sj = 0)
@@ -3795,38 +3992,59 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->fbad, &bd->fbad);
     if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->choice, &bd->choice);
     if (!rc && round > 0) rc = fsave_lookup(&sv, bd);
-    if (!rc && hx_comm_size(comm) > 1) {
-      /* the variant scoring (most of the tessellation time) is shared: each rank scores
-         a contiguous range of facets, the kept variants are combined (max over ranks of
-         -1 elsewhere), and every rank then builds the whole tessellation in facet order
-         with those variants, i.e. the same nodes and quads as one rank scoring them all */
-      int np = hx_comm_size(comm), me = hx_comm_rank(comm);
-      hx_lid nn0 = bd->nn, nb0 = bd->nb, nf = bd->nf;
-      int64_t *ch = NULL;
-      hx_pebble_stats scratch = st;
-      rc = hx_malloc((size_t)(nf + 1) * sizeof *ch, &ch);
-      hx_lid lo = nf * me / np, hi = nf * (me + 1) / np;
-      if (!rc && lo < hi) rc = score_facets(bd, o, lo, hi, &scratch);
-      if (!rc) /* the kept variant, + 1000 where the facet is left with inverted columns */
-        for (hx_lid f = 0; f < nf; f++) ch[f] = f >= lo && f < hi ? bd->choice[f] + 1000 * bd->fbad[f] : -1;
-      int rca = hx_comm_agree(comm, rc);
-      if (rca && !rc) rc = HX_ERROR(rca, "pebble: tessellation failed on another rank");
-      if (!rc) rc = hx_comm_max_int64(comm, ch, (int)nf);
-      if (!rc) {
-        for (hx_lid f = 0; f < nf; f++) bd->choice[f] = (int8_t)(ch[f] % 1000), bd->fbad[f] = ch[f] >= 1000;
-        bd->nn = nn0, bd->nb = nb0, bd->nq = 0;
+    hx_free(&bd->skey), hx_free(&bd->sseg);
+    bd->nskey = 0;
+    hx_lid nn_diag = bd->nn;
+    hx_pebble_stats st_diag = st;
+    for (int pass = 0; pass < 2; pass++) { /* --aspect: a second pass with the edges cut */
+      if (!rc && hx_comm_size(comm) > 1) {
+        /* the variant scoring (most of the tessellation time) is shared: each rank scores
+           a contiguous range of facets, the kept variants are combined (max over ranks of
+           -1 elsewhere), and every rank then builds the whole tessellation in facet order
+           with those variants, i.e. the same nodes and quads as one rank scoring them all */
+        int np = hx_comm_size(comm), me = hx_comm_rank(comm);
+        hx_lid nn0 = bd->nn, nb0 = bd->nb, nf = bd->nf;
+        int64_t *ch = NULL;
+        hx_pebble_stats scratch = st;
+        rc = hx_malloc((size_t)(nf + 1) * sizeof *ch, &ch);
+        hx_lid lo = nf * me / np, hi = nf * (me + 1) / np;
+        if (!rc && lo < hi) rc = score_facets(bd, o, lo, hi, &scratch);
+        if (!rc) /* the kept variant, + 1000 where the facet is left with inverted columns */
+          for (hx_lid f = 0; f < nf; f++) ch[f] = f >= lo && f < hi ? bd->choice[f] + 1000 * bd->fbad[f] : -1;
+        int rca = hx_comm_agree(comm, rc);
+        if (rca && !rc) rc = HX_ERROR(rca, "pebble: tessellation failed on another rank");
+        if (!rc) rc = hx_comm_max_int64(comm, ch, (int)nf);
+        if (!rc) {
+          for (hx_lid f = 0; f < nf; f++) bd->choice[f] = (int8_t)(ch[f] % 1000), bd->fbad[f] = ch[f] >= 1000;
+          bd->nn = nn0, bd->nb = nb0, bd->nq = 0;
+          bd->forced = 1;
+        }
+        hx_free(&ch);
+        stage_mem("variant scoring");
+      } else if (!rc && nthreads() > 1 && bd->nf > 0) { /* one rank, several threads */
+        rc = score_facets(bd, o, 0, bd->nf, &st);
         bd->forced = 1;
+        stage_mem("variant scoring");
       }
-      hx_free(&ch);
-      stage_mem("variant scoring");
-    } else if (!rc && nthreads() > 1 && bd->nf > 0) { /* one rank, several threads */
-      rc = score_facets(bd, o, 0, bd->nf, &st);
-      bd->forced = 1;
-      stage_mem("variant scoring");
+      if (!rc) rc = tessellate(bd, o, &st);
+      bd->forced = 0;
+      if (!rc && o->aspect > 0 && !bd->nskey) {
+        /* --aspect: cut the edges about contacts that need more segments, and build again */
+        hx_lid ncut = 0;
+        rc = mark_splits(bd, o, &ncut);
+        if (!rc && ncut) {
+          bd->nn = nn_diag, bd->nq = 0, bd->nb = 0;
+          st = st_diag;
+          st.num_cut_edges = ncut;
+          for (hx_lid k = 0; k < bd->nskey; k++) st.num_cut_segments += bd->sseg[k] - 2;
+          for (hx_lid f = 0; f < bd->nf; f++) bd->F[f].q0 = bd->F[f].nq = 0, bd->F[f].bridge = -1, bd->F[f].centre = -1;
+          hx_free(&bd->prechoice);
+          continue; /* the same scoring and build, now with the cuts */
+        }
+      }
+      break;
     }
-    if (!rc) rc = tessellate(bd, o, &st);
     hx_free(&bd->prechoice);
-    bd->forced = 0;
     if (rc) break;
     hx_lid nbad = 0;
     for (hx_lid f = 0; f < bd->nf; f++) nbad += bd->fbad[f];
@@ -3839,7 +4057,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     hx_free(&bd->fbad), hx_free(&bd->choice);
   }
   hx_free(&bd->fbad), hx_free(&bd->choice), hx_free(&bd->prechoice);
-  hx_free(&sv.key), hx_free(&sv.hash), hx_free(&sv.choice);
+  hx_free(&sv.key), hx_free(&sv.hash), hx_free(&sv.choice), hx_free(&bd->skey), hx_free(&bd->sseg);
   hx_power3d_destroy(&bd->pd);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   if (!rc) rc = smooth_facets(bd, o, o->smooth, &st);

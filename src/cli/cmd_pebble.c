@@ -40,6 +40,11 @@ static void pebble_help(void) {
          "  --ring-gap F          near contacts (gap < F x d) get the rings too (0.25)\n"
          "  --ring-sj S           rings per bridged / near-contact facet spaced and counted so that\n"
          "                        each ring's estimated det J ratio is >= S (0.1; 0: always --rings rings)\n"
+         "  --aspect A            size the tessellation about contacts and near contacts for aspect\n"
+         "                        ratio <= about A (e.g. 20): diagram edges there cut into more\n"
+         "                        segments (every facet about an edge shares them), the rings of near\n"
+         "                        contacts spaced for it; best with --ratio 1 --score nek (about 2.5 x\n"
+         "                        the elements on pb67; 0: off, default)\n"
          "  --bridge-fit F        bridge radius up to F x the facet's inner radius, at most 0.25 d\n"
          "                        (0.5; 0: --bridge; above 0.5 the ring next to the circle can fold at\n"
          "                        order N, e.g. pb67 from 0.6, and the check then refuses the mesh)\n"
@@ -294,6 +299,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--ring-sj")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 0.9, &o.ring_sj));
+    } else if (!strcmp(a, "--aspect")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 1000, &o.aspect));
     } else if (!strcmp(a, "--bridge-fit")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 0.8, &o.bridge_fit));
@@ -414,13 +422,14 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
              "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, \"edge_even_segments\": %d, "
+             "\"aspect\": %g, \"cut_edges\": %d, \"cut_segments\": %d, "
              "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
              "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"transfer_held\": %lld, \"transfer_rounds\": %d}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
              (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
              (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even,
-             order, m->lazy ? "true" : "false", (long long)num_bad,
+             o.aspect, (int)st.num_cut_edges, (int)st.num_cut_segments, order, m->lazy ? "true" : "false", (long long)num_bad,
              st.bridge_volume, st.t_diagram, st.t_mesh, t_curve, c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, tr.held, tr.rounds);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
@@ -438,6 +447,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       if (st.num_edge_even)
         printf("  edge points: %d boundary edge(s) kept even spacing (at order %d the gap spacing lowered a "
                "facet's worst element)\n", (int)st.num_edge_even, order);
+      if (o.aspect > 0)
+        printf("  aspect: %d diagram edge(s) cut into more segments (+%d), rings sized for aspect ratio <= %g about "
+               "contacts and near contacts\n", (int)st.num_cut_edges, (int)st.num_cut_segments, o.aspect);
       if (o.smooth > 0)
         printf("  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n",
                (long long)st.num_smoothed_moves, o.smooth);

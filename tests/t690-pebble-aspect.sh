@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# t690: --aspect A (the tessellation about contacts and near contacts sized for aspect ratio
+# <= A: diagram edges there cut into more segments, the near contacts' rings spaced for it) on
+# the 67-pebble DEM bed (R = 1.5, cylinder 6.6, inlet/outlet 3), both runs with --ratio 1 --score
+# nek, at order 3. Per element, from the quality report (--quality --worst all): no element with
+# det J <= 0; with --aspect 20 the elements with aspect above 20 at most a quarter of those
+# without, fewer below Nek scaled Jacobian 0.3 and below 0.1, the largest aspect lower, and fewer
+# elements than the published pb67 mesh (122 284). 25 Nov (whole mesh): 41 367 elements, 6 918
+# above 20, 1 772 below 0.3, 18 below 0.1 -> 79 815, 804, 1 119, 12. Then the same .re2 on 2
+# ranks as on 1, and bad values refused.
+. "$(dirname "$0")/lib.sh"
+pb=(pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 --ratio 1 --score nek --order 3)
+# elements, aspect > 20, scaled Jacobian < 0.3, < 0.1, largest aspect (rows of the worst list)
+stats() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($5 > 20) a++; if ($2 < 0.3) s++; if ($2 < 0.1) t++; if ($5 > mx) mx = $5}
+               END {printf "%d %d %d %d %.6g\n", n, a, s, t, mx}' "$1"; }
+"$HEXPACK" "${pb[@]}" --quality --worst 1000000 > "$dir/q0.txt" 2>&1
+check "without --aspect: exit 0" "[ $? -eq 0 ]"
+"$HEXPACK" "${pb[@]}" --aspect 20 --quality --worst 1000000 > "$dir/q1.txt" 2>&1
+check "--aspect 20: exit 0 (no element with det J <= 0)" "[ $? -eq 0 ] && grep -q 'elements with det J <= 0: 0' '$dir/q1.txt'"
+check "--aspect 20: says how many diagram edges it cut" "grep -Eq 'aspect: [1-9][0-9]* diagram edge' '$dir/q1.txt'"
+read -r e0 a0 s0 t0 m0 <<< "$(stats "$dir/q0.txt")"
+read -r e1 a1 s1 t1 m1 <<< "$(stats "$dir/q1.txt")"
+echo "order 3: without $e0 elements, aspect > 20: $a0, SJ < 0.3: $s0, < 0.1: $t0, max aspect $m0"
+echo "         --aspect 20 $e1 elements, aspect > 20: $a1, SJ < 0.3: $s1, < 0.1: $t1, max aspect $m1"
+check "--aspect 20: more elements than without, fewer than 122284" "[ ${e1:-0} -gt ${e0:-0} ] && [ ${e1:-0} -lt 122284 ]"
+check "--aspect 20: aspect above 20 in at most a quarter as many elements, the largest lower" \
+  "[ ${a0:-0} -gt 1000 ] && [ \$((4 * ${a1:-999999})) -le ${a0:-0} ] && awk -v a='$m1' -v b='$m0' 'BEGIN {exit !(a < b)}'"
+check "--aspect 20: fewer elements below scaled Jacobian 0.3, and below 0.1" "[ ${s1:-1} -lt ${s0:-0} ] && [ ${t1:-1} -lt ${t0:-0} ]"
+if [ "${1:-}" = mpi ]; then
+  "$HEXPACK" "${pb[@]}" --aspect 20 -o "$dir/r1.re2" > /dev/null 2>&1
+  OMP_NUM_THREADS=1 "$MPIEXEC" -n 2 "$HEXPACK" "${pb[@]}" --aspect 20 -o "$dir/r2.re2" > /dev/null 2>&1
+  check "--aspect 20: the same .re2 and field file on 2 ranks as on 1" \
+    "[ -s '$dir/r1.re2' ] && cmp -s '$dir/r1.re2' '$dir/r2.re2' && cmp -s '$dir/r10.f00000' '$dir/r20.f00000'"
+fi
+for v in -1 1001 x; do
+  "$HEXPACK" "${pb[@]}" --aspect "$v" -o "$dir/bad.re2" > "$dir/bad.txt" 2>&1
+  rc=$?
+  check "--aspect $v: refused in one line naming the flag, no file" \
+    "[ $rc -ne 0 ] && [ \$(wc -l < '$dir/bad.txt') -eq 1 ] && grep -q -- '--aspect' '$dir/bad.txt' && [ ! -e '$dir/bad.re2' ]"
+done
+exit $fail
