@@ -6,8 +6,8 @@
 # det J <= 0; with --aspect 20 the elements with aspect above 20 at most a quarter of those
 # without, fewer below Nek scaled Jacobian 0.3 and below 0.1, the largest aspect lower, and fewer
 # elements than the published pb67 mesh (122 284). 25 Nov (whole mesh): 41 367 elements, 6 918
-# above 20, 1 772 below 0.3, 18 below 0.1 -> 79 815, 804, 1 119, 12. Then the same .re2 on 2
-# ranks as on 1, and bad values refused.
+# above 20, 1 772 below 0.3, 18 below 0.1 -> 79 947, 559, 1 084, 4 (the 4 in the extrusions).
+# Then the same .re2 on 2 ranks as on 1, and bad values refused.
 . "$(dirname "$0")/lib.sh"
 pb=(pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 --ratio 1 --score nek --order 3)
 # elements, aspect > 20, scaled Jacobian < 0.3, < 0.1, largest aspect (rows of the worst list)

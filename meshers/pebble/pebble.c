@@ -1640,6 +1640,45 @@ static double aspect_step(const builder *bd, const hx_pebble_opts *o, const doub
   return 0.9 * o->aspect * t;
 }
 
+/* --aspect: the largest estimated aspect ratio of the elements swept from facet F's quads
+   [q0, bd->nq): a quad's longest edge over the thinnest layer at its corners (feet as the
+   sweep places them) */
+static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0) {
+  double sl[65], worst = 0;
+  grading(o->layers, o->ratio, o->first_layer, sl);
+  for (hx_lid qi = q0; qi < bd->nq; qi++) {
+    const quad *Q = &bd->Q[qi];
+    double lay = INFINITY, edge = 0;
+    for (int v = 0; v < 4; v++) {
+      const double *x = bd->X + 3 * Q->x[v];
+      edge = fmax(edge, dist3(x, bd->X + 3 * Q->x[(v + 1) % 4]));
+      for (int side = 0; side < 2; side++) {
+        int32_t s = side ? F->b : F->a;
+        double y[3];
+        if (bd->smask[s]) break;
+        foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[Q->x[v]], x, y);
+        lay = fmin(lay, thinnest_layer(o, sl, dist3(x, y), bd->sr[s]));
+      }
+    }
+    worst = fmax(worst, edge / fmax(lay, 1e-300));
+  }
+  return worst;
+}
+
+/* a tessellation variant's score: its columns' quality (facet_columns_q); with --aspect on a
+   facet it sizes (sized: a bridge or a near contact), evaluated whole and times min(1, A / its
+   estimated largest aspect ratio) */
+static double variant_score(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0, double stop, int sized,
+                            int *asp_ok) {
+  *asp_ok = 1;
+  if (!(o->aspect > 0) || !sized) return facet_columns_q(bd, o, F, q0, stop);
+  double q = facet_columns_q(bd, o, F, q0, -INFINITY);
+  if (!(q > 0)) return q;
+  double a = facet_aspect_est(bd, o, F, q0);
+  *asp_ok = a <= o->aspect;
+  return *asp_ok ? q : q * o->aspect / a;
+}
+
 /* the number of segments of the diagram edge (u, v): 2 (its midpoint), more where --aspect cut it */
 static int edge_segments(const builder *bd, int32_t u, int32_t v) {
   if (!bd->nskey) return 2;
@@ -1869,6 +1908,24 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
             }
             rr2[k] = rr, an2[k] = ang;
           }
+          if (ring == 1 && o->aspect > 0 && KV > 0) {
+            /* --aspect: the ring next to the circle no farther out than the limit at the
+               circle's columns allows (its steps and its segments), unless the clearance
+               below needs it */
+            double lay = INFINITY, sl9[65];
+            grading(o->layers, o->ratio, o->first_layer, sl9);
+            for (int side = 0; side < 2; side++) {
+              int32_t sp = side ? b : a;
+              if (bd->smask[sp]) break;
+              double r3[3];
+              for (int c = 0; c < 3; c++) r3[c] = p[c] - bd->sx[3 * sp + c];
+              double h = fabs(dot3(r3, u)) - sqrt(fmax(0, bd->sr[sp] * bd->sr[sp] - rb * rb));
+              lay = fmin(lay, thinnest_layer(o, sl9, fmax(h, 0), bd->sr[sp]));
+            }
+            double s0 = 0.9 * o->aspect * lay, rcap = fmin(rb + s0, s0 / (2 * sin(HX_PI / M)));
+            for (int k = 0; k < M; k++)
+              if (rr2[k] > rcap) rr2[k] = fmax(rcap, rb + 0.3 * (rr2[k] - rb));
+          }
           if (ring == 1 && o->ring_sj > 0) {
             /* the ring next to the circle: its chords must clear the circle's arcs (which
                bulge out by rb (1 - cos(dtheta / 2))) with a margin, or the elements between
@@ -1908,10 +1965,11 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         }
 #undef RING_F
         if (rc || var == nbv || nbv == 1) break;
-        double qv = facet_columns_q(bd, o, F, nq0, best_q);
+        int aok;
+        double qv = variant_score(bd, o, F, nq0, best_q, 1, &aok);
         if (qv > 0 && !facet_linear_ok(bd, o, F, nq0)) qv = 0;
         if (qv > best_q) best_q = qv, best = var;
-        if (qv > 0 && qv >= o->accept_sj) break;
+        if (qv > 0 && qv >= o->accept_sj && aok) break;
       }
       if (rc) break;
       if (best >= 0) fq = best_q;
@@ -2156,9 +2214,10 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           }
         }
         if (var_outer == NVAR) break;
-        double qv = facet_columns_q(bd, o, F, nq0, best_q);
+        int aok;
+        double qv = variant_score(bd, o, F, nq0, best_q, !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin, &aok);
         if (qv > best_q) best_q = qv, best = var_outer;
-        if (qv > 0 && qv >= o->accept_sj) break;
+        if (qv > 0 && qv >= o->accept_sj && aok) break;
       }
       if (best >= 0) fq = best_q;
     }
