@@ -1643,9 +1643,8 @@ static double aspect_step(const builder *bd, const hx_pebble_opts *o, const doub
 /* --aspect: the largest estimated aspect ratio of the elements swept from facet F's quads
    [q0, bd->nq): a quad's longest edge over the thinnest layer at its corners (feet as the
    sweep places them) */
-static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0) {
-  double sl[65], worst = 0;
-  grading(o->layers, o->ratio, o->first_layer, sl);
+static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid q0) {
+  double worst = 0;
   for (hx_lid qi = q0; qi < bd->nq; qi++) {
     const quad *Q = &bd->Q[qi];
     double lay = INFINITY, edge = 0;
@@ -1668,15 +1667,43 @@ static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const
 /* a tessellation variant's score: its columns' quality (facet_columns_q); with --aspect on a
    facet it sizes (sized: a bridge or a near contact), evaluated whole and times min(1, A / its
    estimated largest aspect ratio) */
-static double variant_score(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid q0, double stop, int sized,
-                            int *asp_ok) {
+static double variant_score(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid q0,
+                            double stop, int sized, int *asp_ok) {
   *asp_ok = 1;
   if (!(o->aspect > 0) || !sized) return facet_columns_q(bd, o, F, q0, stop);
   double q = facet_columns_q(bd, o, F, q0, -INFINITY);
   if (!(q > 0)) return q;
-  double a = facet_aspect_est(bd, o, F, q0);
+  double a = facet_aspect_est(bd, o, sl, F, q0);
   *asp_ok = a <= o->aspect;
   return *asp_ok ? q : q * o->aspect / a;
+}
+
+/* --aspect: the thinnest layer of the columns on a bridge circle of radius rb about the axis
+   (p, u) of the facet between spheres a and b (feet along the axis, as the sweep places them) */
+static double circle_layer(const builder *bd, const hx_pebble_opts *o, const double *sl, int32_t a, int32_t b,
+                           const double *p, const double *u, double rb) {
+  double t = INFINITY;
+  for (int side = 0; side < 2; side++) {
+    int32_t s = side ? b : a;
+    if (bd->smask[s]) break;
+    double r[3];
+    for (int c = 0; c < 3; c++) r[c] = p[c] - bd->sx[3 * s + c];
+    double h = fabs(dot3(r, u)) - sqrt(fmax(0, bd->sr[s] * bd->sr[s] - rb * rb));
+    t = fmin(t, thinnest_layer(o, sl, fmax(h, 0), bd->sr[s]));
+  }
+  return t;
+}
+
+/* --aspect: the segments a loop about a contact needs so that the elements from its radius r out
+   to 1.6 r stay below the longest edge allowed, lmax (0 where one is enough) */
+static int loop_segments(double lmax, double r) {
+  double arg = lmax / (2 * 1.6 * r);
+  return arg >= 1 ? 0 : (int)ceil(HX_PI / asin(arg) - 1e-9);
+}
+
+/* a near contact: the facet between real spheres a and b whose gap is below --ring-gap x d */
+static int near_contact(const builder *bd, const hx_pebble_opts *o, int32_t a, int32_t b) {
+  return !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * 2 * fmin(bd->sr[a], bd->sr[b]);
 }
 
 /* the number of segments of the diagram edge (u, v): 2 (its midpoint), more where --aspect cut it */
@@ -1693,6 +1720,8 @@ static int edge_segments(const builder *bd, int32_t u, int32_t v) {
 }
 
 static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
+  double sl[65]; /* the layer grading (--aspect's estimates) */
+  grading(o->layers, o->ratio, o->first_layer, sl);
   emap em;
   HX_CALL(emap_init(&em, bd->nfv));
   /* edge masks: walls of the wall facets containing the edge */
@@ -1912,17 +1941,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
             /* --aspect: the ring next to the circle no farther out than the limit at the
                circle's columns allows (its steps and its segments), unless the clearance
                below needs it */
-            double lay = INFINITY, sl9[65];
-            grading(o->layers, o->ratio, o->first_layer, sl9);
-            for (int side = 0; side < 2; side++) {
-              int32_t sp = side ? b : a;
-              if (bd->smask[sp]) break;
-              double r3[3];
-              for (int c = 0; c < 3; c++) r3[c] = p[c] - bd->sx[3 * sp + c];
-              double h = fabs(dot3(r3, u)) - sqrt(fmax(0, bd->sr[sp] * bd->sr[sp] - rb * rb));
-              lay = fmin(lay, thinnest_layer(o, sl9, fmax(h, 0), bd->sr[sp]));
-            }
-            double s0 = 0.9 * o->aspect * lay, rcap = fmin(rb + s0, s0 / (2 * sin(HX_PI / M)));
+            double s0 = 0.9 * o->aspect * circle_layer(bd, o, sl, a, b, p, u, rb), rcap = fmin(rb + s0, s0 / (2 * sin(HX_PI / M)));
             for (int k = 0; k < M; k++)
               if (rr2[k] > rcap) rr2[k] = fmax(rcap, rb + 0.3 * (rr2[k] - rb));
           }
@@ -1966,7 +1985,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
 #undef RING_F
         if (rc || var == nbv || nbv == 1) break;
         int aok;
-        double qv = variant_score(bd, o, F, nq0, best_q, 1, &aok);
+        double qv = variant_score(bd, o, sl, F, nq0, best_q, 1, &aok);
         if (qv > 0 && !facet_linear_ok(bd, o, F, nq0)) qv = 0;
         if (qv > best_q) best_q = qv, best = var;
         if (qv > 0 && qv >= o->accept_sj && aok) break;
@@ -2045,7 +2064,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
            loop is a rounded polygon (angles halfway to uniform, midpoint-aligned
            nodes slightly inside) so the fan on it has proper corners */
         int K = 0;
-        int near_c = !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin;
+        int near_c = near_contact(bd, o, a, b);
         if (near_c && !(o->ring_sj > 0)) K = o->rings;
         int round_inner = !fan_ok(P2, M, ox, oy);
         if (round_inner && K < 1) K = 1;
@@ -2115,18 +2134,17 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
              segments and steps (fr_j+1 x its segments, (fr_j+1 - fr_j) x its radii) below
              0.9 A x the thinnest layer inside them (at the centre, on ring j nearest the
              centre: columns of height |x - c| - R to each sphere) */
-          double sl9[65], seg = 0, rmx = 0;
-          grading(o->layers, o->ratio, o->first_layer, sl9);
+          double seg = 0, rmx = 0;
           for (int k = 0; k < M; k++) {
             seg = fmax(seg, hypot(P2[2 * ((k + 1) % M)] - P2[2 * k], P2[2 * ((k + 1) % M) + 1] - P2[2 * k + 1]));
             rmx = fmax(rmx, hypot(P2[2 * k] - ox, P2[2 * k + 1] - oy));
           }
-          double fr1 = aspect_step(bd, o, sl9, a, b, p, 0) / fmax(rmx, seg);
+          double fr1 = aspect_step(bd, o, sl, a, b, p, 0) / fmax(rmx, seg);
           int Ka = 0;
           if (fr1 < 0.6) {
             rfr[++Ka] = fr1;
             while (Ka < 9) {
-              double sj = aspect_step(bd, o, sl9, a, b, p, rfr[Ka] * inner_d), nx = fmin(sj / seg, rfr[Ka] + sj / rmx);
+              double sj = aspect_step(bd, o, sl, a, b, p, rfr[Ka] * inner_d), nx = fmin(sj / seg, rfr[Ka] + sj / rmx);
               nx = fmax(nx, 1.2 * rfr[Ka]);
               if (nx >= 0.8) break;
               rfr[++Ka] = nx;
@@ -2215,7 +2233,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         }
         if (var_outer == NVAR) break;
         int aok;
-        double qv = variant_score(bd, o, F, nq0, best_q, !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin, &aok);
+        double qv = variant_score(bd, o, sl, F, nq0, best_q, near_contact(bd, o, a, b), &aok);
         if (qv > best_q) best_q = qv, best = var_outer;
         if (qv > 0 && qv >= o->accept_sj && aok) break;
       }
@@ -2237,16 +2255,21 @@ static double thinnest_layer(const hx_pebble_opts *o, const double *sl, double h
   return t * h;
 }
 
-static int cmp_i64(const void *pa, const void *pb) {
-  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-  return a < b ? -1 : a > b;
+typedef struct ecut {
+  int64_t key; /* u << 32 | v, u < v */
+  int seg;     /* segments asked for */
+} ecut;
+
+static int cmp_ecut(const void *pa, const void *pb) {
+  const ecut *a = pa, *b = pb;
+  if (a->key != b->key) return a->key < b->key ? -1 : 1;
+  return (a->seg > b->seg) - (a->seg < b->seg);
 }
 
 /* facet F's boundary to have at least `need` segments: two more at a time on the edge whose
-   segments are longest (at most 16 an edge); the edges cut are appended to keys as
-   key x 32 + count */
+   segments are longest (at most 16 an edge); the edges cut are appended to cuts */
 static int split_facet(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, const double *pc, int need,
-                       int64_t **keys, hx_lid *cap, hx_lid *nk) {
+                       ecut **cuts, hx_lid *cap, hx_lid *nk) {
   int n = F->nv, M = 0;
   if (need > 2 * MAXPOLY) need = 2 * MAXPOLY;
   double len[MAXPOLY];
@@ -2275,12 +2298,13 @@ static int split_facet(const builder *bd, const hx_pebble_opts *o, const double 
     seg[kb] += 2, M += 2;
   }
   if (M > 2 * MAXPOLY) return HX_OK;
-  HX_CALL(grow(keys, cap, *nk + n, sizeof **keys));
+  HX_CALL(grow(cuts, cap, *nk + n, sizeof **cuts));
   for (int k = 0; k < n; k++)
-    if (seg[k] > 2) { /* the key in the high bits, the count in the low 5 (sorting keeps keys together) */
+    if (seg[k] > 2) {
       int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % n];
-      int64_t key = u < v ? ((int64_t)u << 32) | (uint32_t)v : ((int64_t)v << 32) | (uint32_t)u;
-      (*keys)[(*nk)++] = key * 32 + seg[k];
+      ecut *c = &(*cuts)[(*nk)++];
+      c->key = u < v ? ((int64_t)u << 32) | (uint32_t)v : ((int64_t)v << 32) | (uint32_t)u;
+      c->seg = seg[k];
     }
   return HX_OK;
 }
@@ -2302,7 +2326,7 @@ static int mark_splits(builder *bd, const hx_pebble_opts *o, hx_lid *ncut) {
   double sl[65];
   grading(o->layers, o->ratio, o->first_layer, sl);
   hx_lid cap = 0, nk = 0;
-  int64_t *keys = NULL;
+  ecut *cuts = NULL;
   int rc0 = HX_OK;
   *ncut = 0;
   for (hx_lid f = 0; f < bd->nf; f++) {
@@ -2310,53 +2334,37 @@ static int mark_splits(builder *bd, const hx_pebble_opts *o, hx_lid *ncut) {
     if (F->bridge < 0) {
       /* a near contact: its fan's spokes r0 = 0.9 A x the thinnest layer at the centre, the
          first ring out to 1.6 r0 as about a bridge circle */
-      if (bd->smask[F->b] || pair_gap(bd, F->a, F->b) >= o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b])) continue;
+      if (!near_contact(bd, o, F->a, F->b)) continue;
       double d[3], L2 = 0, pp[3];
       for (int c = 0; c < 3; c++) d[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c], L2 += d[c] * d[c];
       double tpar = (L2 + bd->sr[F->a] * bd->sr[F->a] - bd->sr[F->b] * bd->sr[F->b]) / (2 * L2);
       for (int c = 0; c < 3; c++) pp[c] = bd->sx[3 * F->a + c] + tpar * d[c];
       double r0 = 0.9 * aspect_step(bd, o, sl, F->a, F->b, pp, 0);
       if (!(r0 > 0)) continue;
-      double arg = aspect_step(bd, o, sl, F->a, F->b, pp, r0) / (2 * 1.6 * r0);
-      int need = arg >= 1 ? 0 : (int)ceil(HX_PI / asin(arg) - 1e-9);
-      rc0 = split_facet(bd, o, sl, F, pp, need, &keys, &cap, &nk);
+      rc0 = split_facet(bd, o, sl, F, pp, loop_segments(aspect_step(bd, o, sl, F->a, F->b, pp, r0), r0), &cuts, &cap, &nk);
       if (rc0) break;
       continue;
     }
     const bridge *BR = &bd->B[F->bridge];
-    double lay = INFINITY;
-    for (int side = 0; side < 2; side++) {
-      int32_t sp = side ? F->b : F->a;
-      if (bd->smask[sp]) break;
-      double r[3];
-      for (int c = 0; c < 3; c++) r[c] = BR->p[c] - bd->sx[3 * sp + c];
-      double h = fabs(dot3(r, BR->u)) - sqrt(fmax(0, bd->sr[sp] * bd->sr[sp] - BR->rb * BR->rb));
-      lay = fmin(lay, thinnest_layer(o, sl, fmax(h, 0), bd->sr[sp]));
-    }
-    double arg = 0.9 * o->aspect * lay / (2 * 1.6 * BR->rb);
-    int need = arg >= 1 ? 0 : (int)ceil(HX_PI / asin(arg) - 1e-9);
-    rc0 = split_facet(bd, o, sl, F, BR->p, need, &keys, &cap, &nk);
+    double lmax = 0.9 * o->aspect * circle_layer(bd, o, sl, F->a, F->b, BR->p, BR->u, BR->rb);
+    rc0 = split_facet(bd, o, sl, F, BR->p, loop_segments(lmax, BR->rb), &cuts, &cap, &nk);
     if (rc0) break;
   }
-  if (rc0) {
-    hx_free(&keys);
-    return rc0;
-  }
-  if (nk) qsort(keys, (size_t)nk, sizeof *keys, cmp_i64);
-  hx_lid m = 0; /* one entry a key, the largest count asked for */
-  for (hx_lid k = 0; k < nk; k++)
-    if (!m || keys[k] / 32 != keys[m - 1] / 32) keys[m++] = keys[k];
-    else keys[m - 1] = keys[k];
+  if (nk) qsort(cuts, (size_t)nk, sizeof *cuts, cmp_ecut); /* a key's largest count last */
+  hx_lid m = 0;
+  for (hx_lid k = 0; k < nk; k++) m += k + 1 == nk || cuts[k + 1].key != cuts[k].key;
   hx_free(&bd->skey), hx_free(&bd->sseg);
-  int rc = m ? hx_malloc((size_t)m * sizeof *bd->sseg, &bd->sseg) : HX_OK;
-  if (rc) {
-    hx_free(&keys);
-    return rc;
+  if (!rc0 && m) rc0 = hx_malloc((size_t)m * sizeof *bd->skey, &bd->skey);
+  if (!rc0 && m) rc0 = hx_malloc((size_t)m * sizeof *bd->sseg, &bd->sseg);
+  if (!rc0) {
+    hx_lid j = 0;
+    for (hx_lid k = 0; k < nk; k++)
+      if (k + 1 == nk || cuts[k + 1].key != cuts[k].key) bd->skey[j] = cuts[k].key, bd->sseg[j++] = (int8_t)cuts[k].seg;
+    bd->nskey = m;
+    *ncut = m;
   }
-  for (hx_lid k = 0; k < m; k++) bd->sseg[k] = (int8_t)(keys[k] % 32), keys[k] /= 32;
-  bd->skey = keys, bd->nskey = m;
-  *ncut = m;
-  return HX_OK;
+  hx_free(&cuts);
+  return rc0;
 }
 
 /* smallest corner Jacobian determinant of the trilinear hex with corners cn (sj = 0)
