@@ -44,7 +44,7 @@ typedef struct hx_pebble_opts {
   double grade_height;  /* > 0: a column shorter than this x d gets a growth ratio between 1 (even layers,
                            at height 0) and the ratio above, linear in its height (default 0: off) */
   double bridge_frac;   /* bridge radius as a fraction of the (smaller) diameter, default 0.1 */
-  double bridge_gap;    /* bridge pairs whose gap is below this fraction of d (default 0.02) */
+  double bridge_gap;    /* bridge pairs whose gap is below this fraction of d (default 0.02, 0.04 with aspect) */
   double wall_gap;      /* same threshold for sphere-wall gaps (default: bridge_gap) */
   double collapse;      /* collapse diagram edges shorter than this fraction of d (default 0.2) */
   double overlap_tol;   /* largest allowed overlap as a fraction of d (default 0.1) */

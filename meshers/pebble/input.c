@@ -21,7 +21,7 @@ void hx_pebble_opts_default(hx_pebble_opts *o) {
   o->layers = 3;
   o->ratio = 1.5;
   o->bridge_frac = 0.1;
-  o->bridge_gap = 0.02;
+  o->bridge_gap = -1; /* 0.02, or 0.04 with --aspect (hx_pebble_opts_finish) */
   o->wall_gap = -1;
   o->collapse = 0.2;
   o->overlap_tol = 0.1;
@@ -201,6 +201,9 @@ int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *b) {
   if (isnan(o->zhi)) o->zhi = zmax + o->plane_gap * d;
   HX_CHECK(o->zhi > o->zlo, HX_ERR_INPUT, "flags --bottom/--top: the top plane (%g) must lie above the bottom (%g)",
            o->zhi, o->zlo);
+  /* with --aspect, near contacts thinner than 0.04 d are bridged: their columns at the pierce
+     point (half the gap) would need the tessellation about them cut 4 x finer than a bridge's */
+  if (o->bridge_gap < 0) o->bridge_gap = o->aspect > 0 ? 0.04 : 0.02;
   if (o->wall_gap < 0) o->wall_gap = o->bridge_gap;
   if (o->container == HX_PEBBLE_CYLINDER && !(o->cyl_radius > 0)) {
     /* no container given: a cylinder about z through the origin, as beds of `hexpack pack`
