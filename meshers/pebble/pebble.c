@@ -1523,6 +1523,31 @@ static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const 
       if (worst <= stop) return worst;
     }
   }
+  const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
+  if (o->score_nek && W && ((W->kind == 1 && o->inlet_len > 0) || (W->kind == 2 && o->outlet_len > 0))) {
+    /* a facet on an extruded plane: its quads are also the cross-sections of the straight
+       inlet / outlet elements, whose Nek5000 scaled Jacobian is the quad's min / max corner
+       det J (bilinear in the plane) */
+    for (hx_lid qi = q0; qi < bd->nq; qi++) {
+      double lo = INFINITY, hi = -INFINITY;
+      for (int v = 0; v < 4; v++) {
+        const double *x = bd->X + 3 * bd->Q[qi].x[v];
+        double e1[3], e2[3], c[3];
+        for (int k = 0; k < 3; k++)
+          e1[k] = bd->X[3 * bd->Q[qi].x[(v + 1) % 4] + k] - x[k], e2[k] = bd->X[3 * bd->Q[qi].x[(v + 3) % 4] + k] - x[k];
+        cross3(e1, e2, c);
+        double det = dot3(c, W->n);
+        lo = fmin(lo, det), hi = fmax(hi, det);
+      }
+      if (hi < 0) { /* the other orientation */
+        double t = lo;
+        lo = -hi, hi = -t;
+      }
+      double q = lo <= 0 ? -1 : lo / hi;
+      if (q < worst) worst = q;
+      if (worst <= stop) return worst;
+    }
+  }
   return worst;
 }
 
@@ -3100,6 +3125,20 @@ static double facet_elems_ratio(const sweep_ctx *sc0, const facet *F, int nd, co
         if (worst <= 0) return worst;
       }
   }
+  const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
+  if (W && ((W->kind == 1 && sc.o->inlet_len > 0) || (W->kind == 2 && sc.o->outlet_len > 0)))
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
+      /* a facet on an extruded plane: the inlet / outlet elements on its quads too (their
+         layers are straight copies of the first, whose det J ratio they share) */
+      double mn, mx;
+      ei.quad = q, ei.cell = W->kind == 1 ? -1 : -2, ei.layer = 0, ei.rev = 1;
+      sweep_elem(&sc, 0, nd, g, xe);
+      hx_elem_detj_range(nd, D, xe, &mn, &mx);
+      double r = hx_detj_ratio(mn, mx);
+      if (!(r > -1)) r = -1;
+      if (r < worst) worst = r;
+      if (worst <= 0) return worst;
+    }
   return worst;
 }
 
