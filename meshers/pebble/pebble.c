@@ -1704,11 +1704,12 @@ static double variant_score(const builder *bd, const hx_pebble_opts *o, const do
                             double stop, int *asp_ok) {
   *asp_ok = 1;
   if (!(o->aspect > 0)) return facet_columns_q(bd, o, F, q0, stop);
-  double q = facet_columns_q(bd, o, F, q0, -INFINITY);
-  if (!(q > 0)) return q;
   double a = facet_aspect_est(bd, o, sl, F, q0);
   *asp_ok = a <= o->aspect;
-  return *asp_ok ? q : q * pow(o->aspect / a, 4);
+  double pen = *asp_ok ? 1 : pow(o->aspect / a, 4);
+  /* the columns' evaluation may stop once q x pen cannot beat stop */
+  double q = facet_columns_q(bd, o, F, q0, stop / pen);
+  return q > 0 ? q * pen : q;
 }
 
 /* --aspect: the thinnest layer of the columns on a bridge circle of radius rb about the axis
