@@ -5,6 +5,10 @@
    GLL nodes, computed here from hx_mesh_jacobian_at_node, not from the optimizer's pass) ends
    below min(K, its initial value), K = 0.5, so the case has teeth; with keep_sj = K none does
    (1e-12), yet nodes moved (the mesh is not the initial one) and some were put back.
+   Then keep_aspect: the same case with keep_sj 0 and keep_aspect = 1 (no element may end with
+   an aspect ratio above its initial one; the ratio of the longest to the shortest of the 12
+   corner edges, computed here from the corner nodes): without it some element's rises, with it
+   none does (1e-12), yet nodes moved.
    Run with NP 1 and 2 (energies and counts are sums over ranks). */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +17,28 @@
 
 #include "hx_test_tmop.h"
 #include "hx_tmop.h"
+
+/* longest / shortest of element e's 12 straight corner edges */
+static double corner_aspect(const hx_mesh *m, hx_lid e) {
+  int nd = m->nd, N = nd - 1;
+  size_t n3 = (size_t)nd * nd * nd;
+  const double *x = m->x + (size_t)e * 3 * n3;
+  double P[8][3];
+  for (int c = 0; c < 8; c++) {
+    size_t a = (size_t)((c & 1) * N) + (size_t)nd * ((c >> 1 & 1) * N) + (size_t)nd * nd * ((c >> 2) * N);
+    for (int d = 0; d < 3; d++) P[c][d] = x[d * n3 + a];
+  }
+  double lo = HUGE_VAL, hi = 0;
+  for (int c = 0; c < 8; c++)
+    for (int b = 0; b < 3; b++) {
+      int c2 = c | (1 << b);
+      if (c2 == c) continue;
+      double l = sqrt((P[c][0] - P[c2][0]) * (P[c][0] - P[c2][0]) + (P[c][1] - P[c2][1]) * (P[c][1] - P[c2][1]) +
+                      (P[c][2] - P[c2][2]) * (P[c][2] - P[c2][2]));
+      lo = fmin(lo, l), hi = fmax(hi, l);
+    }
+  return hi / lo;
+}
 
 int main(int argc, char **argv) {
 #if HX_HAVE_MPI
@@ -79,6 +105,53 @@ int main(int argc, char **argv) {
              ok ? "ok" : "BAD");
     fail |= !ok;
     free(r0), free(r1);
+    hx_mesh_destroy(&m0);
+  }
+  {
+    hx_mesh *m0 = test_kershaw(comm, 6, 6, 6, 3, 0.3);
+    if (!m0) return 1;
+    hx_lid ne = m0->num_elem;
+    double *a0 = malloc((ne + 1) * sizeof *a0);
+    for (hx_lid e = 0; e < ne; e++) a0[e] = corner_aspect(m0, e);
+    long long worse[2] = {0, 0};
+    double moved = 0, amax[2] = {0, 0};
+    for (int keep = 0; keep < 2; keep++) {
+      hx_mesh *m = NULL;
+      if (hx_mesh_copy(m0, &m)) return 1;
+      hx_tmop_opts o;
+      hx_tmop_opts_default(&o);
+      o.backend = "cpu";
+      o.metric = 318;
+      o.target = 4;
+      o.equal_weight = 1;
+      o.boundary = HX_BND_FIXED;
+      o.newton_iters = 15;
+      o.keep_aspect = keep ? 1.0 : 0.0;
+      hx_tmop_result r;
+      if (hx_tmop_optimize(m, &o, &r)) {
+        printf("optimize failed: %s\n", hx_error_message());
+        return 1;
+      }
+      for (hx_lid e = 0; e < ne; e++) {
+        double a1 = corner_aspect(m, e);
+        worse[keep] += a1 > a0[e] * (1 + 1e-12);
+        amax[keep] = fmax(amax[keep], a1);
+      }
+      size_t nx = (size_t)ne * 3 * m->nd * m->nd * m->nd;
+      for (size_t i = 0; keep && i < nx; i++) moved = fmax(moved, fabs(m->x[i] - m0->x[i]));
+      hx_mesh_destroy(&m);
+    }
+    int64_t w[2] = {worse[0], worse[1]};
+    hx_comm_sum_int64(comm, w, 2);
+    double neg = -moved;
+    hx_comm_min_double(comm, &neg, 1);
+    moved = -neg;
+    int ok = w[0] > 0 && w[1] == 0 && moved > 1e-6;
+    if (rank == 0)
+      printf("Kershaw order 3, metric 318: elements whose aspect ratio rose: %lld free, %lld with keep_aspect 1; "
+             "largest move kept %.3e %s\n", (long long)w[0], (long long)w[1], moved, ok ? "ok" : "BAD");
+    fail |= !ok;
+    free(a0);
     hx_mesh_destroy(&m0);
   }
   if (rank == 0) printf("%s\n", fail ? "t507 FAILED" : "t507 passed");

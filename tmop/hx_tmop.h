@@ -64,6 +64,9 @@ typedef struct hx_tmop_opts {
                            would end below min(transfer_keep, its value before): through its corners
                            that no element below keep_sj before has (those keep their moves, which
                            the poorest elements need) (0: off, default) */
+  double keep_aspect;   /* > 0: keep_sj's rounds and hx_tmop_transfer hold back an element whose aspect
+                           ratio (longest / shortest corner edge) would rise above max(keep_aspect,
+                           its value before) as they hold back one below keep_sj (0: off, default) */
   FILE *log;            /* one line per Newton iteration (NULL: none); rank 0 writes */
 } hx_tmop_opts;
 

@@ -30,6 +30,8 @@ void hx_cli_tmop_help(void) {
          "  --keep-sj F         after the solve, put back the nodes of every element whose Nek5000\n"
          "                      scaled Jacobian (min / max det J at its GLL nodes) fell below\n"
          "                      min(F, its initial value), until none does (default 0: off)\n"
+         "  --keep-aspect A     the same for an element whose aspect ratio (longest / shortest\n"
+         "                      corner edge) rose above max(A, its initial value) (default 0: off)\n"
          "  --weight volume|equal  each element's energy weighted by its target volume (volume,\n"
          "                      default, MFEM) or alike (equal; targets 3 and 4 differ)\n"
          "  --detj-check nodes|quad  line search rejects det J <= 0 at quadrature points and\n"
@@ -103,6 +105,9 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
   } else if (!strcmp(a, "--keep-sj")) {
     VAL();
     TRY(hx_cli_double("--keep-sj", v, 0, 1, &o->keep_sj));
+  } else if (!strcmp(a, "--keep-aspect")) {
+    VAL();
+    TRY(hx_cli_double("--keep-aspect", v, 0, 1e6, &o->keep_aspect));
   } else if (!strcmp(a, "--weight")) {
     VAL();
     if (!strcmp(v, "volume")) o->equal_weight = 0;
@@ -166,9 +171,9 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy,
              r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj,
              r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
-      if (o->keep_sj > 0)
-        printf("optimize: --keep-sj %g put back %lld node(s) in %d round(s) (the energy above is before)\n",
-               o->keep_sj, r.nodes_reverted, r.keep_sj_rounds);
+      if (o->keep_sj > 0 || o->keep_aspect > 0)
+        printf("optimize: --keep-sj %g%s put back %lld node(s) in %d round(s) (the energy above is before)\n",
+               o->keep_sj, o->keep_aspect > 0 ? " --keep-aspect" : "", r.nodes_reverted, r.keep_sj_rounds);
       printf("optimize: Nek5000 scaled Jacobian min %.4f -> %.4f, mean %.4f -> %.4f\n", sj0, sj1, sjm0, sjm1);
     }
   }

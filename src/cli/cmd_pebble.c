@@ -87,6 +87,9 @@ static void pebble_help(void) {
          "                        element that would drop below min(S, its value as meshed): through its\n"
          "                        corners that no element meshed below --keep-sj has (those elements end\n"
          "                        as without it) (0.3; 0: off)\n"
+         "  --keep-aspect A       the solve's and the carried moves held back as well from an element whose\n"
+         "                        aspect ratio would rise above max(A, its value as meshed) (default: the\n"
+         "                        --aspect limit, else 0: off)\n"
          "  --stream              never hold the whole order-N mesh: the sweep map is evaluated a block of\n"
          "                        elements at a time for the check, the quality report and every writer\n"
          "                        (the same files); chosen by itself when the order-N mesh would need\n"
@@ -199,6 +202,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   topt.target = HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
   topt.equal_weight = 1;
   topt.keep_sj = 0.1;
+  topt.keep_aspect = -1; /* below: --aspect's limit, unless --keep-aspect */
   topt.transfer_keep = 0.3; /* pb67 at order 7, --score nek: below 0.3 597 -> 313, none below 0.1 */
   topt.newton_iters = 10;
   topt.detj_nodes = 2; /* with the quadrature at the GLL nodes, no fold between them */ /* pb67 at order 7: 40 steps leave elements below 0.1 to --keep-sj, 80 none */
@@ -354,6 +358,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CHECK(!opt_order || c.optimize, HX_ERR_INPUT, "flag --optimize-order: only with --optimize");
   HX_CHECK(opt_order <= order, HX_ERR_INPUT, "flag --optimize-order: %d is above the mesh's order %d", opt_order, order);
   HX_CHECK(!user_tk || c.optimize, HX_ERR_INPUT, "flag --transfer-keep: only with --optimize");
+  if (topt.keep_aspect < 0) topt.keep_aspect = o.aspect; /* with --aspect A: no move takes an element above max(A, as meshed) */
   int solve_order = opt_order ? opt_order : order > 3 ? 3 : order, user_qo = topt.quad_order != 0;
   if (!topt.quad_order) topt.quad_order = default_quad_order(solve_order);
   /* check the output formats before any work, so a bad -o leaves nothing */
