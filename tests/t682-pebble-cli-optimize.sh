@@ -87,6 +87,9 @@ check "--keep-aspect -1 refused in one line naming the flag, no file" \
   "[ $rc -ne 0 ] && [ \$(wc -l < e7.txt) -eq 1 ] && grep -q -- '--keep-aspect' e7.txt && [ ! -e x.vtu ]"
 out=$("$HEXPACK" pebble bed.txt --container box --order 3 --optimize --newton-iters 2 --quiet --json -o f.re2 2> /dev/null)
 check "--json: transfer_keep 0.3" "echo \"\$out\" | grep -q '\"transfer_keep\": 0.3,'"
+check "--json: keep_aspect 0 without --aspect" "echo \"\$out\" | grep -q '\"keep_aspect\": 0,'"
+out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
+check "--json: keep_aspect 20 with --aspect 20" "echo \"\$out\" | grep -q '\"keep_aspect\": 20,'"
 for v in 2 -1 x; do
   "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --transfer-keep $v -o x.vtu > /dev/null 2> e5.txt
   rc=$?
