@@ -40,6 +40,28 @@ static double corner_aspect(const hx_mesh *m, hx_lid e) {
   return hi / lo;
 }
 
+/* a copy of m0 optimized as the cases below (metric 318, target 4, equal weights, boundary
+   fixed, 15 Newton steps) with the given keep_sj and keep_aspect; NULL on failure */
+static hx_mesh *optimized(const hx_mesh *m0, double keep_sj, double keep_aspect, hx_tmop_result *r) {
+  hx_mesh *m = NULL;
+  if (hx_mesh_copy(m0, &m)) return NULL;
+  hx_tmop_opts o;
+  hx_tmop_opts_default(&o);
+  o.backend = "cpu";
+  o.metric = 318;
+  o.target = 4;
+  o.equal_weight = 1;
+  o.boundary = HX_BND_FIXED;
+  o.newton_iters = 15;
+  o.keep_sj = keep_sj;
+  o.keep_aspect = keep_aspect;
+  if (hx_tmop_optimize(m, &o, r)) {
+    printf("optimize failed: %s\n", hx_error_message());
+    hx_mesh_destroy(&m);
+  }
+  return m;
+}
+
 int main(int argc, char **argv) {
 #if HX_HAVE_MPI
   MPI_Init(&argc, &argv);
@@ -60,22 +82,9 @@ int main(int argc, char **argv) {
     double mean[3] = {0, 0, 0}, slack = HUGE_VAL, moved = 0;
     for (hx_lid e = 0; e < ne; e++) mean[0] += r0[e];
     for (int keep = 0; keep < 2; keep++) {
-      hx_mesh *m = NULL;
-      if (hx_mesh_copy(m0, &m)) return 1;
-      hx_tmop_opts o;
-      hx_tmop_opts_default(&o);
-      o.backend = "cpu";
-      o.metric = 318;
-      o.target = 4;
-      o.equal_weight = 1;
-      o.boundary = HX_BND_FIXED;
-      o.newton_iters = 15;
-      o.keep_sj = keep ? K : 0.0;
       hx_tmop_result r;
-      if (hx_tmop_optimize(m, &o, &r)) {
-        printf("optimize failed: %s\n", hx_error_message());
-        return 1;
-      }
+      hx_mesh *m = optimized(m0, keep ? K : 0.0, 0.0, &r);
+      if (!m) return 1;
       if (keep) back = r.keep_sj_rounds;
       test_nek_ratios(m, r1);
       for (hx_lid e = 0; e < ne; e++) {
@@ -114,29 +123,12 @@ int main(int argc, char **argv) {
     double *a0 = malloc((ne + 1) * sizeof *a0);
     for (hx_lid e = 0; e < ne; e++) a0[e] = corner_aspect(m0, e);
     long long worse[2] = {0, 0};
-    double moved = 0, amax[2] = {0, 0};
+    double moved = 0;
     for (int keep = 0; keep < 2; keep++) {
-      hx_mesh *m = NULL;
-      if (hx_mesh_copy(m0, &m)) return 1;
-      hx_tmop_opts o;
-      hx_tmop_opts_default(&o);
-      o.backend = "cpu";
-      o.metric = 318;
-      o.target = 4;
-      o.equal_weight = 1;
-      o.boundary = HX_BND_FIXED;
-      o.newton_iters = 15;
-      o.keep_aspect = keep ? 1.0 : 0.0;
       hx_tmop_result r;
-      if (hx_tmop_optimize(m, &o, &r)) {
-        printf("optimize failed: %s\n", hx_error_message());
-        return 1;
-      }
-      for (hx_lid e = 0; e < ne; e++) {
-        double a1 = corner_aspect(m, e);
-        worse[keep] += a1 > a0[e] * (1 + 1e-12);
-        amax[keep] = fmax(amax[keep], a1);
-      }
+      hx_mesh *m = optimized(m0, 0.0, keep ? 1.0 : 0.0, &r);
+      if (!m) return 1;
+      for (hx_lid e = 0; e < ne; e++) worse[keep] += corner_aspect(m, e) > a0[e] * (1 + 1e-12);
       size_t nx = (size_t)ne * 3 * m->nd * m->nd * m->nd;
       for (size_t i = 0; keep && i < nx; i++) moved = fmax(moved, fabs(m->x[i] - m0->x[i]));
       hx_mesh_destroy(&m);

@@ -357,6 +357,20 @@ static double pair_gap(const builder *bd, int32_t a, int32_t b) {
   return dist3(bd->sx + 3 * a, bd->sx + 3 * b) - bd->sr[a] - bd->sr[b];
 }
 
+/* the wall across which site b mirrors sphere a (b a's own mirror in exactly one wall), else -1 */
+static int own_wall(const builder *bd, int32_t a, int32_t b) {
+  if (bd->sparent[b] != a) return -1;
+  int nb = 0, k = -1;
+  for (int q = 0; q < bd->nw; q++)
+    if (bd->smask[b] >> q & 1) nb++, k = q;
+  return nb == 1 ? k : -1;
+}
+
+/* 1: wall w is an inlet / outlet plane that is extruded */
+static int extruded(const hx_pebble_opts *o, const wall *w) {
+  return (w->kind == 1 && o->inlet_len > 0) || (w->kind == 2 && o->outlet_len > 0);
+}
+
 /* A facet (a, b) needs a bridge: real pair or own mirror with a gap below the threshold */
 static int facet_contact(const builder *bd, const hx_pebble_opts *o, const facet *f, double *gap) {
   int32_t a = f->a, b = f->b;
@@ -365,11 +379,8 @@ static int facet_contact(const builder *bd, const hx_pebble_opts *o, const facet
     *gap = pair_gap(bd, a, b);
     return *gap < o->bridge_gap * dmin;
   }
-  if (bd->sparent[b] != a) return 0;
-  int nb = 0, k = -1;
-  for (int q = 0; q < bd->nw; q++)
-    if (bd->smask[b] >> q & 1) nb++, k = q;
-  if (nb != 1) return 0;
+  int k = own_wall(bd, a, b);
+  if (k < 0) return 0;
   *gap = wall_dist(&bd->w[k], bd->sx + 3 * a) - bd->sr[a];
   return *gap < o->wall_gap * dmin;
 }
@@ -1524,7 +1535,7 @@ static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const 
     }
   }
   const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
-  if (o->score_nek && W && ((W->kind == 1 && o->inlet_len > 0) || (W->kind == 2 && o->outlet_len > 0))) {
+  if (o->score_nek && W && extruded(o, W)) {
     /* a facet on an extruded plane: its quads are also the cross-sections of the straight
        inlet / outlet elements, whose Nek5000 scaled Jacobian is the quad's min / max corner
        det J (bilinear in the plane) */
@@ -1740,11 +1751,8 @@ static int loop_segments(double lmax, double r) {
    wall is below --ring-gap x d (its thin columns are sized alike) */
 static int near_contact(const builder *bd, const hx_pebble_opts *o, int32_t a, int32_t b) {
   if (!bd->smask[b]) return pair_gap(bd, a, b) < o->ring_gap * 2 * fmin(bd->sr[a], bd->sr[b]);
-  if (!(o->aspect > 0) || bd->sparent[b] != a) return 0;
-  int nw = 0, k = -1;
-  for (int q = 0; q < bd->nw; q++)
-    if (bd->smask[b] >> q & 1) nw++, k = q;
-  return nw == 1 && wall_dist(&bd->w[k], bd->sx + 3 * a) - bd->sr[a] < o->ring_gap * 2 * bd->sr[a];
+  int k = o->aspect > 0 ? own_wall(bd, a, b) : -1;
+  return k >= 0 && wall_dist(&bd->w[k], bd->sx + 3 * a) - bd->sr[a] < o->ring_gap * 2 * bd->sr[a];
 }
 
 /* the number of segments of the diagram edge (u, v): 2 (its midpoint), more where --aspect cut it */
@@ -1853,8 +1861,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
     int32_t *outer = Bn;
     uint8_t outer_is_boundary = 1;
     if (contact) {
-      if (W && W->kind != 0 &&
-          ((W->kind == 1 && o->inlet_len > 0) || (W->kind == 2 && o->outlet_len > 0))) {
+      if (W && extruded(o, W)) {
         rc = HX_ERROR(HX_ERR_INPUT,
                       "pebble: sphere %d touches the %s plane (gap %.3g) and that plane is extruded; move the plane "
                       "(--bottom/--top) or drop the extrusion",
@@ -2848,7 +2855,7 @@ static int ring_edges(builder *bd, const hx_pebble_opts *o) {
   }
   unsigned offmask = 0; /* walls that are extruded inlet/outlet planes */
   for (int k = 0; k < bd->nw; k++)
-    if ((bd->w[k].kind == 1 && o->inlet_len > 0) || (bd->w[k].kind == 2 && o->outlet_len > 0)) offmask |= 1u << k;
+    if (extruded(o, &bd->w[k])) offmask |= 1u << k;
   for (hx_lid q = 0; q < bd->nq; q++) bd->Q[q].rp = 0;
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
@@ -3103,6 +3110,16 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
     }
 }
 
+/* the Nek scaled Jacobian (min / max det J over the GLL points, -1 if NaN) of the element sc->ei[0]
+   describes, as the sweep map makes it at order nd - 1 (its nodes into xe) */
+static double elem_ratio(const sweep_ctx *sc, int nd, const double *g, const double *D, double *xe) {
+  double mn, mx;
+  sweep_elem(sc, 0, nd, g, xe);
+  hx_elem_detj_range(nd, D, xe, &mn, &mx);
+  double r = hx_detj_ratio(mn, mx);
+  return r > -1 ? r : -1;
+}
+
 /* The worst Nek scaled Jacobian (min / max det J over the GLL points) of facet F's elements,
    both sides, every layer, as the sweep map makes them at order nd - 1 */
 static double facet_elems_ratio(const sweep_ctx *sc0, const facet *F, int nd, const double *g, const double *D,
@@ -3116,28 +3133,18 @@ static double facet_elems_ratio(const sweep_ctx *sc0, const facet *F, int nd, co
     if (side && bd->smask[F->b]) break;
     for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
       for (int l = 0; l < sc.o->layers; l++) {
-        double mn, mx;
         ei.quad = q, ei.cell = side ? F->b : F->a, ei.layer = (int16_t)l, ei.rev = (int16_t)side;
-        sweep_elem(&sc, 0, nd, g, xe);
-        hx_elem_detj_range(nd, D, xe, &mn, &mx);
-        double r = hx_detj_ratio(mn, mx);
-        if (!(r > -1)) r = -1;
-        if (r < worst) worst = r;
+        worst = fmin(worst, elem_ratio(&sc, nd, g, D, xe));
         if (worst <= 0) return worst;
       }
   }
   const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
-  if (W && ((W->kind == 1 && sc.o->inlet_len > 0) || (W->kind == 2 && sc.o->outlet_len > 0)))
+  if (W && extruded(sc.o, W))
     for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
       /* a facet on an extruded plane: the inlet / outlet elements on its quads too (their
          layers are straight copies of the first, whose det J ratio they share) */
-      double mn, mx;
       ei.quad = q, ei.cell = W->kind == 1 ? -1 : -2, ei.layer = 0, ei.rev = 1;
-      sweep_elem(&sc, 0, nd, g, xe);
-      hx_elem_detj_range(nd, D, xe, &mn, &mx);
-      double r = hx_detj_ratio(mn, mx);
-      if (!(r > -1)) r = -1;
-      if (r < worst) worst = r;
+      worst = fmin(worst, elem_ratio(&sc, nd, g, D, xe));
       if (worst <= 0) return worst;
     }
   return worst;
