@@ -254,6 +254,36 @@ static void snap(const builder *bd, uint8_t mask, double x[3]) {
     if ((mask >> k & 1) && bd->w[k].cyl) wall_project(&bd->w[k], x);
 }
 
+/* The arc of the cylinder W from x1 to x2 (both on it) along an edge of sphere a's cell, as
+   the angle dth to turn from x1 (signed). Edges spanning more than 90 degrees occur only at
+   the top of thin columns, where one cell covers a wide arc; the arc is then the one whose
+   midpoint lies on a's cell (the other's midpoint is deep in another cell), and it can be
+   the longer one, which a chord's midpoint projected onto the wall would miss. Returns 1
+   where it is the longer one. */
+static int cyl_arc(const builder *bd, const wall *W, int32_t a, const double x1[3], const double x2[3], double *dth) {
+  double t1 = atan2(x1[1] - W->p[1], x1[0] - W->p[0]), t2 = atan2(x2[1] - W->p[1], x2[0] - W->p[0]);
+  double d = remainder(t2 - t1, 2 * HX_PI);
+  *dth = d;
+  if (fabs(d) <= 0.5 * HX_PI) return 0;
+  double excess[2];
+  for (int side = 0; side < 2; side++) {
+    double th = t1 + 0.5 * (side ? d - copysign(2 * HX_PI, d) : d);
+    double m[3] = {W->p[0] + W->R * cos(th), W->p[1] + W->R * sin(th), 0.5 * (x1[2] + x2[2])};
+    double pa = 0, pmin = INFINITY;
+    for (hx_lid s2 = 0; s2 < bd->nreal; s2++) {
+      const double *c = bd->sx + 3 * s2;
+      double pw = (m[0] - c[0]) * (m[0] - c[0]) + (m[1] - c[1]) * (m[1] - c[1]) + (m[2] - c[2]) * (m[2] - c[2]) -
+                  bd->sr[s2] * bd->sr[s2];
+      pmin = fmin(pmin, pw);
+      if (s2 == a) pa = pw;
+    }
+    excess[side] = pa - pmin;
+  }
+  if (excess[1] >= excess[0]) return 0;
+  *dth = d - copysign(2 * HX_PI, d);
+  return 1;
+}
+
 /* ---- sites ---------------------------------------------------------------- */
 
 static int build_sites(builder *bd, const hx_pebble_bed *bed, const hx_pebble_opts *o) {
@@ -743,6 +773,26 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     i = j;
   }
   hx_free(&chord), hx_free(&mirror);
+  /* a plane with no facet left lies inside one cell, whose wall facet is then a band round
+     the whole cylinder (the top of a thin column with one sphere above the rest) */
+  for (int k = 0; k < bd->nw && !rc; k++) {
+    if (bd->w[k].cyl) continue;
+    hx_lid n = 0;
+    for (hx_lid f = 0; f < nf2; f++) n += bd->F[f].wall == k;
+    if (n) continue;
+    double best = INFINITY, z = bd->w[k].p[2]; /* the planes are normal to the axis, z */
+    int32_t s = 0;
+    for (hx_lid s2 = 0; s2 < bd->nreal; s2++) {
+      const double *c = bd->sx + 3 * s2;
+      double pw = (c[0] - W->p[0]) * (c[0] - W->p[0]) + (c[1] - W->p[1]) * (c[1] - W->p[1]) + (c[2] - z) * (c[2] - z) -
+                  bd->sr[s2] * bd->sr[s2];
+      if (pw < best) best = pw, s = (int32_t)s2;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "covers the whole %s plane z = %g (no other cell meets it: drop that sphere or add some beside it)",
+             bd->w[k].kind == 1 ? "bottom" : "top", z);
+    rc = wall_gap_error(bd, s, what);
+  }
   if (rc) {
     hx_free(&fv2), hx_free(&cp), hx_free(&cm), hx_free(&tm);
     return rc;
@@ -926,6 +976,8 @@ static void cluster_union(int32_t *par, double *V, uint8_t *vmask, int32_t *csiz
   next[tail[ru]] = rv;
   tail[ru] = tail[rv];
 }
+
+static int orient_facets(builder *bd);
 
 static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
   hx_power3d *pd = bd->pd;
@@ -1262,24 +1314,10 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   bd->capfv = nfv2;
   bd->nf = nf2;
   hx_free(&node_of), hx_free(&V), hx_free(&vmask), hx_free(&par), hx_free(&Cc), hx_free(&Mc);
-  /* 6. orient every polygon CCW about a -> b (Newell normal) */
+  /* 6. orient every polygon CCW about a -> b */
+  HX_CALL(orient_facets(bd));
   for (hx_lid f = 0; f < bd->nf; f++) {
     facet *F = &bd->F[f];
-    double nrm[3] = {0, 0, 0};
-    for (int k = 0; k < F->nv; k++) {
-      const double *p = bd->X + 3 * bd->fv[F->v0 + k], *q = bd->X + 3 * bd->fv[F->v0 + (k + 1) % F->nv];
-      nrm[0] += (p[1] - q[1]) * (p[2] + q[2]);
-      nrm[1] += (p[2] - q[2]) * (p[0] + q[0]);
-      nrm[2] += (p[0] - q[0]) * (p[1] + q[1]);
-    }
-    double d[3];
-    for (int c = 0; c < 3; c++) d[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
-    if (dot3(nrm, d) < 0)
-      for (int i = 0, j = F->nv - 1; i < j; i++, j--) {
-        int32_t tmp = bd->fv[F->v0 + i];
-        bd->fv[F->v0 + i] = bd->fv[F->v0 + j];
-        bd->fv[F->v0 + j] = tmp;
-      }
     if (F->wall >= 0) st->num_wall_facets++;
   }
   st->num_facets = (hx_lid)bd->nf;
@@ -1322,6 +1360,69 @@ static void emap_free(emap *e) {
   hx_free(&e->key);
   hx_free(&e->mid);
   hx_free(&e->mask);
+}
+
+/* Orient every facet polygon CCW about a -> b by its Newell normal. An edge of a cylinder
+   facet is an arc of the wall: its midpoint on the wall counts too (a plane facet at the top
+   of a thin column can be a near-straight chain of vertices closed by one long rim arc, whose
+   area is all in the arc). On the cylinder the normal is compared with the outward direction
+   at the vertex mean instead (a -> b can be near tangent to a facet far round the wall from
+   a). */
+static int orient_facets(builder *bd) {
+  int cw = -1;
+  for (int k = 0; k < bd->nw; k++)
+    if (bd->w[k].cyl) cw = k;
+  emap em = {0};
+  if (cw >= 0) {
+    HX_CALL(emap_init(&em, bd->nfv));
+    for (hx_lid f = 0; f < bd->nf; f++) {
+      const facet *F = &bd->F[f];
+      if (F->wall == cw)
+        for (int k = 0; k < F->nv; k++) em.mask[emap_slot(&em, bd->fv[F->v0 + k], bd->fv[F->v0 + (k + 1) % F->nv])] = 1;
+    }
+  }
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    facet *F = &bd->F[f];
+    double nrm[3] = {0, 0, 0}, d[3];
+    for (int k = 0; k < F->nv; k++) {
+      int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % F->nv];
+      const double *p = bd->X + 3 * u, *q = bd->X + 3 * v;
+      double m[3];
+      int arc = cw >= 0 && F->wall >= 0 && em.mask[emap_slot(&em, u, v)];
+      if (arc) {
+        const wall *W = &bd->w[cw];
+        double dth, t1 = atan2(p[1] - W->p[1], p[0] - W->p[0]);
+        if (cyl_arc(bd, W, F->a, p, q, &dth)) {
+          m[0] = W->p[0] + W->R * cos(t1 + 0.5 * dth), m[1] = W->p[1] + W->R * sin(t1 + 0.5 * dth);
+          m[2] = 0.5 * (p[2] + q[2]);
+        } else {
+          for (int c = 0; c < 3; c++) m[c] = 0.5 * (p[c] + q[c]);
+          wall_project(W, m);
+        }
+      }
+      for (int h = 0; h <= arc; h++) { /* p -> q, or p -> m -> q */
+        const double *s0 = arc && h ? m : p, *s1 = arc && !h ? m : q;
+        nrm[0] += (s0[1] - s1[1]) * (s0[2] + s1[2]);
+        nrm[1] += (s0[2] - s1[2]) * (s0[0] + s1[0]);
+        nrm[2] += (s0[0] - s1[0]) * (s0[1] + s1[1]);
+      }
+    }
+    for (int c = 0; c < 3; c++) d[c] = bd->sx[3 * F->b + c] - bd->sx[3 * F->a + c];
+    if (F->wall == cw && cw >= 0) {
+      const wall *W = &bd->w[cw];
+      d[0] = d[1] = d[2] = 0;
+      for (int k = 0; k < F->nv; k++)
+        for (int c = 0; c < 2; c++) d[c] += bd->X[3 * bd->fv[F->v0 + k] + c] - W->p[c];
+    }
+    if (dot3(nrm, d) < 0)
+      for (int i = 0, j = F->nv - 1; i < j; i++, j--) {
+        int32_t tmp = bd->fv[F->v0 + i];
+        bd->fv[F->v0 + i] = bd->fv[F->v0 + j];
+        bd->fv[F->v0 + j] = tmp;
+      }
+  }
+  if (cw >= 0) emap_free(&em);
+  return HX_OK;
 }
 
 /* ---- facet tessellation ------------------------------------------------------ */
@@ -1768,6 +1869,37 @@ static int edge_segments(const builder *bd, int32_t u, int32_t v) {
   return lo < bd->nskey && bd->skey[lo] == key ? bd->sseg[lo] : 2;
 }
 
+/* does a cylinder facet (nodes B[0..M)) reach more than 60 degrees round the wall from the
+   radial direction u, where its projection onto the tangent plane at u starts to crowd (and
+   folds at 90)? */
+static int wraps(const wall *W, const double u[3], const double *X, const int32_t *B, int M) {
+  for (int k = 0; k < M; k++) {
+    double rx = X[3 * B[k]] - W->p[0], ry = X[3 * B[k] + 1] - W->p[1];
+    if (rx * u[0] + ry * u[1] < 0.5 * hypot(rx, ry) * hypot(u[0], u[1])) return 1;
+  }
+  return 0;
+}
+
+/* a facet's 2D frame: the plane through p spanned by e1, e2 (normal u), points mapped back
+   along u onto the facet's wall W; or, unrolled, the cylinder W with x = R (theta - th0) and
+   y = z - p_z */
+typedef struct chart {
+  double p[3], u[3], e1[3], e2[3];
+  const wall *W;
+  int unrolled;
+  double th0;
+} chart;
+
+static void chart_point(const chart *ch, double x2, double y2, double x[3]) {
+  if (ch->unrolled) {
+    double th = ch->th0 + x2 / ch->W->R;
+    x[0] = ch->W->p[0] + ch->W->R * cos(th), x[1] = ch->W->p[1] + ch->W->R * sin(th), x[2] = ch->p[2] + y2;
+    return;
+  }
+  for (int c = 0; c < 3; c++) x[c] = ch->p[c] + x2 * ch->e1[c] + y2 * ch->e2[c];
+  if (ch->W) wall_project_along(ch->W, x, ch->u);
+}
+
 static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
   double sl[65]; /* the layer grading (--aspect's estimates) */
   grading(o->layers, o->ratio, o->first_layer, sl);
@@ -1800,11 +1932,25 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       int m = edge_segments(bd, u, v);
       if (M + m + 2 * (n - k - 1) > 2 * MAXPOLY) m = 2;
       int32_t lo = u < v ? u : v, hi = u < v ? v : u;
+      /* on the cylinder along its longer arc (cyl_arc): evenly in angle */
+      double dth = 0, th1 = 0;
+      int longarc = 0;
+      for (int k2 = 0; k2 < bd->nw && em.mid[s] < 0; k2++)
+        if ((em.mask[s] >> k2 & 1) && bd->w[k2].cyl) {
+          const wall *Wc = &bd->w[k2];
+          longarc = cyl_arc(bd, Wc, F->a, bd->X + 3 * lo, bd->X + 3 * hi, &dth);
+          th1 = atan2(bd->X[3 * lo + 1] - Wc->p[1], bd->X[3 * lo] - Wc->p[0]);
+          if (longarc) longarc = 1 + k2;
+        }
       if (em.mid[s] < 0) /* the edge's m - 1 nodes, evenly from the lower id */
         for (int t = 1; t < m && !rc; t++) {
           double x[3], w = (double)t / m;
           int32_t id;
           for (int c = 0; c < 3; c++) x[c] = (1 - w) * bd->X[3 * lo + c] + w * bd->X[3 * hi + c];
+          if (longarc) {
+            const wall *Wc = &bd->w[longarc - 1];
+            x[0] = Wc->p[0] + Wc->R * cos(th1 + w * dth), x[1] = Wc->p[1] + Wc->R * sin(th1 + w * dth);
+          }
           snap(bd, em.mask[s], x);
           rc = add_node(bd, x, em.mask[s], -1, &id);
           if (t == 1) em.mid[s] = id;
@@ -1847,13 +1993,28 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
     double l1 = norm3(e1);
     for (int c = 0; c < 3; c++) e1[c] /= l1;
     cross3(u, e1, e2);
+    const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
+    chart ch = {.W = W};
+    memcpy(ch.p, p, sizeof p), memcpy(ch.u, u, sizeof u), memcpy(ch.e1, e1, sizeof e1), memcpy(ch.e2, e2, sizeof e2);
+    /* a cylinder facet reaching far round the wall from u (the top of a thin column, whose
+       cell covers a wide arc, even all but a sliver of the circumference): the plane would
+       crowd or fold it, so it is unrolled */
+    if (W && W->cyl && wraps(W, u, bd->X, Bn, M)) ch.unrolled = 1, ch.th0 = atan2(u[1], u[0]);
+    double thp = 0; /* unrolled: the angle from th0 of the node before, continued along the loop */
     for (int k = 0; k < M; k++) {
+      const double *x = bd->X + 3 * Bn[k];
+      if (ch.unrolled) {
+        double th = atan2(x[1] - W->p[1], x[0] - W->p[0]) - ch.th0;
+        th -= 2 * HX_PI * round((th - thp) / (2 * HX_PI));
+        P2[2 * k] = W->R * th, P2[2 * k + 1] = x[2] - p[2];
+        thp = th;
+        continue;
+      }
       double r[3];
-      for (int c = 0; c < 3; c++) r[c] = bd->X[3 * Bn[k] + c] - p[c];
+      for (int c = 0; c < 3; c++) r[c] = x[c] - p[c];
       P2[2 * k] = dot3(r, e1);
       P2[2 * k + 1] = dot3(r, e2);
     }
-    const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
     double gap = 0;
     int contact = facet_contact(bd, o, F, &gap);
     double dmin = 2 * fmin(bd->sr[a], bd->sr[b]);
@@ -2016,8 +2177,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           memcpy(rprev, rr2, (size_t)M * sizeof *rr2);
           for (int k = 0; k < M && !rc; k++) {
             double x[3];
-            for (int c = 0; c < 3; c++) x[c] = p[c] + rr2[k] * (cos(an2[k]) * e1[c] + sin(an2[k]) * e2[c]);
-            if (W) wall_project_along(W, x, u);
+            chart_point(&ch, rr2[k] * cos(an2[k]), rr2[k] * sin(an2[k]), x);
             rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, ring == 0 ? F->bridge : -1, &In[k]);
           }
           if (rc) break;
@@ -2102,8 +2262,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           break;
         }
         double cpt[3];
-        for (int c = 0; c < 3; c++) cpt[c] = p[c] + ox * e1[c] + oy * e2[c];
-        if (W) wall_project_along(W, cpt, u);
+        chart_point(&ch, ox, oy, cpt);
         int32_t cid;
         if ((rc = add_node(bd, cpt, W ? (uint8_t)(1u << F->wall) : 0, -1, &cid))) break;
         F->centre = cid;
@@ -2237,8 +2396,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
               x2 = ox + fk * (P2[2 * k] - ox), y2 = oy + fk * (P2[2 * k + 1] - oy);
             }
             double x[3];
-            for (int c = 0; c < 3; c++) x[c] = p[c] + x2 * e1[c] + y2 * e2[c];
-            if (W) wall_project_along(W, x, u);
+            chart_point(&ch, x2, y2, x);
             rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, -1, &In[k]);
           }
           if (rc) break;
