@@ -34,6 +34,7 @@ printf '0 0 0 1\n2.5 0 0 1\n0 0 x 1\n' > word.txt
 printf '0 0 0\n2.5 0 0\n' > norad.txt
 printf '0 0 0 1\n3 0 0 1\n6 0\0 0 1\n' > nul.txt
 printf '0 0 0 1\n2.5 0 0 1\n0 2.5 0 1\n1 1 2.2 1\n' > far.txt
+printf -- '-1.1 0.3 1 1\n1.0 -0.4 1 1\n0.1 0.1 2.75 1\n' > few.txt
 expect_fail "short.txt:4: a sphere line needs 'x y z' or 'x y z r', found 2 value(s)" pebble short.txt
 expect_fail "nan.txt:2: value 4 is not a finite number" pebble nan.txt
 expect_fail "dup.txt:3: duplicate sphere (same centre as dup.txt:1)" pebble dup.txt
@@ -44,6 +45,9 @@ expect_fail "word.txt:3: expected a number, found 'x'" pebble word.txt
 expect_fail "norad.txt:1: the line has no radius and no --radius was given" pebble norad.txt
 expect_fail "nul.txt:3: a NUL byte in the line" pebble nul.txt -o out.re2
 expect_fail "is unbounded: no container wall within 3 diameters beyond the bed there" pebble far.txt --container box:-10,10,-10,10 -o out.re2
+# no facet on the bottom plane (once an empty mesh was written); thin columns topped by one sphere
+# whose cell covers the whole top plane give the same message
+expect_fail "pebble: no facet meets the bottom plane z = -0.2 inside the container: the power cell of the sphere at (1, -0.4, 1) covers it whole" pebble few.txt --container cyl:2.5 -o out.re2
 expect_fail "cannot open centres file 'missing.txt'" pebble missing.txt
 expect_fail "pebble: no centres file given" pebble -o out.vtu
 expect_fail "flag --container: expected cyl:R[,CX,CY] or box:X0,X1,Y0,Y1" pebble outside.txt --container sphere:3

@@ -774,7 +774,8 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
   }
   hx_free(&chord), hx_free(&mirror);
   /* a plane with no facet left lies inside one cell, whose wall facet is then a band round
-     the whole cylinder (the top of a thin column with one sphere above the rest) */
+     the whole cylinder (the top of a thin column with one sphere above the rest), or no
+     diagram vertex is inside the container near it (a bed of a few spheres) */
   for (int k = 0; k < bd->nw && !rc; k++) {
     if (bd->w[k].cyl) continue;
     hx_lid n = 0;
@@ -788,10 +789,12 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
                   bd->sr[s2] * bd->sr[s2];
       if (pw < best) best = pw, s = (int32_t)s2;
     }
-    char what[160];
-    snprintf(what, sizeof what, "covers the whole %s plane z = %g (no other cell meets it: drop that sphere or add some beside it)",
-             bd->w[k].kind == 1 ? "bottom" : "top", z);
-    rc = wall_gap_error(bd, s, what);
+    const double *c = bd->sx + 3 * s;
+    rc = HX_ERROR(HX_ERR_INPUT,
+                  "pebble: no facet meets the %s plane z = %g inside the container: the power cell of the sphere at "
+                  "(%g, %g, %g) covers it whole, or too few spheres span the container (the mesher needs spheres near "
+                  "every part of the wall)",
+                  bd->w[k].kind == 1 ? "bottom" : "top", z, c[0], c[1], c[2]);
   }
   if (rc) {
     hx_free(&fv2), hx_free(&cp), hx_free(&cm), hx_free(&tm);
