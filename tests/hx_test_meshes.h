@@ -1,8 +1,11 @@
 /* Small order-1 meshes on analytic surfaces for the curving and quality tests:
    a cubed-sphere shell and a cylinder annulus (optionally capped by a sphere).
-   Header-only (static functions) so that each test stays one .c file. */
+   Header-only (static functions) so that each test stays one .c file. Also the watertight
+   check of the mesher tests (tm_watertight). */
 #pragma once
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hx_error.h"
@@ -167,6 +170,93 @@ static inline double tm_volume(const hx_mesh *m) {
           vol += wq[i] * wq[j] * wq[k] * det;
         }
   return vol;
+}
+
+/* Watertightness: every element face (by its corner ids) is shared by exactly two elements
+   whose order-N node ids on it agree, or belongs to one element and is recorded once as a
+   boundary face. Counts: faces shared by two, unshared, in 3+ elements, boundary mismatches
+   (recorded but shared, or unshared but not recorded once), shared faces with other node
+   ids; with verbose the first few violations are printed. Returns 1 when out of memory. */
+typedef struct tm_faces {
+  long shared, boundary, bad_share, bad_bound, bad_nodes;
+} tm_faces;
+typedef struct tm_fkey {
+  hx_gid v[4];
+  hx_lid elem;
+  int face;
+} tm_fkey;
+static inline int tm_cmp_gid(const void *a, const void *b) {
+  hx_gid x = *(const hx_gid *)a, y = *(const hx_gid *)b;
+  return x < y ? -1 : x > y;
+}
+static inline int tm_cmp_fkey(const void *a, const void *b) {
+  const tm_fkey *x = a, *y = b;
+  for (int k = 0; k < 4; k++)
+    if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
+  return 0;
+}
+/* the order-N node ids of face f of element e, sorted */
+static inline void tm_face_ids(const hx_mesh *m, hx_lid e, int f, hx_gid *out) {
+  int nd = m->nd, n = 0;
+  for (int k = 0; k < nd; k++)
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++)
+        if (hx_node_on_face(nd, f, i, j, k)) out[n++] = m->node_id[(size_t)e * nd * nd * nd + hx_lex(nd, i, j, k)];
+  qsort(out, (size_t)n, sizeof *out, tm_cmp_gid);
+}
+static inline int tm_watertight(const hx_mesh *m, tm_faces *r, int verbose) {
+  memset(r, 0, sizeof *r);
+  hx_lid E = m->num_elem;
+  int nfn = m->nd * m->nd;
+  tm_fkey *fk = malloc((size_t)(E * 6 + 1) * sizeof *fk);
+  char *isb = calloc((size_t)(E * 6 + 1), 1);
+  hx_gid *ia = malloc(sizeof(hx_gid) * nfn), *ib = malloc(sizeof(hx_gid) * nfn);
+  if (!fk || !isb || !ia || !ib) {
+    free(fk), free(isb), free(ia), free(ib);
+    return 1;
+  }
+  for (hx_lid e = 0; e < E; e++)
+    for (int f = 0; f < 6; f++) {
+      int c[4];
+      hx_face_corners(f, c);
+      tm_fkey *k = &fk[6 * e + f];
+      for (int q = 0; q < 4; q++) k->v[q] = m->vert_id[8 * e + c[q]];
+      qsort(k->v, 4, sizeof(hx_gid), tm_cmp_gid);
+      k->elem = e, k->face = f;
+    }
+  qsort(fk, (size_t)E * 6, sizeof *fk, tm_cmp_fkey);
+  for (hx_lid k = 0; k < m->num_faces; k++) isb[6 * m->faces[k].elem + m->faces[k].face]++;
+  for (hx_lid k = 0; k < E * 6;) {
+    hx_lid h = k;
+    while (h < E * 6 && !tm_cmp_fkey(&fk[k], &fk[h])) h++;
+    long nbad = r->bad_share + r->bad_bound + r->bad_nodes;
+    int say = verbose && nbad < 5;
+    if (h - k == 2) {
+      r->shared++;
+      if (isb[6 * fk[k].elem + fk[k].face] || isb[6 * fk[k + 1].elem + fk[k + 1].face]) {
+        r->bad_bound++;
+        if (say) printf("  interior face recorded as boundary: elements %d and %d\n", (int)fk[k].elem, (int)fk[k + 1].elem);
+      }
+      tm_face_ids(m, fk[k].elem, fk[k].face, ia);
+      tm_face_ids(m, fk[k + 1].elem, fk[k + 1].face, ib);
+      if (memcmp(ia, ib, sizeof(hx_gid) * nfn)) {
+        r->bad_nodes++;
+        if (say) printf("  node ids differ on the face shared by elements %d and %d\n", (int)fk[k].elem, (int)fk[k + 1].elem);
+      }
+    } else if (h - k == 1) {
+      r->boundary++;
+      if (isb[6 * fk[k].elem + fk[k].face] != 1) {
+        r->bad_bound++;
+        if (say) printf("  open face: element %d face %d is unshared but not recorded once\n", (int)fk[k].elem, fk[k].face);
+      }
+    } else {
+      r->bad_share++;
+      if (say) printf("  face shared by %d elements (element %d)\n", (int)(h - k), (int)fk[k].elem);
+    }
+    k = h;
+  }
+  free(fk), free(isb), free(ia), free(ib);
+  return 0;
 }
 
 /* MPI start/stop for single-rank tests built in an MPI configuration. */

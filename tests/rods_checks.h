@@ -9,77 +9,15 @@
 
 #include "hx_basis.h"
 #include "hx_mesh.h"
+#include "hx_test_meshes.h"
 
-typedef struct { hx_gid v[4]; hx_lid e; int f; } rc_face;
-
-static inline int rc_cmp_face(const void *a, const void *b) {
-  const rc_face *x = a, *y = b;
-  for (int k = 0; k < 4; k++)
-    if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
-  return 0;
-}
-static inline int rc_cmp_gid(const void *a, const void *b) {
-  hx_gid x = *(const hx_gid *)a, y = *(const hx_gid *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Sorted node ids of face f of element e into ids (nd^2 of them). */
-static inline void rc_face_ids(const hx_mesh *m, hx_lid e, int f, hx_gid *ids) {
-  int nd = m->nd, n = 0;
-  for (int k = 0; k < nd; k++)
-    for (int j = 0; j < nd; j++)
-      for (int i = 0; i < nd; i++)
-        if (hx_node_on_face(nd, f, i, j, k)) ids[n++] = m->node_id[(size_t)e * nd * nd * nd + hx_lex(nd, i, j, k)];
-  qsort(ids, (size_t)n, sizeof *ids, rc_cmp_gid);
-}
-
-/* Watertight conformity: every face is shared by exactly two elements with the same
-   node ids, or is a recorded boundary face (and every recorded face is unshared).
-   Returns the number of violations; prints the first few. */
+/* Watertight conformity (tm_watertight): every face is shared by exactly two elements with
+   the same node ids, or is a recorded boundary face (and every recorded face is unshared).
+   Returns the number of violations (-1: out of memory); prints the first few. */
 static inline long rc_conformity(const hx_mesh *m) {
-  size_t nf = (size_t)m->num_elem * 6;
-  rc_face *F = malloc(nf * sizeof *F);
-  int nd = m->nd;
-  for (hx_lid e = 0; e < m->num_elem; e++)
-    for (int f = 0; f < 6; f++) {
-      int c[4];
-      hx_face_corners(f, c);
-      rc_face *x = &F[(size_t)e * 6 + f];
-      for (int k = 0; k < 4; k++) x->v[k] = m->vert_id[(size_t)e * 8 + c[k]];
-      qsort(x->v, 4, sizeof(hx_gid), rc_cmp_gid);
-      x->e = e, x->f = f;
-    }
-  qsort(F, nf, sizeof *F, rc_cmp_face);
-  /* boundary face lookup: mark[e*6+f] */
-  char *bmark = calloc(nf, 1);
-  for (hx_lid k = 0; k < m->num_faces; k++) bmark[(size_t)m->faces[k].elem * 6 + m->faces[k].face]++;
-  long bad = 0;
-  hx_gid *a = malloc(sizeof(hx_gid) * nd * nd), *b = malloc(sizeof(hx_gid) * nd * nd);
-  for (size_t i = 0; i < nf;) {
-    size_t j = i + 1;
-    while (j < nf && !rc_cmp_face(&F[i], &F[j])) j++;
-    size_t cnt = j - i;
-    if (cnt == 1) {
-      if (bmark[(size_t)F[i].e * 6 + F[i].f] != 1) {
-        if (bad++ < 5) printf("  open face: element %d face %d is unshared but not a boundary face\n", F[i].e, F[i].f);
-      }
-    } else if (cnt == 2) {
-      for (size_t q = i; q < j; q++)
-        if (bmark[(size_t)F[q].e * 6 + F[q].f]) {
-          if (bad++ < 5) printf("  interior face recorded as boundary: element %d face %d\n", F[q].e, F[q].f);
-        }
-      rc_face_ids(m, F[i].e, F[i].f, a);
-      rc_face_ids(m, F[i + 1].e, F[i + 1].f, b);
-      if (memcmp(a, b, sizeof(hx_gid) * nd * nd)) {
-        if (bad++ < 5) printf("  node ids differ on the face shared by elements %d and %d\n", F[i].e, F[i + 1].e);
-      }
-    } else {
-      if (bad++ < 5) printf("  face shared by %zu elements (element %d)\n", cnt, F[i].e);
-    }
-    i = j;
-  }
-  free(a), free(b), free(F), free(bmark);
-  return bad;
+  tm_faces r;
+  if (tm_watertight(m, &r, 1)) return -1;
+  return r.bad_share + r.bad_bound + r.bad_nodes;
 }
 
 /* Largest relative distance of a boundary-face node from its cylinder, over the faces

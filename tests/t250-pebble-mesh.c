@@ -39,33 +39,6 @@ static int fail = 0;
     }                              \
   } while (0)
 
-typedef struct fkey {
-  hx_gid v[4];
-  hx_lid elem;
-  int face;
-} fkey;
-static int cmp_fkey(const void *a, const void *b) {
-  const fkey *x = a, *y = b;
-  for (int k = 0; k < 4; k++)
-    if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
-  return 0;
-}
-static int cmp_gid(const void *a, const void *b) {
-  hx_gid x = *(const hx_gid *)a, y = *(const hx_gid *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* the order-N node ids of face f of element e, sorted */
-static int face_ids(const hx_mesh *m, hx_lid e, int f, hx_gid *out) {
-  int nd = m->nd, n = 0;
-  for (int k = 0; k < nd; k++)
-    for (int j = 0; j < nd; j++)
-      for (int i = 0; i < nd; i++)
-        if (hx_node_on_face(nd, f, i, j, k)) out[n++] = m->node_id[(size_t)e * nd * nd * nd + hx_lex(nd, i, j, k)];
-  qsort(out, (size_t)n, sizeof *out, cmp_gid);
-  return n;
-}
-
 static uint64_t rs = 0x9E3779B97F4A7C15ull;
 static double urand(void) {
   rs ^= rs << 13;
@@ -157,50 +130,13 @@ static int run(int argc, char **argv) {
   EXPECT(rc == HX_OK, "hx_mesh_check: %s", hx_error_message());
   hx_error_clear();
   /* 2. watertight */
-  hx_lid E = m->num_elem;
-  fkey *fk = NULL;
-  if (hx_malloc((size_t)E * 6 * sizeof *fk, &fk)) return 1;
-  for (hx_lid e = 0; e < E; e++)
-    for (int f = 0; f < 6; f++) {
-      int c[4];
-      hx_face_corners(f, c);
-      fkey *k = &fk[6 * e + f];
-      for (int q = 0; q < 4; q++) k->v[q] = m->vert_id[8 * e + c[q]];
-      qsort(k->v, 4, sizeof(hx_gid), cmp_gid);
-      k->elem = e;
-      k->face = f;
-    }
-  qsort(fk, (size_t)E * 6, sizeof *fk, cmp_fkey);
-  char *isb = NULL;
-  if (hx_malloc((size_t)E * 6, &isb)) return 1;
-  for (hx_lid k = 0; k < m->num_faces; k++) isb[6 * m->faces[k].elem + m->faces[k].face]++;
-  long shared = 0, boundary = 0, bad_share = 0, bad_bound = 0, bad_nodes = 0;
-  int nfn = m->nd * m->nd;
-  hx_gid *ia = malloc(sizeof(hx_gid) * nfn), *ib = malloc(sizeof(hx_gid) * nfn);
-  for (hx_lid k = 0; k < E * 6;) {
-    hx_lid h = k;
-    while (h < E * 6 && !cmp_fkey(&fk[k], &fk[h])) h++;
-    int cnt = (int)(h - k);
-    if (cnt == 2) {
-      shared++;
-      if (isb[6 * fk[k].elem + fk[k].face] || isb[6 * fk[k + 1].elem + fk[k + 1].face]) bad_bound++;
-      face_ids(m, fk[k].elem, fk[k].face, ia);
-      face_ids(m, fk[k + 1].elem, fk[k + 1].face, ib);
-      if (memcmp(ia, ib, sizeof(hx_gid) * nfn)) bad_nodes++;
-    } else if (cnt == 1) {
-      boundary++;
-      if (isb[6 * fk[k].elem + fk[k].face] != 1) bad_bound++;
-    } else {
-      bad_share++;
-    }
-    k = h;
-  }
+  tm_faces wt;
+  if (tm_watertight(m, &wt, 1)) return 1;
   printf("faces: %ld interior (shared by 2), %ld boundary (%d recorded); %ld faces in 3+ elements, %ld boundary "
          "mismatches, %ld shared faces with different nodes\n",
-         shared, boundary, (int)m->num_faces, bad_share, bad_bound, bad_nodes);
-  EXPECT(bad_share == 0 && bad_bound == 0 && bad_nodes == 0 && boundary == m->num_faces, "mesh is not watertight");
-  free(ia), free(ib);
-  hx_free(&fk), hx_free(&isb);
+         wt.shared, wt.boundary, (int)m->num_faces, wt.bad_share, wt.bad_bound, wt.bad_nodes);
+  EXPECT(wt.bad_share == 0 && wt.bad_bound == 0 && wt.bad_nodes == 0 && wt.boundary == m->num_faces,
+         "mesh is not watertight");
   /* 3. boundary ids contiguous from 1 */
   for (int b = 1; b < m->num_bnames; b++) {
     long n = 0;
@@ -214,7 +150,7 @@ static int run(int argc, char **argv) {
   hx_gll(nd, xg, wg);
   hx_mesh_gll_derivative(nd, D);
   double vol = 0;
-  for (hx_lid e = 0; e < E; e++)
+  for (hx_lid e = 0; e < m->num_elem; e++)
     for (int k = 0; k < nd; k++)
       for (int j = 0; j < nd; j++)
         for (int i = 0; i < nd; i++) {

@@ -75,33 +75,6 @@ static const double xyz[][3] = {
     {7.8914941678259849, -17.832255275033891, 66.8133092115187},
 };
 
-static int cmp_gid(const void *a, const void *b) {
-  hx_gid x = *(const hx_gid *)a, y = *(const hx_gid *)b;
-  return x < y ? -1 : x > y;
-}
-
-typedef struct fkey {
-  hx_gid v[4];
-  hx_lid elem;
-  int face;
-} fkey;
-static int cmp_fkey(const void *a, const void *b) {
-  const fkey *x = a, *y = b;
-  for (int k = 0; k < 4; k++)
-    if (x->v[k] != y->v[k]) return x->v[k] < y->v[k] ? -1 : 1;
-  return 0;
-}
-
-/* sorted order-N node ids of face f of element e */
-static void face_ids(const hx_mesh *m, hx_lid e, int f, hx_gid *out) {
-  int nd = m->nd, n = 0;
-  for (int k = 0; k < nd; k++)
-    for (int j = 0; j < nd; j++)
-      for (int i = 0; i < nd; i++)
-        if (hx_node_on_face(nd, f, i, j, k)) out[n++] = m->node_id[(size_t)e * nd * nd * nd + hx_lex(nd, i, j, k)];
-  qsort(out, (size_t)n, sizeof *out, cmp_gid);
-}
-
 /* smallest corner scaled Jacobian of the trilinear hexes of the element corners */
 static double min_corner_sj(const hx_mesh *m) {
   double worst = INFINITY;
@@ -150,48 +123,14 @@ static int check_bed(const hx_pebble_bed *bed, hx_pebble_opts *o, double min_sj)
   EXPECT(rc == HX_OK && rep.bad_elems == 0, "order %d: hx_mesh_check: %s", order, hx_error_message());
   hx_error_clear();
   /* watertight */
-  hx_lid E = m->num_elem;
-  fkey *fk = NULL;
-  char *isb = NULL;
-  if (hx_malloc((size_t)E * 6 * sizeof *fk, &fk) || hx_malloc((size_t)E * 6, &isb)) {
+  tm_faces wt;
+  if (tm_watertight(m, &wt, 1)) {
     hx_mesh_destroy(&m);
     return 1;
   }
-  for (hx_lid e = 0; e < E; e++)
-    for (int f = 0; f < 6; f++) {
-      int c[4];
-      hx_face_corners(f, c);
-      fkey *k = &fk[6 * e + f];
-      for (int q = 0; q < 4; q++) k->v[q] = m->vert_id[8 * e + c[q]];
-      qsort(k->v, 4, sizeof(hx_gid), cmp_gid);
-      k->elem = e, k->face = f;
-    }
-  qsort(fk, (size_t)E * 6, sizeof *fk, cmp_fkey);
-  for (hx_lid k = 0; k < m->num_faces; k++) isb[6 * m->faces[k].elem + m->faces[k].face]++;
-  long shared = 0, boundary = 0, bad = 0;
-  int nfn = m->nd * m->nd;
-  hx_gid *ia = malloc(sizeof(hx_gid) * nfn), *ib = malloc(sizeof(hx_gid) * nfn);
-  for (hx_lid k = 0; k < E * 6;) {
-    hx_lid h = k;
-    while (h < E * 6 && !cmp_fkey(&fk[k], &fk[h])) h++;
-    if (h - k == 2) {
-      shared++;
-      if (isb[6 * fk[k].elem + fk[k].face] || isb[6 * fk[k + 1].elem + fk[k + 1].face]) bad++;
-      face_ids(m, fk[k].elem, fk[k].face, ia);
-      face_ids(m, fk[k + 1].elem, fk[k + 1].face, ib);
-      if (memcmp(ia, ib, sizeof(hx_gid) * nfn)) bad++;
-    } else if (h - k == 1) {
-      boundary++;
-      if (isb[6 * fk[k].elem + fk[k].face] != 1) bad++;
-    } else {
-      bad++;
-    }
-    k = h;
-  }
-  printf("  faces: %ld shared, %ld boundary (%d recorded), %ld bad\n", shared, boundary, (int)m->num_faces, bad);
-  EXPECT(bad == 0 && boundary == m->num_faces, "order %d: the mesh is not watertight", order);
-  free(ia), free(ib);
-  hx_free(&fk), hx_free(&isb);
+  long bad = wt.bad_share + wt.bad_bound + wt.bad_nodes;
+  printf("  faces: %ld shared, %ld boundary (%d recorded), %ld bad\n", wt.shared, wt.boundary, (int)m->num_faces, bad);
+  EXPECT(bad == 0 && wt.boundary == m->num_faces, "order %d: the mesh is not watertight", order);
   double sj = min_corner_sj(m);
   printf("  smallest corner scaled Jacobian %.4f\n", sj);
   EXPECT(sj > min_sj, "order %d: smallest corner scaled Jacobian %.4f <= %g", order, sj, min_sj);
