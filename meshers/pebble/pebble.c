@@ -254,6 +254,28 @@ static void snap(const builder *bd, uint8_t mask, double x[3]) {
     if ((mask >> k & 1) && bd->w[k].cyl) wall_project(&bd->w[k], x);
 }
 
+/* the power of point x to real site s, and the real site of least power at x (its power in
+   *pmin): the cell x lies in */
+static double site_power(const builder *bd, hx_lid s, const double x[3]) {
+  const double *c = bd->sx + 3 * s;
+  return (x[0] - c[0]) * (x[0] - c[0]) + (x[1] - c[1]) * (x[1] - c[1]) + (x[2] - c[2]) * (x[2] - c[2]) - bd->sr[s] * bd->sr[s];
+}
+static int32_t power_owner(const builder *bd, const double x[3], double *pmin) {
+  int32_t best = 0;
+  *pmin = INFINITY;
+  for (hx_lid s = 0; s < bd->nreal; s++) {
+    double pw = site_power(bd, s, x);
+    if (pw < *pmin) *pmin = pw, best = (int32_t)s;
+  }
+  return best;
+}
+
+/* the angle of x about the cylinder W's axis, and the point of the wall at angle th (x, y) */
+static double cyl_angle(const wall *W, const double x[3]) { return atan2(x[1] - W->p[1], x[0] - W->p[0]); }
+static void cyl_at(const wall *W, double th, double x[3]) {
+  x[0] = W->p[0] + W->R * cos(th), x[1] = W->p[1] + W->R * sin(th);
+}
+
 /* The arc of the cylinder W from x1 to x2 (both on it) along an edge of sphere a's cell, as
    the angle dth to turn from x1 (signed). Edges spanning more than 90 degrees occur only at
    the top of thin columns, where one cell covers a wide arc; the arc is then the one whose
@@ -261,23 +283,15 @@ static void snap(const builder *bd, uint8_t mask, double x[3]) {
    the longer one, which a chord's midpoint projected onto the wall would miss. Returns 1
    where it is the longer one. */
 static int cyl_arc(const builder *bd, const wall *W, int32_t a, const double x1[3], const double x2[3], double *dth) {
-  double t1 = atan2(x1[1] - W->p[1], x1[0] - W->p[0]), t2 = atan2(x2[1] - W->p[1], x2[0] - W->p[0]);
-  double d = remainder(t2 - t1, 2 * HX_PI);
+  double t1 = cyl_angle(W, x1), d = remainder(cyl_angle(W, x2) - t1, 2 * HX_PI);
   *dth = d;
   if (fabs(d) <= 0.5 * HX_PI) return 0;
   double excess[2];
   for (int side = 0; side < 2; side++) {
-    double th = t1 + 0.5 * (side ? d - copysign(2 * HX_PI, d) : d);
-    double m[3] = {W->p[0] + W->R * cos(th), W->p[1] + W->R * sin(th), 0.5 * (x1[2] + x2[2])};
-    double pa = 0, pmin = INFINITY;
-    for (hx_lid s2 = 0; s2 < bd->nreal; s2++) {
-      const double *c = bd->sx + 3 * s2;
-      double pw = (m[0] - c[0]) * (m[0] - c[0]) + (m[1] - c[1]) * (m[1] - c[1]) + (m[2] - c[2]) * (m[2] - c[2]) -
-                  bd->sr[s2] * bd->sr[s2];
-      pmin = fmin(pmin, pw);
-      if (s2 == a) pa = pw;
-    }
-    excess[side] = pa - pmin;
+    double m[3] = {0, 0, 0.5 * (x1[2] + x2[2])}, pmin;
+    cyl_at(W, t1 + 0.5 * (side ? d - copysign(2 * HX_PI, d) : d), m);
+    power_owner(bd, m, &pmin);
+    excess[side] = site_power(bd, a, m) - pmin;
   }
   if (excess[1] >= excess[0]) return 0;
   *dth = d - copysign(2 * HX_PI, d);
@@ -781,15 +795,8 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     hx_lid n = 0;
     for (hx_lid f = 0; f < nf2; f++) n += bd->F[f].wall == k;
     if (n) continue;
-    double best = INFINITY, z = bd->w[k].p[2]; /* the planes are normal to the axis, z */
-    int32_t s = 0;
-    for (hx_lid s2 = 0; s2 < bd->nreal; s2++) {
-      const double *c = bd->sx + 3 * s2;
-      double pw = (c[0] - W->p[0]) * (c[0] - W->p[0]) + (c[1] - W->p[1]) * (c[1] - W->p[1]) + (c[2] - z) * (c[2] - z) -
-                  bd->sr[s2] * bd->sr[s2];
-      if (pw < best) best = pw, s = (int32_t)s2;
-    }
-    const double *c = bd->sx + 3 * s;
+    double z = bd->w[k].p[2], centre[3] = {W->p[0], W->p[1], z}, pmin; /* the planes are normal to the axis, z */
+    const double *c = bd->sx + 3 * power_owner(bd, centre, &pmin);
     rc = HX_ERROR(HX_ERR_INPUT,
                   "pebble: no facet meets the %s plane z = %g inside the container: the power cell of the sphere at "
                   "(%g, %g, %g) covers it whole, or too few spheres span the container (the mesher needs spheres near "
@@ -1394,9 +1401,9 @@ static int orient_facets(builder *bd) {
       int arc = cw >= 0 && F->wall >= 0 && em.mask[emap_slot(&em, u, v)];
       if (arc) {
         const wall *W = &bd->w[cw];
-        double dth, t1 = atan2(p[1] - W->p[1], p[0] - W->p[0]);
+        double dth;
         if (cyl_arc(bd, W, F->a, p, q, &dth)) {
-          m[0] = W->p[0] + W->R * cos(t1 + 0.5 * dth), m[1] = W->p[1] + W->R * sin(t1 + 0.5 * dth);
+          cyl_at(W, cyl_angle(W, p) + 0.5 * dth, m);
           m[2] = 0.5 * (p[2] + q[2]);
         } else {
           for (int c = 0; c < 3; c++) m[c] = 0.5 * (p[c] + q[c]);
@@ -1895,8 +1902,8 @@ typedef struct chart {
 
 static void chart_point(const chart *ch, double x2, double y2, double x[3]) {
   if (ch->unrolled) {
-    double th = ch->th0 + x2 / ch->W->R;
-    x[0] = ch->W->p[0] + ch->W->R * cos(th), x[1] = ch->W->p[1] + ch->W->R * sin(th), x[2] = ch->p[2] + y2;
+    cyl_at(ch->W, ch->th0 + x2 / ch->W->R, x);
+    x[2] = ch->p[2] + y2;
     return;
   }
   for (int c = 0; c < 3; c++) x[c] = ch->p[c] + x2 * ch->e1[c] + y2 * ch->e2[c];
@@ -1936,24 +1943,17 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       if (M + m + 2 * (n - k - 1) > 2 * MAXPOLY) m = 2;
       int32_t lo = u < v ? u : v, hi = u < v ? v : u;
       /* on the cylinder along its longer arc (cyl_arc): evenly in angle */
-      double dth = 0, th1 = 0;
-      int longarc = 0;
+      double dth = 0;
+      const wall *Wl = NULL; /* the cylinder when the edge takes its longer arc */
       for (int k2 = 0; k2 < bd->nw && em.mid[s] < 0; k2++)
-        if ((em.mask[s] >> k2 & 1) && bd->w[k2].cyl) {
-          const wall *Wc = &bd->w[k2];
-          longarc = cyl_arc(bd, Wc, F->a, bd->X + 3 * lo, bd->X + 3 * hi, &dth);
-          th1 = atan2(bd->X[3 * lo + 1] - Wc->p[1], bd->X[3 * lo] - Wc->p[0]);
-          if (longarc) longarc = 1 + k2;
-        }
+        if ((em.mask[s] >> k2 & 1) && bd->w[k2].cyl && cyl_arc(bd, &bd->w[k2], F->a, bd->X + 3 * lo, bd->X + 3 * hi, &dth))
+          Wl = &bd->w[k2];
       if (em.mid[s] < 0) /* the edge's m - 1 nodes, evenly from the lower id */
         for (int t = 1; t < m && !rc; t++) {
           double x[3], w = (double)t / m;
           int32_t id;
           for (int c = 0; c < 3; c++) x[c] = (1 - w) * bd->X[3 * lo + c] + w * bd->X[3 * hi + c];
-          if (longarc) {
-            const wall *Wc = &bd->w[longarc - 1];
-            x[0] = Wc->p[0] + Wc->R * cos(th1 + w * dth), x[1] = Wc->p[1] + Wc->R * sin(th1 + w * dth);
-          }
+          if (Wl) cyl_at(Wl, cyl_angle(Wl, bd->X + 3 * lo) + w * dth, x);
           snap(bd, em.mask[s], x);
           rc = add_node(bd, x, em.mask[s], -1, &id);
           if (t == 1) em.mid[s] = id;
@@ -2007,7 +2007,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
     for (int k = 0; k < M; k++) {
       const double *x = bd->X + 3 * Bn[k];
       if (ch.unrolled) {
-        double th = atan2(x[1] - W->p[1], x[0] - W->p[0]) - ch.th0;
+        double th = cyl_angle(W, x) - ch.th0;
         th -= 2 * HX_PI * round((th - thp) / (2 * HX_PI));
         P2[2 * k] = W->R * th, P2[2 * k + 1] = x[2] - p[2];
         thp = th;

@@ -88,7 +88,6 @@ static void pebble_help(void) {
          "                        element that would drop below min(S, its value as meshed): through its\n"
          "                        corners that no element meshed below --keep-sj has (those elements end\n"
          "                        as without it) (0.3; 0: off)\n"
-
          "  --stream              never hold the whole order-N mesh: the sweep map is evaluated a block of\n"
          "                        elements at a time for the check, the quality report and every writer\n"
          "                        (the same files); chosen by itself when the order-N mesh would need\n"
