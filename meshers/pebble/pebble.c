@@ -1793,27 +1793,57 @@ static double aspect_step(const builder *bd, const hx_pebble_opts *o, const doub
 }
 
 /* --aspect: the largest estimated aspect ratio of the elements swept from facet F's quads
-   [q0, bd->nq): the longest over the shortest of a quad's edges and the layers of the columns
-   at its corners (feet as the sweep places them) */
+   [q0, bd->nq): of each layer's element of each column, straight from the feet (as the sweep
+   places them) to the quad's corners, the longest over the shortest of its twelve edges.
+   Before the seventeenth session this took the quad's edges on the facet and the column's
+   layers only: it missed the quad shrunk on the sphere under a long column (pb67: a wall
+   triangle 4 R from its sphere, estimated 15, had elements of 42) */
 static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid q0) {
   double worst = 0;
+  int L = o->layers;
   for (hx_lid qi = q0; qi < bd->nq; qi++) {
     const quad *Q = &bd->Q[qi];
-    double lo = INFINITY, hi = 0;
+    double lo = INFINITY, hi = 0; /* the quad's own edges (a wall facet's, on the wall) */
     for (int v = 0; v < 4; v++) {
-      const double *x = bd->X + 3 * Q->x[v];
-      double l = dist3(x, bd->X + 3 * Q->x[(v + 1) % 4]);
+      double l = dist3(bd->X + 3 * Q->x[v], bd->X + 3 * Q->x[(v + 1) % 4]);
       hi = fmax(hi, l), lo = fmin(lo, l);
-      for (int side = 0; side < 2; side++) {
-        int32_t s = side ? F->b : F->a;
-        double y[3], thick;
-        if (bd->smask[s]) break;
-        foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[Q->x[v]], x, y);
-        lo = fmin(lo, layer_range(o, sl, dist3(x, y), bd->sr[s], &thick));
-        hi = fmax(hi, thick);
-      }
     }
     worst = fmax(worst, hi / fmax(lo, 1e-300));
+    for (int side = 0; side < 2; side++) {
+      int32_t s = side ? F->b : F->a;
+      if (bd->smask[s]) break;
+      /* each layer's element: its corners where the layer levels cut the straight
+         lines from the feet on the sphere to the quad's corners (a facet far from its
+         sphere shrinks there by about R / distance under columns as long as near it) */
+      double y[4][3], fr[4][65], h[4];
+      for (int v = 0; v < 4; v++) {
+        const double *x = bd->X + 3 * Q->x[v];
+        foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[Q->x[v]], x, y[v]);
+        h[v] = dist3(x, y[v]);
+        column_grading(o, sl, h[v], bd->sr[s], fr[v]);
+      }
+      double lev[2][4][3];
+      for (int k = 0; k <= L; k++) {
+        double *cur = &lev[k & 1][0][0];
+        for (int v = 0; v < 4; v++)
+          for (int c = 0; c < 3; c++) {
+            const double *x = bd->X + 3 * Q->x[v];
+            cur[3 * v + c] = y[v][c] + fr[v][k] * (x[c] - y[v][c]);
+          }
+        if (k == 0) continue;
+        double elo = INFINITY, ehi = 0;
+        for (int t = 0; t < 2; t++)
+          for (int v = 0; v < 4; v++) {
+            double l = dist3(lev[(k - t) & 1][v], lev[(k - t) & 1][(v + 1) % 4]);
+            elo = fmin(elo, l), ehi = fmax(ehi, l);
+          }
+        for (int v = 0; v < 4; v++) {
+          double l = (fr[v][k] - fr[v][k - 1]) * h[v];
+          elo = fmin(elo, l), ehi = fmax(ehi, l);
+        }
+        worst = fmax(worst, ehi / fmax(elo, 1e-300));
+      }
+    }
   }
   return worst;
 }
@@ -2484,7 +2514,8 @@ static int cmp_ecut(const void *pa, const void *pb) {
 }
 
 /* facet F's boundary to have at least `need` segments: two more at a time on the edge whose
-   segments are longest (at most 16 an edge); the edges cut are appended to cuts */
+   segments are longest among those below 16 (at most 16 an edge; before the seventeenth
+   session the cuts stopped once the longest had 16); the edges cut are appended to cuts */
 static int split_facet(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, const double *pc, int need,
                        ecut **cuts, hx_lid *cap, hx_lid *nk) {
   int n = F->nv, M = 0;
@@ -2508,10 +2539,10 @@ static int split_facet(const builder *bd, const hx_pebble_opts *o, const double 
     M += seg[k];
   }
   while (M < need) {
-    int kb = 0;
-    for (int k = 1; k < n; k++)
-      if (len[k] / seg[k] > len[kb] / seg[kb]) kb = k;
-    if (seg[kb] >= 16) break;
+    int kb = -1;
+    for (int k = 0; k < n; k++)
+      if (seg[k] < 16 && (kb < 0 || len[k] / seg[k] > len[kb] / seg[kb])) kb = k;
+    if (kb < 0) break;
     seg[kb] += 2, M += 2;
   }
   if (M > 2 * MAXPOLY) return HX_OK;
