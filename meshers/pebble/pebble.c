@@ -988,6 +988,8 @@ static void cluster_union(int32_t *par, double *V, uint8_t *vmask, int32_t *csiz
 }
 
 static int orient_facets(builder *bd);
+static void grading(int n, double ratio, double first, double *s);
+static double layer_range(const hx_pebble_opts *o, const double *sl, double h, double ra, double *thick);
 
 static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
   hx_power3d *pd = bd->pd;
@@ -1220,6 +1222,50 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
      folding (four such facets gave the 42 inverted elements of a 10^5 box bed): its
      shortest edge (< --collapse d) is collapsed whatever the vertices move, under the
      same guards */
+  /* --aspect A: a sphere's triangle on a wall far from it (where the container's cylinder
+     meets the bottom or top plane, 3 R or more from the sphere's centre) sweeps even as its
+     plain fan, its fewest quads, to columns as long as near the sphere on quads shrunk by
+     R / distance there: aspect about the thickest layer over the fan's spoke (about the
+     inradius) on the sphere. Above A its shortest edge (< --collapse d) is collapsed, each
+     vertex moving by up to --collapse d, under the same guards (pb67: a triangle 4.8 from
+     its sphere's centre, inradius 0.14, had elements of 39.8) */
+  for (hx_lid f = 0; f < bd->nf && o->aspect > 0; f++) {
+    const facet *F = &bd->F[f];
+    if (F->wall < 0 || !bd->smask[F->b]) continue;
+    int32_t poly[MAXPOLY + 1];
+    if (facet_roots(bd, par, F, poly, MAXPOLY) != 3) continue;
+    const double *pts[3] = {V + 3 * poly[0], V + 3 * poly[1], V + 3 * poly[2]};
+    double lmin = INFINITY, per = 0, cen[3] = {0, 0, 0}, ar[3], e1[3], e2[3];
+    int emin = 0;
+    for (int e = 0; e < 3; e++) {
+      double l = dist3(pts[e], pts[(e + 1) % 3]);
+      per += l;
+      if (l < lmin) lmin = l, emin = e;
+      for (int c = 0; c < 3; c++) cen[c] += pts[e][c] / 3;
+    }
+    if (lmin > tol) continue;
+    for (int c = 0; c < 3; c++) e1[c] = pts[1][c] - pts[0][c], e2[c] = pts[2][c] - pts[0][c];
+    cross3(e1, e2, ar);
+    double R = bd->sr[F->a], D = dist3(cen, bd->sx + 3 * F->a), thick, sl[65];
+    grading(o->layers, o->ratio, o->first_layer, sl);
+    layer_range(o, sl, D - R, R, &thick);
+    if (thick * D / (norm3(ar) / per * R) <= o->aspect) continue;
+    int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
+    double P[3];
+    uint8_t m = vmask[ru] | vmask[rv];
+    for (int c = 0; c < 3; c++)
+      P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
+    snap(bd, m, P);
+    if (dist3(P, V + 3 * ru) > tol || dist3(P, V + 3 * rv) > tol) continue;
+    if ((gfl[ru] | gfl[rv]) || !collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
+        !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
+        !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
+      continue;
+    collapsed++;
+    st->num_negligible++;
+    gfl[ru] |= gfl[rv];
+    cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
+  }
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
     if (F->wall >= 0 || bd->smask[F->b]) continue;
