@@ -1225,31 +1225,37 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
   /* --aspect A: a sphere's triangle on a wall far from it (where the container's cylinder
      meets the bottom or top plane, 3 R or more from the sphere's centre) sweeps even as its
      plain fan, its fewest quads, to columns as long as near the sphere on quads shrunk by
-     R / distance there: aspect about the thickest layer over the fan's spoke (about the
-     inradius) on the sphere. Above A its shortest edge (< --collapse d) is collapsed, each
-     vertex moving by up to --collapse d, under the same guards (pb67: a triangle 4.8 from
-     its sphere's centre, inradius 0.14, had elements of 39.8) */
+     R / distance there: aspect about the thickest layer over the fan's shortest edge (a
+     spoke from the centroid to a midpoint, or half an edge) on the sphere. Above 1.25 A its
+     shortest edge (< --collapse d) is collapsed, each vertex moving by up to --collapse d,
+     under the same guards (pb67: a triangle 4.8 from its sphere's centre, estimated 31.9,
+     had elements of 39.8; c300 one of 27.6). Not from A: a collapse changes the diagram about
+     it, and two beds (a thin column estimated 21.6, and a 100-sphere bed whose triangle the
+     inradius estimated 22.9, the fan 18.5) were left with an element folded at order 3 */
   for (hx_lid f = 0; f < bd->nf && o->aspect > 0; f++) {
     const facet *F = &bd->F[f];
     if (F->wall < 0 || !bd->smask[F->b]) continue;
     int32_t poly[MAXPOLY + 1];
     if (facet_roots(bd, par, F, poly, MAXPOLY) != 3) continue;
     const double *pts[3] = {V + 3 * poly[0], V + 3 * poly[1], V + 3 * poly[2]};
-    double lmin = INFINITY, per = 0, cen[3] = {0, 0, 0}, ar[3], e1[3], e2[3];
+    double lmin = INFINITY, cen[3] = {0, 0, 0};
     int emin = 0;
     for (int e = 0; e < 3; e++) {
       double l = dist3(pts[e], pts[(e + 1) % 3]);
-      per += l;
       if (l < lmin) lmin = l, emin = e;
       for (int c = 0; c < 3; c++) cen[c] += pts[e][c] / 3;
     }
     if (lmin > tol) continue;
-    for (int c = 0; c < 3; c++) e1[c] = pts[1][c] - pts[0][c], e2[c] = pts[2][c] - pts[0][c];
-    cross3(e1, e2, ar);
+    double emn = INFINITY; /* the fan's shortest edge: a spoke (centroid to midpoint) or half an edge */
+    for (int e = 0; e < 3; e++) {
+      double mid[3];
+      for (int c = 0; c < 3; c++) mid[c] = 0.5 * (pts[e][c] + pts[(e + 1) % 3][c]);
+      emn = fmin(emn, fmin(dist3(mid, cen), 0.5 * dist3(pts[e], pts[(e + 1) % 3])));
+    }
     double R = bd->sr[F->a], D = dist3(cen, bd->sx + 3 * F->a), thick, sl[65];
     grading(o->layers, o->ratio, o->first_layer, sl);
     layer_range(o, sl, D - R, R, &thick);
-    if (thick * D / (norm3(ar) / per * R) <= o->aspect) continue;
+    if (thick * D / (emn * R) <= 1.25 * o->aspect) continue;
     int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
     double P[3];
     uint8_t m = vmask[ru] | vmask[rv];
