@@ -987,6 +987,21 @@ static void cluster_union(int32_t *par, double *V, uint8_t *vmask, int32_t *csiz
   tail[ru] = tail[rv];
 }
 
+/* the merge of a negligible or far wall triangle's edge (ru, rv) at P: under the pinch /
+   vanish / contact-room guards of the main pass, 5 % clear of the spheres, and of no guarded
+   vertex; 1 if merged */
+static int guarded_merge(const builder *bd, const hx_pebble_opts *o, int32_t *par, int32_t *next, int32_t *tail,
+                         int32_t *csize, uint8_t *vmask, uint8_t *gfl, double *V, const int32_t *vf_start,
+                         const int32_t *vf, int32_t ru, int32_t rv, const double P[3], uint8_t m) {
+  if ((gfl[ru] | gfl[rv]) || !collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
+      !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
+      !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
+    return 0;
+  gfl[ru] |= gfl[rv];
+  cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
+  return 1;
+}
+
 static int orient_facets(builder *bd);
 static void grading(int n, double ratio, double first, double *s);
 static double layer_range(const hx_pebble_opts *o, const double *sl, double h, double ra, double *thick);
@@ -1263,14 +1278,9 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
     snap(bd, m, P);
     if (dist3(P, V + 3 * ru) > tol || dist3(P, V + 3 * rv) > tol) continue;
-    if ((gfl[ru] | gfl[rv]) || !collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
-        !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
-        !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
-      continue;
+    if (!guarded_merge(bd, o, par, next, tail, csize, vmask, gfl, V, vf_start, vf, ru, rv, P, m)) continue;
     collapsed++;
     st->num_negligible++;
-    gfl[ru] |= gfl[rv];
-    cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
   }
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
@@ -1312,14 +1322,9 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
       if (dist3(z, P) < 0.5 * tol) memcpy(P, z, sizeof P);
     }
     snap(bd, m, P);
-    if ((gfl[ru] | gfl[rv]) || !collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
-        !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
-        !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
-      continue;
+    if (!guarded_merge(bd, o, par, next, tail, csize, vmask, gfl, V, vf_start, vf, ru, rv, P, m)) continue;
     collapsed++;
     st->num_negligible++;
-    gfl[ru] |= gfl[rv];
-    cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
   }
   st->num_collapsed = collapsed;
   hx_free(&pe), hx_free(&vf_start), hx_free(&vf), hx_free(&next), hx_free(&csize), hx_free(&tail);
