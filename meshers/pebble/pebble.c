@@ -1229,47 +1229,40 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     gfl[ru] |= gfl[rv];
     cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
   }
-  /* negligible facets: a triangle between two spheres that the line of their centres
-     misses is seen edge on from both; when its plain fan already sweeps to a poor column
-     (tri_fan_q below 0.2, or 0.3 next to the container cylinder: a wall triangle of a
-     10^5 cylinder bed scored 0.275 and folded, while 0.3 everywhere made a 10^5 box bed
-     fold elsewhere through the collapses it added), no tessellation of it sweeps without
-     folding (four such facets gave the 42 inverted elements of a 10^5 box bed): its
-     shortest edge (< --collapse d) is collapsed whatever the vertices move, under the
-     same guards */
   /* --aspect A: a sphere's triangle on a wall far from it (where the container's cylinder
      meets the bottom or top plane, 3 R or more from the sphere's centre) sweeps even as its
      plain fan, its fewest quads, to columns as long as near the sphere on quads shrunk by
      R / distance there: aspect about the thickest layer over the fan's shortest edge (a
      spoke from the centroid to a midpoint, or half an edge) on the sphere. Above 1.25 A its
      shortest edge (< --collapse d) is collapsed, each vertex moving by up to --collapse d,
-     under the same guards (pb67: a triangle 4.8 from its sphere's centre, estimated 31.9,
+     under the negligible facets' guards (guarded_merge; pb67: a triangle 4.8 from its sphere's centre, estimated 31.9,
      had elements of 39.8; c300 one of 27.6). Not from A: a collapse changes the diagram about
      it, and two beds (a thin column estimated 21.6, and a 100-sphere bed whose triangle the
      inradius estimated 22.9, the fan 18.5) were left with an element folded at order 3 */
+  double sl_far[65]; /* the layer grading */
+  grading(o->layers, o->ratio, o->first_layer, sl_far);
   for (hx_lid f = 0; f < bd->nf && o->aspect > 0; f++) {
     const facet *F = &bd->F[f];
     if (F->wall < 0 || !bd->smask[F->b]) continue;
     int32_t poly[MAXPOLY + 1];
     if (facet_roots(bd, par, F, poly, MAXPOLY) != 3) continue;
     const double *pts[3] = {V + 3 * poly[0], V + 3 * poly[1], V + 3 * poly[2]};
-    double lmin = INFINITY, cen[3] = {0, 0, 0};
+    double len[3], cen[3] = {0, 0, 0};
     int emin = 0;
     for (int e = 0; e < 3; e++) {
-      double l = dist3(pts[e], pts[(e + 1) % 3]);
-      if (l < lmin) lmin = l, emin = e;
+      len[e] = dist3(pts[e], pts[(e + 1) % 3]);
+      if (len[e] < len[emin]) emin = e;
       for (int c = 0; c < 3; c++) cen[c] += pts[e][c] / 3;
     }
-    if (lmin > tol) continue;
+    if (len[emin] > tol) continue;
     double emn = INFINITY; /* the fan's shortest edge: a spoke (centroid to midpoint) or half an edge */
     for (int e = 0; e < 3; e++) {
       double mid[3];
       for (int c = 0; c < 3; c++) mid[c] = 0.5 * (pts[e][c] + pts[(e + 1) % 3][c]);
-      emn = fmin(emn, fmin(dist3(mid, cen), 0.5 * dist3(pts[e], pts[(e + 1) % 3])));
+      emn = fmin(emn, fmin(dist3(mid, cen), 0.5 * len[e]));
     }
-    double R = bd->sr[F->a], D = dist3(cen, bd->sx + 3 * F->a), thick, sl[65];
-    grading(o->layers, o->ratio, o->first_layer, sl);
-    layer_range(o, sl, D - R, R, &thick);
+    double R = bd->sr[F->a], D = dist3(cen, bd->sx + 3 * F->a), thick;
+    layer_range(o, sl_far, D - R, R, &thick);
     if (thick * D / (emn * R) <= 1.25 * o->aspect) continue;
     int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
     double P[3];
@@ -1282,6 +1275,14 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     collapsed++;
     st->num_negligible++;
   }
+  /* negligible facets: a triangle between two spheres that the line of their centres
+     misses is seen edge on from both; when its plain fan already sweeps to a poor column
+     (tri_fan_q below 0.2, or 0.3 next to the container cylinder: a wall triangle of a
+     10^5 cylinder bed scored 0.275 and folded, while 0.3 everywhere made a 10^5 box bed
+     fold elsewhere through the collapses it added), no tessellation of it sweeps without
+     folding (four such facets gave the 42 inverted elements of a 10^5 box bed): its
+     shortest edge (< --collapse d) is collapsed whatever the vertices move, under the
+     same guards */
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
     if (F->wall >= 0 || bd->smask[F->b]) continue;
