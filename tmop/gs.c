@@ -300,6 +300,53 @@ int hx_gs_or(const hx_gs *gs, uint64_t *v) {
 #endif
 }
 
+void hx_gs_set_insert(uint32_t *set, uint32_t code) {
+  if (set[0] == HX_GS_SET_FULL) return;
+  int k = 0;
+  while (k < HX_GS_SET_WIDTH && set[k] < code) k++;
+  if (k < HX_GS_SET_WIDTH && set[k] == code) return;
+  if (set[HX_GS_SET_WIDTH - 1] != HX_GS_SET_EMPTY) { /* no room */
+    set[0] = HX_GS_SET_FULL;
+    for (int i = 1; i < HX_GS_SET_WIDTH; i++) set[i] = HX_GS_SET_EMPTY;
+    return;
+  }
+  for (int i = HX_GS_SET_WIDTH - 1; i > k; i--) set[i] = set[i - 1];
+  set[k] = code;
+}
+
+int hx_gs_union(const hx_gs *gs, uint32_t *sets) {
+#if HX_HAVE_MPI
+  if (gs->size == 1) return HX_OK;
+  enum { W = HX_GS_SET_WIDTH, ND = (W * sizeof(uint32_t) + sizeof(double) - 1) / sizeof(double) };
+  _Static_assert(ND <= 3, "a node's set travels in at most 3 doubles");
+  hx_lid ns = gs->num_nbrs ? gs->off[gs->num_nbrs] : 0;
+  double *sbuf = gs->buf, *rbuf = gs->buf + (size_t)ns * 3;
+  /* the codes travel as doubles' bytes */
+  double *dv = NULL;
+  HX_CALL(hx_malloc(((size_t)gs->num_nodes * ND + 1) * sizeof(double), &dv));
+  for (hx_lid i = 0; i < gs->num_nodes; i++) memcpy(dv + (size_t)i * ND, sets + (size_t)i * W, W * sizeof(uint32_t));
+  int rc = exchange(gs, dv, ND, sbuf, rbuf);
+  for (hx_lid k = 0; k < ns && rc == HX_OK; k++) {
+    uint32_t o[ND * sizeof(double) / sizeof(uint32_t)], *set = sets + (size_t)gs->idx[k] * W;
+    memcpy(o, rbuf + (size_t)k * ND, W * sizeof(uint32_t));
+    for (int c = 0; c < W && o[c] != HX_GS_SET_EMPTY; c++) {
+      if (o[c] == HX_GS_SET_FULL) {
+        set[0] = HX_GS_SET_FULL;
+        for (int i = 1; i < W; i++) set[i] = HX_GS_SET_EMPTY;
+        break;
+      }
+      hx_gs_set_insert(set, o[c]);
+    }
+  }
+  hx_free(&dv);
+  return rc;
+#else
+  (void)gs;
+  (void)sets;
+  return HX_OK;
+#endif
+}
+
 double hx_gs_dot(const hx_gs *gs, const double *a, const double *b, int ncomp) {
   double s = 0;
   for (hx_lid i = 0; i < gs->num_nodes; i++) {

@@ -26,6 +26,16 @@ void hx_gs_destroy(hx_gs **gs);
 int hx_gs_sum(const hx_gs *gs, double *v, int ncomp);
 /** Bitwise OR of a 64-bit flag per node over the ranks that hold it (collective). */
 int hx_gs_or(const hx_gs *gs, uint64_t *v);
+/** Small sets of codes per node: set[width] sorted ascending, HX_GS_SET_EMPTY padded; a set
+    that would hold more than width codes becomes {HX_GS_SET_FULL}. */
+#define HX_GS_SET_EMPTY UINT32_MAX
+#define HX_GS_SET_FULL (UINT32_MAX - 1)
+#define HX_GS_SET_WIDTH 4
+/** Add code (< HX_GS_SET_FULL) to set[HX_GS_SET_WIDTH]. */
+void hx_gs_set_insert(uint32_t *set, uint32_t code);
+/** Union of each node's set (sets[num_nodes][HX_GS_SET_WIDTH]) over the ranks that hold it
+    (collective): every rank ends with the same set. */
+int hx_gs_union(const hx_gs *gs, uint32_t *sets);
 /** 1 for nodes this rank owns (it is the lowest rank holding them). [num_nodes] */
 const unsigned char *hx_gs_owned(const hx_gs *gs);
 /** Global dot product sum_owned a.b over ncomp components per node (collective). */

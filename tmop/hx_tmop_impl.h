@@ -19,11 +19,14 @@ struct hx_tmop {
   double *dX, *dV, *dY;   /* backend E-vectors: linearization point, input, output */
   double *dLa, *dLb, *dLt; /* backend L scratch: host-API input/output, projected Hessian input */
   int *ncon;              /* [nl] number of constrained directions (0..3) */
-  int *curved;            /* [nl] surface index of a node sliding on a curved surface, else -1 */
+  int *curved;            /* [nl] the node's track: s >= 0 it slides on curved surface s, -2 - c on
+                             circle c (where two surfaces meet), -1 neither (fixed, or on planes) */
+  double *circ;           /* [ncirc][7] circles: centre, unit axis, radius */
+  int ncirc;
   double *nrm;            /* [nl][3][3] orthonormal constrained directions (initial) */
   hx_lid ncurved;         /* nodes on curved surfaces: their list, surfaces, host/backend buffers */
   hx_lid *cidx;
-  int *csurf;
+  int *csurf;             /* their tracks (as curved[]) */
   double *hC, *dC;        /* [ncurved][9] positions (3) or normals (9) */
   double t_energy, t_grad, t_hess_setup, t_hess_apply, t_diag, t_mindet;
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;

@@ -13,10 +13,14 @@
       nodes on planes (the planes' normals; two planes -> slide on the edge line,
       three -> fixed), nodes on one sphere/cylinder (its normal at the current
       position, refreshed every Newton step; the node is projected back onto the
-      surface after every trial step). The constrained Hessian is
+      surface after every trial step), nodes where two surfaces meet in a circle
+      (a sphere and a coaxial cylinder, a plane and a cylinder along its normal, ...:
+      the circle's axis and radial direction, refreshed and projected the same way;
+      any other meeting of a curved surface with another is fixed). The constrained Hessian is
       Pi H Pi + (I - Pi), the residual Pi r (for axis-aligned planes this is
       exactly MFEM's essential-vdof treatment). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -160,10 +164,6 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
 
 /* ------------------------------------------------------------------ constraints */
 
-#define FIXED_BIT 63
-#define AXIS_BIT 60 /* bits 60..62: an axis-aligned flat face without a surface record */
-#define MAX_SURF_BITS 60
-
 /* A boundary face without an analytic surface (e.g. read from a file): if all
    its nodes share one coordinate d (to 1e-10 of the face size), it lies in the
    plane x_d = const and its nodes may slide in it: return d, else -1. */
@@ -185,55 +185,141 @@ static int flat_axis_face(const hx_mesh *m, const hx_bface *bf) {
   return -1;
 }
 
+static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* The circle C (centre, unit axis, radius) where surfaces s1 and s2 meet through the node x,
+   if they meet in one: a plane with a sphere, or with a cylinder along its normal; two
+   spheres; a sphere with a cylinder whose axis passes through its centre (the circle on x's
+   side). Returns 1 if x lies on it (to 1e-8 of its radius), else 0 (the node stays fixed). */
+static int surfaces_circle(const hx_surface *s1, const hx_surface *s2, const double x[3], double C[7]) {
+  if (s1->type > s2->type) {
+    const hx_surface *t = s1;
+    s1 = s2, s2 = t;
+  }
+  double *c = C, *a = C + 3, r = 0;
+  if (s1->type == HX_SURF_PLANE && s2->type == HX_SURF_SPHERE) {
+    double h = dot3(s1->n, s2->p) - dot3(s1->n, s1->p); /* height of the sphere's centre */
+    if (fabs(h) >= s2->r) return 0;
+    for (int k = 0; k < 3; k++) c[k] = s2->p[k] - h * s1->n[k], a[k] = s1->n[k];
+    r = sqrt(s2->r * s2->r - h * h);
+  } else if (s1->type == HX_SURF_PLANE && s2->type == HX_SURF_CYLINDER) {
+    double na = dot3(s1->n, s2->n);
+    if (fabs(na) < 1 - 1e-12) return 0;
+    double t = (dot3(s1->n, s1->p) - dot3(s1->n, s2->p)) / na; /* the axis meets the plane */
+    for (int k = 0; k < 3; k++) c[k] = s2->p[k] + t * s2->n[k], a[k] = s2->n[k];
+    r = s2->r;
+  } else if (s1->type == HX_SURF_SPHERE && s2->type == HX_SURF_SPHERE) {
+    double d[3] = {s2->p[0] - s1->p[0], s2->p[1] - s1->p[1], s2->p[2] - s1->p[2]}, dl = sqrt(dot3(d, d));
+    if (dl == 0) return 0;
+    double t = (dl * dl + s1->r * s1->r - s2->r * s2->r) / (2 * dl); /* the circle's plane from s1's centre */
+    if (fabs(t) >= s1->r) return 0;
+    for (int k = 0; k < 3; k++) a[k] = d[k] / dl, c[k] = s1->p[k] + t * a[k];
+    r = sqrt(s1->r * s1->r - t * t);
+  } else if (s1->type == HX_SURF_SPHERE && s2->type == HX_SURF_CYLINDER) {
+    double d[3] = {s1->p[0] - s2->p[0], s1->p[1] - s2->p[1], s1->p[2] - s2->p[2]}, t = dot3(d, s2->n);
+    for (int k = 0; k < 3; k++) d[k] -= t * s2->n[k]; /* the sphere's centre off the axis */
+    if (sqrt(dot3(d, d)) > 1e-10 * s1->r || s2->r >= s1->r) return 0;
+    double h = sqrt(s1->r * s1->r - s2->r * s2->r), e[3] = {x[0] - s1->p[0], x[1] - s1->p[1], x[2] - s1->p[2]};
+    if (dot3(e, s2->n) < 0) h = -h;
+    for (int k = 0; k < 3; k++) a[k] = s2->n[k], c[k] = s1->p[k] + h * a[k];
+    r = s2->r;
+  } else
+    return 0;
+  C[6] = r;
+  double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]}, t = dot3(d, a);
+  for (int k = 0; k < 3; k++) d[k] -= t * a[k];
+  return fabs(t) <= 1e-8 * r && fabs(sqrt(dot3(d, d)) - r) <= 1e-8 * r;
+}
+
+/* The node's track (tm->curved's codes): y = x projected onto it; N = its constrained
+   directions at x (a surface's normal; a circle's axis and radial direction). */
+static void track_project(const hx_tmop *tm, int t, const double x[3], double y[3]) {
+  if (t >= 0) {
+    hx_surface_project(&tm->mesh->surfaces[t], x, y);
+    return;
+  }
+  const double *C = tm->circ + 7 * (size_t)(-2 - t), *c = C, *a = C + 3;
+  double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]}, h = dot3(d, a);
+  for (int k = 0; k < 3; k++) d[k] -= h * a[k];
+  double len = sqrt(dot3(d, d));
+  for (int k = 0; k < 3; k++) y[k] = len > 0 ? c[k] + d[k] * (C[6] / len) : x[k];
+}
+
+static void track_normals(const hx_tmop *tm, int t, const double x[3], double N[9]) {
+  if (t >= 0) {
+    hx_surface_normal(&tm->mesh->surfaces[t], x, N);
+    return;
+  }
+  const double *C = tm->circ + 7 * (size_t)(-2 - t), *c = C, *a = C + 3;
+  double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]}, h = dot3(d, a);
+  for (int k = 0; k < 3; k++) d[k] -= h * a[k];
+  double len = sqrt(dot3(d, d));
+  for (int k = 0; k < 3; k++) N[k] = a[k], N[3 + k] = len > 0 ? d[k] / len : 0.0;
+}
+
 static int build_constraints(hx_tmop *tm) {
   hx_mesh *m = tm->mesh;
   hx_lid nl = tm->nl;
   int nd = m->nd, npe = nd * nd * nd;
-  uint64_t *mask = NULL;
-  HX_CALL(hx_malloc(((size_t)nl + 1) * sizeof(uint64_t), &mask));
+  enum { W = HX_GS_SET_WIDTH };
+  /* each node's set of codes: surface indices, CODE_AXIS + d (a flat axis-aligned face without a
+     surface record), CODE_FIXED; more codes than a set holds (HX_GS_SET_FULL) also fix it */
+  const uint32_t CODE_AXIS = HX_GS_SET_FULL - 4, CODE_FIXED = HX_GS_SET_FULL - 1;
+  uint32_t *set = NULL;
+  HX_CALL(hx_malloc(((size_t)nl * W + 1) * sizeof(uint32_t), &set));
+  for (size_t i = 0; i < (size_t)nl * W; i++) set[i] = HX_GS_SET_EMPTY;
   for (hx_lid f = 0; f < m->num_faces; f++) {
     const hx_bface *bf = &m->faces[f];
     int s = bf->surf;
-    uint64_t bit;
-    if (tm->o.boundary == HX_BND_FIXED) bit = 1ull << FIXED_BIT;
-    else if (s >= 0 && s < MAX_SURF_BITS && s < m->num_surfaces) bit = 1ull << s;
+    uint32_t code;
+    if (tm->o.boundary == HX_BND_FIXED) code = CODE_FIXED;
+    else if (s >= 0 && s < m->num_surfaces && (uint32_t)s < CODE_AXIS) code = (uint32_t)s;
     else {
       int d = s < 0 ? flat_axis_face(m, bf) : -1;
-      bit = d >= 0 ? 1ull << (AXIS_BIT + d) : 1ull << FIXED_BIT;
+      code = d >= 0 ? CODE_AXIS + (uint32_t)d : CODE_FIXED;
     }
     for (int k = 0; k < nd; k++)
       for (int j = 0; j < nd; j++)
         for (int i = 0; i < nd; i++)
           if (hx_node_on_face(nd, bf->face, i, j, k))
-            mask[tm->lmap->e2l[(size_t)bf->elem * npe + hx_lex(nd, i, j, k)]] |= bit;
+            hx_gs_set_insert(set + (size_t)tm->lmap->e2l[(size_t)bf->elem * npe + hx_lex(nd, i, j, k)] * W, code);
   }
-  int rc = hx_gs_or(tm->gs, mask);
+  int rc = hx_gs_union(tm->gs, set);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof(int), &tm->ncon);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof(int), &tm->curved);
   if (!rc) rc = hx_malloc((9 * (size_t)nl + 1) * sizeof(double), &tm->nrm);
   for (hx_lid i = 0; i < nl && !rc; i++) {
     tm->curved[i] = -1;
-    uint64_t b = mask[i];
-    if (!b) continue;
-    if (b >> FIXED_BIT) {
+    const uint32_t *b = set + (size_t)i * W;
+    if (b[0] == HX_GS_SET_EMPTY) continue;
+    int ncodes = 0;
+    while (ncodes < W && b[ncodes] != HX_GS_SET_EMPTY) ncodes++;
+    if (b[0] == HX_GS_SET_FULL || b[ncodes - 1] == CODE_FIXED) {
       tm->ncon[i] = 3;
       continue;
     }
-    int ncurved = 0, cs = -1, nplanes = 0;
-    for (int s = 0; s < FIXED_BIT; s++) {
-      if (s >= AXIS_BIT) {
-        nplanes += (int)((b >> s) & 1);
-        continue;
-      }
-      if (!((b >> s) & 1)) continue;
-      if (m->surfaces[s].type == HX_SURF_PLANE) nplanes++;
+    int ncurved = 0, cs = -1, nplanes = 0, naxis = 0;
+    for (int k = 0; k < ncodes; k++) {
+      if (b[k] >= CODE_AXIS) naxis++;
+      else if (m->surfaces[b[k]].type == HX_SURF_PLANE) nplanes++;
       else {
         ncurved++;
-        cs = s;
+        cs = (int)b[k];
       }
     }
+    nplanes += naxis;
     if (ncurved > 1 || (ncurved == 1 && nplanes > 0)) {
-      tm->ncon[i] = 3; /* on a curve where a curved surface meets another: fixed */
+      /* where a curved surface meets another: along their circle, else fixed */
+      tm->ncon[i] = 3;
+      if (ncodes == 2 && !naxis) {
+        double C[7];
+        if (!surfaces_circle(&m->surfaces[b[0]], &m->surfaces[b[1]], tm->x0 + 3 * (size_t)i, C)) continue;
+        if (tm->ncirc % 256 == 0 && (rc = hx_realloc((size_t)(tm->ncirc + 256) * 7 * sizeof(double), &tm->circ))) break;
+        memcpy(tm->circ + 7 * (size_t)tm->ncirc, C, sizeof C);
+        tm->curved[i] = -2 - tm->ncirc++;
+        tm->ncon[i] = 2;
+        track_normals(tm, tm->curved[i], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
+      }
       continue;
     }
     if (ncurved == 1) {
@@ -244,14 +330,13 @@ static int build_constraints(hx_tmop *tm) {
     }
     int nc = 0;
     double *N = tm->nrm + 9 * (size_t)i;
-    for (int s = 0; s < FIXED_BIT && nc < 3; s++) {
-      if (!((b >> s) & 1)) continue;
+    for (int k = 0; k < ncodes && nc < 3; k++) {
       double v[3] = {0, 0, 0};
-      if (s >= AXIS_BIT) v[s - AXIS_BIT] = 1.0;
-      else memcpy(v, m->surfaces[s].n, sizeof v);
-      for (int k = 0; k < nc; k++) {
-        double dd = v[0] * N[3 * k] + v[1] * N[3 * k + 1] + v[2] * N[3 * k + 2];
-        for (int c = 0; c < 3; c++) v[c] -= dd * N[3 * k + c];
+      if (b[k] >= CODE_AXIS) v[b[k] - CODE_AXIS] = 1.0;
+      else memcpy(v, m->surfaces[b[k]].n, sizeof v);
+      for (int q = 0; q < nc; q++) {
+        double dd = v[0] * N[3 * q] + v[1] * N[3 * q + 1] + v[2] * N[3 * q + 2];
+        for (int c = 0; c < 3; c++) v[c] -= dd * N[3 * q + c];
       }
       double nv = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
       if (nv < 1e-8) continue; /* parallel planes: same constraint */
@@ -260,7 +345,19 @@ static int build_constraints(hx_tmop *tm) {
     }
     tm->ncon[i] = nc;
   }
-  hx_free(&mask);
+  if (getenv("HX_TMOP_DEBUG")) {
+    long long cnt[4] = {0, 0, 0, 0};
+    for (hx_lid i = 0; i < nl; i++) {
+      if (set[(size_t)i * W] == HX_GS_SET_EMPTY) continue;
+      if (tm->curved[i] <= -2) cnt[0]++;
+      else if (tm->curved[i] >= 0) cnt[1]++;
+      else if (tm->ncon[i] == 3) cnt[2]++;
+      else cnt[3]++;
+    }
+    fprintf(stderr, "constraints: %d surfaces; boundary nodes: %lld on circles, %lld on one curved surface, %lld fixed, %lld on planes\n",
+            m->num_surfaces, cnt[0], cnt[1], cnt[2], cnt[3]);
+  }
+  hx_free(&set);
   return rc;
 }
 
@@ -269,7 +366,7 @@ static int build_constraints(hx_tmop *tm) {
 /* Hand the rank's numbering and constraints to the backend (once). */
 static int setup_lspace(hx_tmop *tm) {
   hx_lid nc = 0;
-  for (hx_lid i = 0; i < tm->nl; i++) nc += tm->curved[i] >= 0;
+  for (hx_lid i = 0; i < tm->nl; i++) nc += tm->curved[i] != -1;
   tm->ncurved = nc;
   HX_CALL(hx_malloc(((size_t)nc + 1) * sizeof(hx_lid), &tm->cidx));
   HX_CALL(hx_malloc(((size_t)nc + 1) * sizeof(int), &tm->csurf));
@@ -277,7 +374,7 @@ static int setup_lspace(hx_tmop *tm) {
   HX_CALL(tm->be->vec_alloc(tm->pa, 9 * (size_t)nc, &tm->dC));
   nc = 0;
   for (hx_lid i = 0; i < tm->nl; i++)
-    if (tm->curved[i] >= 0) {
+    if (tm->curved[i] != -1) {
       tm->cidx[nc] = i;
       tm->csurf[nc++] = tm->curved[i];
     }
@@ -389,6 +486,7 @@ void hx_tmop_destroy(hx_tmop **tmp) {
   hx_free(&tm->hC);
   hx_free(&tm->ncon);
   hx_free(&tm->curved);
+  hx_free(&tm->circ);
   hx_free(&tm->nrm);
   hx_free(tmp);
 }
@@ -646,7 +744,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
         lev[l]++;
         double a = hold_factor(lev[l]), *xl = x + 3 * (size_t)l;
         for (int c = 0; c < 3; c++) xl[c] = tm->x0[3 * (size_t)l + c] + a * (x1[3 * (size_t)l + c] - tm->x0[3 * (size_t)l + c]);
-        if (tm->curved[l] >= 0 && a > 0) hx_surface_project(&m->surfaces[tm->curved[l]], xl, xl);
+        if (tm->curved[l] != -1 && a > 0) track_project(tm, tm->curved[l], xl, xl);
         cnt += (!owned || owned[l]) && lev[l] == HOLD_LEVELS;
         moved += !owned || owned[l];
       }
@@ -726,9 +824,9 @@ static void transfer_elem(const hx_tmop *tm, const hx_mesh *lo, const double *lo
     hx_lid l = e2l[a];
     own[a] = tm->ncon[l] > 0;
     corr[0][a] = corr[1][a] = corr[2][a] = 0;
-    if (tm->curved[l] >= 0) {
+    if (tm->curved[l] != -1) {
       double y[3] = {xe[a], xe[n3 + a], xe[2 * (size_t)n3 + a]}, p[3];
-      hx_surface_project(&m->surfaces[tm->curved[l]], y, p);
+      track_project(tm, tm->curved[l], y, p);
       for (int c = 0; c < 3; c++) corr[c][a] = p[c] - y[c];
     }
   }
@@ -874,7 +972,7 @@ int hx_tmop_dupdate_normals(hx_tmop *tm, const double *x) {
   /* positions (3 per node) -> normals (9 per node): backwards, in place */
   for (hx_lid k = tm->ncurved - 1; k >= 0; k--) {
     double p[3] = {tm->hC[3 * (size_t)k], tm->hC[3 * (size_t)k + 1], tm->hC[3 * (size_t)k + 2]};
-    hx_surface_normal(&tm->mesh->surfaces[tm->csurf[k]], p, tm->hC + 9 * (size_t)k);
+    track_normals(tm, tm->csurf[k], p, tm->hC + 9 * (size_t)k);
   }
   HX_CALL(tm->be->vec_upload(tm->pa, tm->hC, tm->dC, 9 * (size_t)tm->ncurved));
   return tm->be->nrm_put(tm->pa, tm->dC);
@@ -886,7 +984,7 @@ int hx_tmop_dsnap(hx_tmop *tm, double *x) {
   HX_CALL(tm->be->vec_download(tm->pa, tm->dC, tm->hC, 3 * (size_t)tm->ncurved));
   for (hx_lid k = 0; k < tm->ncurved; k++) {
     double *p = tm->hC + 3 * (size_t)k;
-    hx_surface_project(&tm->mesh->surfaces[tm->csurf[k]], p, p);
+    track_project(tm, tm->csurf[k], p, p);
   }
   HX_CALL(tm->be->vec_upload(tm->pa, tm->hC, tm->dC, 3 * (size_t)tm->ncurved));
   return tm->be->put(tm->pa, tm->dC, x);
