@@ -396,6 +396,11 @@ static int facet_roots(const builder *bd, int32_t *par, const facet *f, int32_t 
    come out longer than the estimates (pb67 at N = 7 after --optimize: 144 elements above 20
    with 0.8, 204 with 0.9, 122 with 0.75 at 6 % more elements) */
 #define ASPECT_MARGIN 0.8
+/* --aspect A: a tessellation variant passes where its estimate (facet_aspect_est: straight
+   lines between the columns' corners) is at most ASPECT_EST_MARGIN x A; the swept elements come
+   out a few % above it (pb67 at order 3: above 20 60 -> 52 with 0.95, the same elements; the
+   300-sphere poured cylinder 42 -> 30 with 0.2 % more; 0.9: 52 and 26 with 0.6 % more) */
+#define ASPECT_EST_MARGIN 0.95
 
 static double pair_gap(const builder *bd, int32_t a, int32_t b) {
   return dist3(bd->sx + 3 * a, bd->sx + 3 * b) - bd->sr[a] - bd->sr[b];
@@ -1907,16 +1912,16 @@ static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const
 }
 
 /* a tessellation variant's score: its columns' quality (facet_columns_q); with --aspect A,
-   evaluated whole and times min(1, A / its estimated largest aspect ratio)^4 (a variant 10 %
+   evaluated whole and times min(1, ASPECT_EST_MARGIN A / its estimated largest aspect ratio)^4 (a variant 10 %
    over the limit keeps 0.68 of its score: pb67 at N = 3 had 156 elements above 20 on bridge
    circles with the first power, 106 with the fourth, and fewer below 0.3 too) */
 static double variant_score(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid q0,
                             double stop, int *asp_ok) {
   *asp_ok = 1;
   if (!(o->aspect > 0)) return facet_columns_q(bd, o, F, q0, stop);
-  double a = facet_aspect_est(bd, o, sl, F, q0);
-  *asp_ok = a <= o->aspect;
-  double pen = *asp_ok ? 1 : pow(o->aspect / a, 4);
+  double a = facet_aspect_est(bd, o, sl, F, q0), lim = ASPECT_EST_MARGIN * o->aspect;
+  *asp_ok = a <= lim;
+  double pen = *asp_ok ? 1 : pow(lim / a, 4);
   /* the columns' evaluation may stop once q x pen cannot beat stop */
   double q = facet_columns_q(bd, o, F, q0, stop / pen);
   return q > 0 ? q * pen : q;
