@@ -38,7 +38,7 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
     }
   }
   HX_CHECK(in && c.num_out > 0, HX_ERR_INPUT, "convert needs an input and an output: hexpack convert IN OUT");
-  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: the optimizer is not built yet");
+  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: convert does not optimize; use hexpack optimize IN -o OUT");
   /* every output's format must have a writer before anything is read or written */
   for (int k = 0; k < c.num_out; k++) {
     const hx_format *f;

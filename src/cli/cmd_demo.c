@@ -38,7 +38,9 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
     if (r > 0) continue;
     return hx_cli_unknown_flag("demo", a);
   }
-  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: the optimizer is not built yet");
+  HX_CHECK(!c.optimize, HX_ERR_INPUT,
+           "flag --optimize: the demo only meshes; use hexpack pebble inputs/pb67.txt --radius 1.5 --container cyl:6.6 "
+           "--inlet 3 --outlet 3 --optimize -o OUT");
   HX_CALL(hx_cli_plot_check(plot));
   if (c.num_out == 0) c.out[c.num_out++] = "demo.vtu";
   hx_pebble_bed *bed = NULL;
