@@ -231,6 +231,14 @@ static int surfaces_circle(const hx_surface *s1, const hx_surface *s2, const dou
   return fabs(t) <= 1e-8 * r && fabs(sqrt(dot3(d, d)) - r) <= 1e-8 * r;
 }
 
+/* d = x's offset from circle C's axis (perpendicular to it); returns its length */
+static double circle_radial(const double C[7], const double x[3], double d[3]) {
+  for (int k = 0; k < 3; k++) d[k] = x[k] - C[k];
+  double h = dot3(d, C + 3);
+  for (int k = 0; k < 3; k++) d[k] -= h * C[3 + k];
+  return sqrt(dot3(d, d));
+}
+
 /* The node's track (tm->curved's codes): y = x projected onto it; N = its constrained
    directions at x (a surface's normal; a circle's axis and radial direction). */
 static void track_project(const hx_tmop *tm, int t, const double x[3], double y[3]) {
@@ -238,11 +246,9 @@ static void track_project(const hx_tmop *tm, int t, const double x[3], double y[
     hx_surface_project(&tm->mesh->surfaces[t], x, y);
     return;
   }
-  const double *C = tm->circ + 7 * (size_t)(-2 - t), *c = C, *a = C + 3;
-  double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]}, h = dot3(d, a);
-  for (int k = 0; k < 3; k++) d[k] -= h * a[k];
-  double len = sqrt(dot3(d, d));
-  for (int k = 0; k < 3; k++) y[k] = len > 0 ? c[k] + d[k] * (C[6] / len) : x[k];
+  const double *C = tm->circ + 7 * (size_t)(-2 - t);
+  double d[3], len = circle_radial(C, x, d);
+  for (int k = 0; k < 3; k++) y[k] = len > 0 ? C[k] + d[k] * (C[6] / len) : x[k];
 }
 
 static void track_normals(const hx_tmop *tm, int t, const double x[3], double N[9]) {
@@ -250,11 +256,9 @@ static void track_normals(const hx_tmop *tm, int t, const double x[3], double N[
     hx_surface_normal(&tm->mesh->surfaces[t], x, N);
     return;
   }
-  const double *C = tm->circ + 7 * (size_t)(-2 - t), *c = C, *a = C + 3;
-  double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]}, h = dot3(d, a);
-  for (int k = 0; k < 3; k++) d[k] -= h * a[k];
-  double len = sqrt(dot3(d, d));
-  for (int k = 0; k < 3; k++) N[k] = a[k], N[3 + k] = len > 0 ? d[k] / len : 0.0;
+  const double *C = tm->circ + 7 * (size_t)(-2 - t);
+  double d[3], len = circle_radial(C, x, d);
+  for (int k = 0; k < 3; k++) N[k] = C[3 + k], N[3 + k] = len > 0 ? d[k] / len : 0.0;
 }
 
 static int build_constraints(hx_tmop *tm) {
