@@ -43,7 +43,10 @@ static void rods_help(void) {
          "                       (the same for every layer), default: the --order\n"
          "  --full-check         run the full mesh invariant check also above 10^6 elements\n"
          "  --optimize           TMOP at --order before writing: rod nodes slide on their cylinders,\n"
-         "                       duct and end nodes in their planes (optimizer flags below)\n"
+         "                       duct and end nodes in their planes (optimizer flags below; here the\n"
+         "                       defaults are --metric 318 --target 4 --weight equal --keep-sj 0.1\n"
+         "                       --newton-iters 10: det J evened out inside every element, none left\n"
+         "                       below min(0.1, its value as meshed))\n"
          "  -o FILE              write the mesh (format from the extension); several allowed\n"
          "  --json               print the summary as JSON\n"
          "boundary ids: 1 rod, 2 inlet, 3 outlet, 4 duct\n",
@@ -105,6 +108,14 @@ int hx_cmd_rods(hx_comm comm, int argc, char **argv) {
   int check_order = 0, set_lattice = 0, full_check = 0;
   hx_tmop_opts topt;
   hx_tmop_opts_default(&topt);
+  /* the pebble mesher's optimizer defaults, aimed at the Nek5000 scaled Jacobian: hex127 at
+     order 3 (2 layers) goes 0.52 -> 0.94 (min), 0.71 -> 0.98 (mean) in 94 s on 2 cores, where
+     the generic ones (metric 303, unit target, 100 steps) took it to 0.0000 / 0.87 in 886 s */
+  topt.metric = 318;
+  topt.target = HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
+  topt.equal_weight = 1;
+  topt.keep_sj = 0.1;
+  topt.newton_iters = 10;
   int tquiet = 0;
   /* a preset first, so that explicit flags override it wherever they appear */
   for (int i = 1; i + 1 < argc; i++)
