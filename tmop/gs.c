@@ -305,7 +305,7 @@ void hx_gs_set_insert(uint32_t *set, uint32_t code) {
   int k = 0;
   while (k < HX_GS_SET_WIDTH && set[k] < code) k++;
   if (k < HX_GS_SET_WIDTH && set[k] == code) return;
-  if (set[HX_GS_SET_WIDTH - 1] != HX_GS_SET_EMPTY) { /* no room */
+  if (code == HX_GS_SET_FULL || set[HX_GS_SET_WIDTH - 1] != HX_GS_SET_EMPTY) { /* no room */
     set[0] = HX_GS_SET_FULL;
     for (int i = 1; i < HX_GS_SET_WIDTH; i++) set[i] = HX_GS_SET_EMPTY;
     return;
@@ -329,14 +329,7 @@ int hx_gs_union(const hx_gs *gs, uint32_t *sets) {
   for (hx_lid k = 0; k < ns && rc == HX_OK; k++) {
     uint32_t o[ND * sizeof(double) / sizeof(uint32_t)], *set = sets + (size_t)gs->idx[k] * W;
     memcpy(o, rbuf + (size_t)k * ND, W * sizeof(uint32_t));
-    for (int c = 0; c < W && o[c] != HX_GS_SET_EMPTY; c++) {
-      if (o[c] == HX_GS_SET_FULL) {
-        set[0] = HX_GS_SET_FULL;
-        for (int i = 1; i < W; i++) set[i] = HX_GS_SET_EMPTY;
-        break;
-      }
-      hx_gs_set_insert(set, o[c]);
-    }
+    for (int c = 0; c < W && o[c] != HX_GS_SET_EMPTY; c++) hx_gs_set_insert(set, o[c]);
   }
   hx_free(&dv);
   return rc;

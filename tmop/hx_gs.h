@@ -31,7 +31,7 @@ int hx_gs_or(const hx_gs *gs, uint64_t *v);
 #define HX_GS_SET_EMPTY UINT32_MAX
 #define HX_GS_SET_FULL (UINT32_MAX - 1)
 #define HX_GS_SET_WIDTH 4
-/** Add code (< HX_GS_SET_FULL) to set[HX_GS_SET_WIDTH]. */
+/** Add code to set[HX_GS_SET_WIDTH] (HX_GS_SET_FULL makes the set full). */
 void hx_gs_set_insert(uint32_t *set, uint32_t code);
 /** Union of each node's set (sets[num_nodes][HX_GS_SET_WIDTH]) over the ranks that hold it
     (collective): every rank ends with the same set. */

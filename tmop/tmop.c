@@ -187,6 +187,14 @@ static int flat_axis_face(const hx_mesh *m, const hx_bface *bf) {
 
 static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
+/* d = x's offset from circle C's axis (perpendicular to it); returns its length */
+static double circle_radial(const double C[7], const double x[3], double d[3]) {
+  for (int k = 0; k < 3; k++) d[k] = x[k] - C[k];
+  double h = dot3(d, C + 3);
+  for (int k = 0; k < 3; k++) d[k] -= h * C[3 + k];
+  return sqrt(dot3(d, d));
+}
+
 /* The circle C (centre, unit axis, radius) where surfaces s1 and s2 meet through the node x,
    if they meet in one: a plane with a sphere, or with a cylinder along its normal; two
    spheres; a sphere with a cylinder whose axis passes through its centre (the circle on x's
@@ -226,17 +234,8 @@ static int surfaces_circle(const hx_surface *s1, const hx_surface *s2, const dou
   } else
     return 0;
   C[6] = r;
-  double d[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]}, t = dot3(d, a);
-  for (int k = 0; k < 3; k++) d[k] -= t * a[k];
-  return fabs(t) <= 1e-8 * r && fabs(sqrt(dot3(d, d)) - r) <= 1e-8 * r;
-}
-
-/* d = x's offset from circle C's axis (perpendicular to it); returns its length */
-static double circle_radial(const double C[7], const double x[3], double d[3]) {
-  for (int k = 0; k < 3; k++) d[k] = x[k] - C[k];
-  double h = dot3(d, C + 3);
-  for (int k = 0; k < 3; k++) d[k] -= h * C[3 + k];
-  return sqrt(dot3(d, d));
+  double d[3], e[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+  return fabs(dot3(e, a)) <= 1e-8 * r && fabs(circle_radial(C, x, d) - r) <= 1e-8 * r;
 }
 
 /* The node's track (tm->curved's codes): y = x projected onto it; N = its constrained

@@ -13,6 +13,14 @@
 #include "hx_quality.h"
 #include "hx_tmop.h"
 
+void hx_cli_tmop_sj_defaults(hx_tmop_opts *o) {
+  o->metric = 318;
+  o->target = HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
+  o->equal_weight = 1;
+  o->keep_sj = 0.1;
+  o->newton_iters = 10;
+}
+
 void hx_cli_tmop_help(void) {
   printf("optimizer flags (TMOP, MFEM numbering):\n"
          "  --metric N          %s (default 303)\n"

@@ -197,13 +197,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
      det J in each element): the size metric with each element's own volume as target evens
      det J out inside elements, every element counts alike (the small ones at contacts too),
      and no element ends below min(0.1, its value as meshed) */
-  topt.metric = 318;
-  topt.target = HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
-  topt.equal_weight = 1;
-  topt.keep_sj = 0.1;
+  hx_cli_tmop_sj_defaults(&topt);
   topt.keep_aspect = -1; /* below: --aspect's limit, unless --keep-aspect */
   topt.transfer_keep = 0.3; /* pb67 at order 7, --score nek: below 0.3 597 -> 313, none below 0.1 */
-  topt.newton_iters = 10;
   topt.detj_nodes = 2; /* with the quadrature at the GLL nodes, no fold between them */ /* pb67 at order 7: 40 steps leave elements below 0.1 to --keep-sj, 80 none */
   topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
   hx_quality_opts qo;

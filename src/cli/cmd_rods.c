@@ -111,11 +111,7 @@ int hx_cmd_rods(hx_comm comm, int argc, char **argv) {
   /* the pebble mesher's optimizer defaults, aimed at the Nek5000 scaled Jacobian: hex127 at
      order 3 (2 layers) goes 0.52 -> 0.94 (min), 0.71 -> 0.98 (mean) in 94 s on 2 cores, where
      the generic ones (metric 303, unit target, 100 steps) took it to 0.0000 / 0.87 in 886 s */
-  topt.metric = 318;
-  topt.target = HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
-  topt.equal_weight = 1;
-  topt.keep_sj = 0.1;
-  topt.newton_iters = 10;
+  hx_cli_tmop_sj_defaults(&topt);
   int tquiet = 0;
   /* a preset first, so that explicit flags override it wherever they appear */
   for (int i = 1; i + 1 < argc; i++)

@@ -63,6 +63,10 @@ int hx_cmd_bench(hx_comm comm, int argc, char **argv);
 struct hx_tmop_opts;
 /** Print the optimizer flags. */
 void hx_cli_tmop_help(void);
+/** The meshers' optimizer defaults, aimed at the Nek5000 scaled Jacobian (min / max det J in each
+    element): metric 318 with each element's own volume as target, every element weighted alike,
+    none left below min(0.1, its value as meshed), 10 Newton steps (pebble, rods). */
+void hx_cli_tmop_sj_defaults(struct hx_tmop_opts *o);
 /** Try one optimizer flag (--metric, --target, ...): 1 consumed, 0 not one, < 0 -error. */
 int hx_cli_tmop_flag(int argc, char **argv, int *i, struct hx_tmop_opts *o, int *quiet);
 /** Optimize m in place with o; one log line per Newton iteration unless quiet; a summary line (or JSON). */
