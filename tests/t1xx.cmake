@@ -7,6 +7,8 @@ target_link_libraries(hx_iotool PRIVATE hx_iotest)
 hx_c_target(hx_iotool)
 # round trips through our own readers, orders 1..8
 hx_add_test(t101-roundtrip ARGS .vtu:1e-13 .vtu:1e-13:ascii .vtu:1e-13:zlib .vtu:1e-12:dup .vtu:1e-13:raise .re2:0 .msh:1e-13 .msh:1e-13:ascii .msh:1e-13:raise .mesh:0 LIBS hx_iotest)
+# the .re2 writer's Nek5000 rule as a per-element check (hx_re2_rule) agrees with the writer
+hx_add_test(t108-re2-rule LIBS hx_iotest)
 # VTK itself and meshio read our .vtu; our reader reads VTK's encodings
 hx_add_script_test(t102-vtu-vtk COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t102-vtu-vtk.py LABELS python)
 # broken files: clear messages with offsets/lines, no crash, no partial output

@@ -9,6 +9,10 @@
    an aspect ratio above its initial one; the ratio of the longest to the shortest of the 12
    corner edges, computed here from the corner nodes): without it some element's rises, with it
    none does (1e-12), yet nodes moved.
+   Then elem_ok (a caller's rule, e.g. the .re2 writer's): the same case with keep_sj 0 and a
+   rule that passes an element whose nodes moved at most D from the initial mesh, D = half the
+   largest move of the free run (so that the case has teeth): with it, no element ends with a
+   node moved more than D (the rule, computed here from the nodes), yet nodes moved.
    Run with NP 1 and 2 (energies and counts are sums over ranks). */
 #include <math.h>
 #include <stdio.h>
@@ -40,9 +44,28 @@ static double corner_aspect(const hx_mesh *m, hx_lid e) {
   return hi / lo;
 }
 
+/* the largest move of element e's nodes xe from m0's */
+static double elem_move(const hx_mesh *m0, hx_lid e, const double *xe) {
+  size_t n = 3 * (size_t)hx_mesh_nodes_per_elem(m0);
+  double mv = 0;
+  for (size_t i = 0; i < n; i++) mv = fmax(mv, fabs(xe[i] - m0->x[(size_t)e * n + i]));
+  return mv;
+}
+
+typedef struct move_rule {
+  const hx_mesh *m0;
+  double D;
+} move_rule;
+
+static int move_ok(void *ctx, hx_lid e, const double *xe) {
+  const move_rule *r = ctx;
+  return elem_move(r->m0, e, xe) <= r->D;
+}
+
 /* a copy of m0 optimized as the cases below (metric 318, target 4, equal weights, boundary
-   fixed, 15 Newton steps) with the given keep_sj and keep_aspect; NULL on failure */
-static hx_mesh *optimized(const hx_mesh *m0, double keep_sj, double keep_aspect, hx_tmop_result *r) {
+   fixed, 15 Newton steps) with the given keep_sj, keep_aspect and elem_ok rule (or NULL);
+   NULL on failure */
+static hx_mesh *optimized_rule(const hx_mesh *m0, double keep_sj, double keep_aspect, move_rule *rule, hx_tmop_result *r) {
   hx_mesh *m = NULL;
   if (hx_mesh_copy(m0, &m)) return NULL;
   hx_tmop_opts o;
@@ -55,11 +78,16 @@ static hx_mesh *optimized(const hx_mesh *m0, double keep_sj, double keep_aspect,
   o.newton_iters = 15;
   o.keep_sj = keep_sj;
   o.keep_aspect = keep_aspect;
+  if (rule) o.elem_ok = move_ok, o.elem_ok_ctx = rule;
   if (hx_tmop_optimize(m, &o, r)) {
     printf("optimize failed: %s\n", hx_error_message());
     hx_mesh_destroy(&m);
   }
   return m;
+}
+
+static hx_mesh *optimized(const hx_mesh *m0, double keep_sj, double keep_aspect, hx_tmop_result *r) {
+  return optimized_rule(m0, keep_sj, keep_aspect, NULL, r);
 }
 
 int main(int argc, char **argv) {
@@ -144,6 +172,29 @@ int main(int argc, char **argv) {
              "largest move kept %.3e %s\n", (long long)w[0], (long long)w[1], moved, ok ? "ok" : "BAD");
     fail |= !ok;
     free(a0);
+    hx_mesh_destroy(&m0);
+  }
+  {
+    hx_mesh *m0 = test_kershaw(comm, 6, 6, 6, 3, 0.3);
+    if (!m0) return 1;
+    hx_lid ne = m0->num_elem;
+    size_t npe = 3 * (size_t)hx_mesh_nodes_per_elem(m0);
+    double far[2] = {0, 0}; /* the largest element move: free, with the rule */
+    move_rule rule = {m0, 0};
+    for (int keep = 0; keep < 2; keep++) {
+      hx_tmop_result r;
+      hx_mesh *m = optimized_rule(m0, 0.0, 0.0, keep ? &rule : NULL, &r);
+      if (!m) return 1;
+      for (hx_lid e = 0; e < ne; e++) far[keep] = fmax(far[keep], elem_move(m0, e, m->x + (size_t)e * npe));
+      hx_comm_max_double(comm, &far[keep], 1);
+      if (!keep) rule.D = 0.5 * far[0];
+      hx_mesh_destroy(&m);
+    }
+    int ok = far[0] > 1e-6 && far[1] <= rule.D && far[1] > 1e-3 * far[0];
+    if (rank == 0)
+      printf("Kershaw order 3, metric 318: largest element move %.3e free; %.3e with a rule passing moves <= %.3e "
+             "%s\n", far[0], far[1], rule.D, ok ? "ok" : "BAD");
+    fail |= !ok;
     hx_mesh_destroy(&m0);
   }
   if (rank == 0) printf("%s\n", fail ? "t507 FAILED" : "t507 passed");

@@ -67,6 +67,13 @@ typedef struct hx_tmop_opts {
   double keep_aspect;   /* > 0: keep_sj's rounds and hx_tmop_transfer hold back an element whose aspect
                            ratio (longest / shortest corner edge) would rise above max(keep_aspect,
                            its value before) as they hold back one below keep_sj (0: off, default) */
+  int (*elem_ok)(void *ctx, hx_lid e, const double *xe); /* non-NULL: keep_sj's rounds and
+                           hx_tmop_transfer also hold back an element for which it returns 0 where
+                           it returned 1 for the element as it was (e.g. a writer's rule, so that the
+                           mesh stays writable); e: the local element, xe: its nodes [3][nd^3] at the
+                           mesh's order; called from threads. Only for a mesh of the caller's order:
+                           hx_tmop_optimize's keep_sj, or hx_tmop_transfer's m */
+  void *elem_ok_ctx;
   FILE *log;            /* one line per Newton iteration (NULL: none); rank 0 writes */
 } hx_tmop_opts;
 

@@ -283,7 +283,7 @@ int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
   res->min_detj = mind;
   /* the one whole-vector download: the optimized nodes */
   if ((rc = BE->vec_download(PA, x, tm->hL, n))) goto done;
-  if ((o->keep_sj > 0 || o->keep_aspect > 0) && (rc = hx_tmop_keep_sj(tm, tm->hL, &res->nodes_reverted, &res->keep_sj_rounds))) goto done;
+  if ((o->keep_sj > 0 || o->keep_aspect > 0 || o->elem_ok) && (rc = hx_tmop_keep_sj(tm, tm->hL, &res->nodes_reverted, &res->keep_sj_rounds))) goto done;
   hx_tmop_to_mesh(tm, tm->hL, mesh);
   bufs[0] = x, bufs[1] = xt, bufs[2] = r, bufs[3] = rt;
 done:

@@ -638,9 +638,9 @@ static int fold_ctx(int nd, int k, hx_quality_ctx **qc) {
 
 /* Per element of the E-vector xe (those with only[e], or all where only is NULL): the smallest
    det J at the points of qc[0 .. nqc) into f (-1 where NaN), and, unless r is NULL, the Nek5000
-   ratio at the GLL nodes into r. */
-static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp,
-                      double *f, const unsigned char *only) {
+   ratio at the GLL nodes into r; with ok (and o.elem_ok), o.elem_ok's verdict into ok. */
+static int fold_state(const hx_tmop *tm, const hx_tmop_opts *o, const double *xe, hx_quality_ctx *const *qc, int nqc,
+                      double *r, double *asp, double *f, unsigned char *ok, const unsigned char *only) {
   const hx_mesh *m = tm->mesh;
   size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
   int rc = HX_OK;
@@ -660,15 +660,19 @@ static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const
       if (asp && !k) asp[e] = q.aspect;
     }
     f[e] = fm;
+    if (ok) ok[e] = !o->elem_ok || o->elem_ok(o->elem_ok_ctx, e, xe + (size_t)e * npe) != 0;
   }
   return rc;
 }
 
 /* --keep-sj's test of an element: below min(keep_sj, its initial Nek ratio r0), or folded
    between its nodes (f, the smallest det J of fold_state) where it was not, or (keep_aspect > 0)
-   its aspect ratio a above max(keep_aspect, its initial a0) */
-static int keep_fails(const hx_tmop_opts *o, double r0, double r1, double f0, double f1, double a0, double a1) {
-  return !(r1 >= fmin(o->keep_sj, r0)) || (!(f1 > 0) && f0 > 0) || (o->keep_aspect > 0 && a1 > fmax(o->keep_aspect, a0));
+   its aspect ratio a above max(keep_aspect, its initial a0), or failing elem_ok (w) where it
+   passed */
+static int keep_fails(const hx_tmop_opts *o, double r0, double r1, double f0, double f1, double a0, double a1, int w0,
+                      int w1) {
+  return !(r1 >= fmin(o->keep_sj, r0)) || (!(f1 > 0) && f0 > 0) || (o->keep_aspect > 0 && a1 > fmax(o->keep_aspect, a0)) ||
+         (w0 && !w1);
 }
 
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
@@ -681,7 +685,7 @@ int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
   if (!rc) rc = hx_malloc(((size_t)tm->mesh->num_elem + 1) * sizeof *f, &f);
   if (!rc) {
     hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
-    rc = fold_state(tm, xe, &qc, 1, NULL, NULL, f, NULL);
+    rc = fold_state(tm, &tm->o, xe, &qc, 1, NULL, NULL, f, NULL, NULL);
   }
   *m = HUGE_VAL;
   for (hx_lid e = 0; !rc && e < tm->mesh->num_elem; e++) *m = fmin(*m, f[e]);
@@ -712,7 +716,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *a0 = NULL, *a1 = NULL;
   hx_quality_ctx *qc[2] = {NULL, NULL};
   uint64_t *flag = NULL;
-  unsigned char *lev = NULL; /* a = hold_factor(lev) */
+  unsigned char *lev = NULL, *w0 = NULL, *w1 = NULL; /* a = hold_factor(lev); w: elem_ok */
   const unsigned char *owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL;
   *nrev = 0, *rounds = 0;
   int rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
@@ -725,20 +729,22 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   for (int k = 0; k < 2 && !rc; k++) rc = fold_ctx(m->nd, k, &qc[k]);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *flag, &flag);
   if (!rc) rc = hx_malloc((size_t)nl + 1, &lev); /* zeroed */
+  if (!rc) rc = hx_malloc((size_t)ne + 1, &w0);
+  if (!rc) rc = hx_malloc((size_t)ne + 1, &w1);
   double *x1 = NULL;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof *x1, &x1);
   if (!rc) memcpy(x1, x, tm->nL * sizeof *x1);
   if (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, tm->x0, xe);
-    rc = fold_state(tm, xe, qc, 2, r0, a0, f0, NULL);
+    rc = fold_state(tm, &tm->o, xe, qc, 2, r0, a0, f0, w0, NULL);
   }
   while (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, x, xe);
-    rc = fold_state(tm, xe, qc, 2, r1, a1, f1, NULL);
+    rc = fold_state(tm, &tm->o, xe, qc, 2, r1, a1, f1, w1, NULL);
     if (rc) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
-      if (keep_fails(&tm->o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e]))
+      if (keep_fails(&tm->o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e]))
         for (size_t i = 0; i < n3; i++) flag[tm->lmap->e2l[(size_t)e * n3 + i]] = 1;
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
     int64_t cnt = 0, moved = 0;
@@ -758,7 +764,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
     (*rounds)++;
   }
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
-      hx_free(&x1);
+      hx_free(&x1), hx_free(&w0), hx_free(&w1);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
   return rc;
 }
@@ -855,7 +861,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   hx_lid ne = m->num_elem, nl = tm->nl;
   double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *a0 = NULL, *a1 = NULL, *B = NULL;
   uint64_t *flag = NULL;
-  unsigned char *lev = NULL, *dirty = NULL;
+  unsigned char *lev = NULL, *dirty = NULL, *w0 = NULL, *w1 = NULL;
   hx_quality_ctx *qc[2] = {NULL, NULL};
   double g[HX_MAX_ND], w[HX_MAX_ND], gp[HX_MAX_ND], wp[HX_MAX_ND];
   if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
@@ -867,13 +873,15 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *a1, &a1);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *flag, &flag);
   if (!rc) rc = hx_malloc((size_t)nl + 1, &lev); /* zeroed: alpha 1 */
+  if (!rc) rc = hx_malloc((size_t)ne + 1, &w0);
+  if (!rc) rc = hx_malloc((size_t)ne + 1, &w1);
   if (!rc) rc = hx_malloc((size_t)nd * ndp * sizeof *B, &B);
   if (!rc) rc = hx_gll(nd, g, w);
   if (!rc) rc = hx_gll(ndp, gp, wp);
   for (int k = 0; k < 2 && !rc; k++) rc = fold_ctx(nd, k, &qc[k]);
   if (!rc) {
     hx_lagrange_matrices(ndp, gp, nd, g, B, NULL);
-    rc = fold_state(tm, m->x, qc, 2, r0, a0, f0, NULL);
+    rc = fold_state(tm, o, m->x, qc, 2, r0, a0, f0, w0, NULL);
   }
   /* an element's nodes depend on its own corners' alpha alone (the trilinear blend on a shared
      face or edge uses that entity's corners), so a round evaluates only the elements with a
@@ -899,10 +907,10 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
 #pragma omp parallel for schedule(dynamic, 64)
     for (hx_lid e = 0; e < ne; e++)
       if (dirty[e]) transfer_elem(tm, lo, lo_x0, B, g, lev, e, xe + (size_t)e * 3 * n3);
-    if ((rc = fold_state(tm, xe, qc, 2, r1, a1, f1, dirty))) break;
+    if ((rc = fold_state(tm, o, xe, qc, 2, r1, a1, f1, w1, dirty))) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
-      if (keep_fails(o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e])) {
+      if (keep_fails(o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e])) {
         for (int c = 0; c < 8; c++) flag[corner_lnode(tm, e, c)] |= phase == 2 ? RESTORE : HALVE;
       } else if (phase == 2 && !(r1[e] >= fmin(soft, r0[e]))) {
         for (int c = 0; c < 8; c++)
@@ -955,7 +963,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   }
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
       hx_free(&B);
-  hx_free(&dirty), hx_free(&node2), hx_free(&lev1);
+  hx_free(&dirty), hx_free(&node2), hx_free(&lev1), hx_free(&w0), hx_free(&w1);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
   hx_tmop_destroy(&tm);
   return rc;

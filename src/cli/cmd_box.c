@@ -86,7 +86,10 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
   }
   if (c.optimize) {
     hx_error_clear();
-    rc = hx_cli_optimize(m, &topt, tquiet, c.json);
+    hx_cli_re2_guard guard;
+    rc = hx_cli_re2_guard_open(m, &c, &guard, &topt);
+    if (rc == HX_OK) rc = hx_cli_optimize(m, &topt, tquiet, c.json);
+    hx_cli_re2_guard_close(&guard, &topt);
     if (rc == HX_OK) rc = hx_mesh_check(m, 1e-12, &rep);
     if (rc != HX_OK) {
       hx_mesh_destroy(&m);

@@ -9,6 +9,7 @@
 #include "hx_error.h"
 #include "hx_io.h"
 #include "hx_kernels.h"
+#include "hx_memory.h"
 #include "hx_metrics.h"
 #include "hx_quality.h"
 #include "hx_tmop.h"
@@ -19,6 +20,40 @@ void hx_cli_tmop_sj_defaults(hx_tmop_opts *o) {
   o->equal_weight = 1;
   o->keep_sj = 0.1;
   o->newton_iters = 10;
+}
+
+static int re2_guard_ok(void *ctx, hx_lid e, const double *xe) {
+  const hx_cli_re2_guard *g = ctx;
+  return hx_re2_rule_ok(g->rule, xe, g->bsurf + (size_t)e * 6);
+}
+
+int hx_cli_re2_guard_open(const hx_mesh *m, const hx_cli_common *c, hx_cli_re2_guard *g, hx_tmop_opts *o) {
+  memset(g, 0, sizeof *g);
+  int any = 0;
+  for (int k = 0; k < c->num_out; k++) {
+    const hx_format *f = NULL;
+    if (hx_format_for_path(c->out[k], &f)) hx_error_clear(); /* the writer says it */
+    else any |= f->write == hx_export_re2;
+  }
+  if (!any) return HX_OK;
+  HX_CALL(hx_malloc(((size_t)m->num_elem * 6 + 1) * sizeof *g->bsurf, &g->bsurf));
+  for (size_t i = 0; i < (size_t)m->num_elem * 6; i++) g->bsurf[i] = -1;
+  for (hx_lid k = 0; k < m->num_faces; k++) g->bsurf[(size_t)m->faces[k].elem * 6 + m->faces[k].face] = m->faces[k].surf;
+  int rc = hx_re2_rule_create(m, &g->rule);
+  if (rc) {
+    hx_free(&g->bsurf);
+    return rc;
+  }
+  o->elem_ok = re2_guard_ok;
+  o->elem_ok_ctx = g;
+  return HX_OK;
+}
+
+void hx_cli_re2_guard_close(hx_cli_re2_guard *g, hx_tmop_opts *o) {
+  hx_re2_rule_destroy(&g->rule);
+  hx_free(&g->bsurf);
+  o->elem_ok = NULL;
+  o->elem_ok_ctx = NULL;
 }
 
 void hx_cli_tmop_help(void) {
@@ -41,6 +76,8 @@ void hx_cli_tmop_help(void) {
          "                      min(F, its initial value), until none does (default 0: off)\n"
          "  --keep-aspect A     the same for an element whose aspect ratio (longest / shortest\n"
          "                      corner edge) rose above max(A, its initial value) (default 0: off)\n"
+         "                      (with a .re2 output also one that Nek5000's rule from corners\n"
+         "                      and curved sides would fold, as the writer checks)\n"
          "  --weight volume|equal  each element's energy weighted by its target volume (volume,\n"
          "                      default, MFEM) or alike (equal; targets 3 and 4 differ)\n"
          "  --detj-check nodes|quad  line search rejects det J <= 0 at quadrature points and\n"
@@ -180,9 +217,10 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy,
              r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj,
              r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
-      if (o->keep_sj > 0 || o->keep_aspect > 0)
-        printf("optimize: --keep-sj %g%s put back %lld node(s) in %d round(s) (the energy above is before)\n",
-               o->keep_sj, o->keep_aspect > 0 ? " --keep-aspect" : "", r.nodes_reverted, r.keep_sj_rounds);
+      if (o->keep_sj > 0 || o->keep_aspect > 0 || o->elem_ok)
+        printf("optimize: --keep-sj %g%s%s put back %lld node(s) in %d round(s) (the energy above is before)\n",
+               o->keep_sj, o->keep_aspect > 0 ? " --keep-aspect" : "", o->elem_ok ? " and the .re2 rule" : "",
+               r.nodes_reverted, r.keep_sj_rounds);
       printf("optimize: Nek5000 scaled Jacobian min %.4f -> %.4f, mean %.4f -> %.4f\n", sj0, sj1, sjm0, sjm1);
     }
   }
@@ -238,7 +276,10 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
     if (rc) return rc;
     m = raised;
   }
-  rc = hx_cli_optimize(m, &o, quiet, c.json);
+  hx_cli_re2_guard guard;
+  rc = hx_cli_re2_guard_open(m, &c, &guard, &o);
+  if (!rc) rc = hx_cli_optimize(m, &o, quiet, c.json);
+  hx_cli_re2_guard_close(&guard, &o);
   if (rc == HX_ERR_INVALID_MESH) { /* name the file the bad mesh came from */
     char msg[512];
     snprintf(msg, sizeof msg, "%s", hx_error_message());

@@ -167,7 +167,9 @@ static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pe
     size_t n = (size_t)lo->num_elem * 3 * (size_t)hx_mesh_nodes_per_elem(lo);
     int rc = hx_malloc((n + 1) * sizeof *x0, &x0);
     if (!rc) memcpy(x0, lo->x, n * sizeof *x0);
-    if (!rc) rc = hx_cli_optimize(lo, topt, quiet, json);
+    hx_tmop_opts lo_opt = *topt; /* topt's elem_ok (the .re2 guard) is for the order-N mesh */
+    lo_opt.elem_ok = NULL, lo_opt.elem_ok_ctx = NULL;
+    if (!rc) rc = hx_cli_optimize(lo, &lo_opt, quiet, json);
     if (rc == HX_ERR_INVALID_MESH) { /* the copy folds at the quadrature points: next attempt */
       hx_error_clear();
       hx_free(&x0);
@@ -394,6 +396,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     }
     /* TMOP with every boundary node sliding on its analytic surface (pebble spheres,
        chamfer cylinders, container wall, planes); the order-N mesh is the mesher's */
+    hx_cli_re2_guard guard = {0};
+    if (!rc && c.optimize) rc = hx_cli_re2_guard_open(m, &c, &guard, &topt);
     if (!rc && c.optimize) {
       if (solve_order < order) {
         rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, tquiet || c.json, c.json, &tr);
@@ -405,6 +409,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
         }
       }
       if (!rc && !tr.order) rc = hx_cli_optimize(m, &topt, tquiet || c.json, c.json);
+      hx_cli_re2_guard_close(&guard, &topt);
       hx_mesh_check_report rep;
       if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
       if (!rc) num_bad = rep.bad_elems;

@@ -71,6 +71,17 @@ void hx_cli_tmop_sj_defaults(struct hx_tmop_opts *o);
 int hx_cli_tmop_flag(int argc, char **argv, int *i, struct hx_tmop_opts *o, int *quiet);
 /** Optimize m in place with o; one log line per Newton iteration unless quiet; a summary line (or JSON). */
 int hx_cli_optimize(hx_mesh *m, struct hx_tmop_opts *o, int quiet, int json);
+/** The .re2 writer's rule (hx_re2_rule) as an optimizer hold-back: where an output of c is a
+    .re2, hx_cli_re2_guard_open points o->elem_ok at it for mesh m (the order-N mesh written), so
+    that no element the writer would have written is moved to one it refuses (Nek5000's geometry
+    from corners and curved sides folding). Nothing where no output is a .re2. Close after the
+    optimizer, before m changes order or elements. */
+typedef struct hx_cli_re2_guard {
+  struct hx_re2_rule *rule;
+  int32_t *bsurf; /* [num_elem][6] surface index of each face, -1 */
+} hx_cli_re2_guard;
+int hx_cli_re2_guard_open(const hx_mesh *m, const hx_cli_common *c, hx_cli_re2_guard *g, struct hx_tmop_opts *o);
+void hx_cli_re2_guard_close(hx_cli_re2_guard *g, struct hx_tmop_opts *o);
 int hx_cmd_quality(hx_comm comm, int argc, char **argv);
 int hx_cmd_convert(hx_comm comm, int argc, char **argv);
 int hx_cmd_demo(hx_comm comm, int argc, char **argv);

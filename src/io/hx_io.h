@@ -71,6 +71,15 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_re2(hx_comm comm, const char *path, hx_mesh **out);
 /** Read a .re2 at order N by Nek's geometry rule (order <= 0: as hx_import_re2). */
 int hx_import_re2_at(hx_comm comm, const char *path, int order, hx_mesh **out);
+/** Nek5000's geometry rule as the .re2 writer applies it, for callers that must keep a mesh
+    writable (the optimizer's hold-backs): hx_re2_rule_ok is 1 where the writer would find a
+    curve set for the element with nodes xe [3][nd^3] (m's order) and boundary faces' surface
+    indices bsurf[6] (-1: none) whose Nek geometry has det J > 0 at the check's GLL points; 0
+    where it would refuse the element. m (borrowed) gives the order and the surfaces. Thread-safe. */
+typedef struct hx_re2_rule hx_re2_rule;
+int hx_re2_rule_create(const hx_mesh *m, hx_re2_rule **out);
+int hx_re2_rule_ok(const hx_re2_rule *r, const double *xe, const int32_t bsurf[6]);
+void hx_re2_rule_destroy(hx_re2_rule **r);
 /** The field-file name our .re2 writer uses: "a/b.re2" -> "a/b0.f00000". */
 int hx_re2_field_path(const char *re2_path, char *out, size_t cap);
 /** Read the coordinates of a Nek field file ('X', nelt elements) as an E-vector. */

@@ -648,6 +648,46 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force)
   return hx_comm_agree(m->comm, rc);
 }
 
+/* the nodes at order `order` and the check: Nek at that order (the .par line the writer prints);
+   an order-1 mesh at N = 3 and 7 */
+static int check_setup(re2_ctx *c, int order) {
+  double w[HX_MAX_ND];
+  HX_CALL(hx_gll(order + 1, c->gll, w));
+  c->nchk = order >= 2 ? 1 : 2;
+  c->chk_nd[0] = order >= 2 ? order + 1 : 4, c->chk_nd[1] = 8;
+  for (int h = 0; h < c->nchk; h++) {
+    HX_CALL(hx_gll(c->chk_nd[h], c->chk_g[h], w));
+    hx_lagrange_matrices(c->chk_nd[h], c->chk_g[h], c->chk_nd[h], c->chk_g[h], NULL, c->chk_G[h]);
+  }
+  return HX_OK;
+}
+
+struct hx_re2_rule {
+  re2_ctx c;
+};
+
+int hx_re2_rule_create(const hx_mesh *m, hx_re2_rule **out) {
+  *out = NULL;
+  hx_re2_rule *r = NULL;
+  HX_CALL(hx_malloc(sizeof *r, &r));
+  memset(r, 0, sizeof *r);
+  r->c.m = m;
+  int rc = check_setup(&r->c, m->order);
+  if (rc) hx_free(&r);
+  *out = r;
+  return rc;
+}
+
+int hx_re2_rule_ok(const hx_re2_rule *r, const double *xe, const int32_t bsurf[6]) {
+  hx_mesh v = *r->c.m; /* a one-element view of xe */
+  v.x = (double *)xe;
+  v.num_elem = 1;
+  v.lazy = NULL;
+  return elem_choose(&r->c, &v, 0, bsurf) != RE2_SET_NONE;
+}
+
+void hx_re2_rule_destroy(hx_re2_rule **r) { hx_free(r); }
+
 int hx_re2_field_path(const char *re2_path, char *out, size_t cap) {
   size_t l = strlen(re2_path);
   if (l > 4 && !strcmp(re2_path + l - 4, ".re2")) l -= 4;
@@ -672,17 +712,9 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   size_t l = strlen(path);
   if (l > 4 && !strcmp(path + l - 4, ".re2")) l -= 4;
   snprintf(co2, sizeof co2, "%.*s.co2", (int)l, path);
-  double w[HX_MAX_ND];
-  rc = hx_gll(order + 1, c.gll, w);
+  rc = check_setup(&c, order);
   c.force = o->force;
   c.first_bad = -1;
-  /* Nek at the mesh's order (the .par line printed below); an order-1 mesh at N = 3 and 7 */
-  c.nchk = order >= 2 ? 1 : 2;
-  c.chk_nd[0] = order >= 2 ? order + 1 : 4, c.chk_nd[1] = 8;
-  for (int h = 0; h < c.nchk && rc == HX_OK; h++) {
-    rc = hx_gll(c.chk_nd[h], c.chk_g[h], w);
-    if (rc == HX_OK) hx_lagrange_matrices(c.chk_nd[h], c.chk_g[h], c.chk_nd[h], c.chk_g[h], NULL, c.chk_G[h]);
-  }
   maxb = m->num_bnames > c.g.max_bid + 1 ? m->num_bnames : c.g.max_bid + 1;
   if (rc == HX_OK) rc = hx_malloc(((size_t)maxb + 1) * sizeof(int), &c.bmap);
   if (rc == HX_OK) {
