@@ -65,7 +65,8 @@ typedef struct hx_pebble_opts {
                            det J over each linear column element) of its columns, not only by their
                            corner scaled Jacobian (default 0) */
   int smooth;           /* > 0: sweeps of the max-min optimization of the nodes inside each facet
-                           (fan centres, ring nodes) on its swept columns' quality (0: off) */
+                           (fan centres, ring nodes) on its swept columns' quality (0: off; the CLI's
+                           default is 10 with --aspect, unless --split) */
   int radial_volume;    /* 1: GLL points of a layer spaced so that the cube of their distance from the
                            sphere's centre is linear (equal cone volume per step), 0: linearly; -1
                            (default): 1 from order 3 (at order 2 the one inner point moved costs

@@ -1861,10 +1861,10 @@ static double aspect_step(const builder *bd, const hx_pebble_opts *o, const doub
    Before the seventeenth session this took the quad's edges on the facet and the column's
    layers only: it missed the quad shrunk on the sphere under a long column (pb67: a wall
    triangle 4 R from its sphere, estimated 15, had elements of 42) */
-static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid q0) {
+static double quad_aspect_est(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid qi) {
   double worst = 0;
   int L = o->layers;
-  for (hx_lid qi = q0; qi < bd->nq; qi++) {
+  {
     const quad *Q = &bd->Q[qi];
     double lo = INFINITY, hi = 0; /* the quad's own edges (a wall facet's, on the wall) */
     for (int v = 0; v < 4; v++) {
@@ -1908,6 +1908,12 @@ static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const
       }
     }
   }
+  return worst;
+}
+
+static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid q0) {
+  double worst = 0;
+  for (hx_lid qi = q0; qi < bd->nq; qi++) worst = fmax(worst, quad_aspect_est(bd, o, sl, F, qi));
   return worst;
 }
 
@@ -4124,7 +4130,14 @@ static double chord_clearance(const builder *bd, const facet *F, hx_lid qi) {
    (max-min smoothing, Freitag's local optimization: a move is kept only where it raises
    the minimum over the node's quads, so no element gets worse than the worst it
    touched). The result depends on the facet alone, so every rank and thread count
-   gives the same nodes. */
+   gives the same nodes. With --aspect A a move is also refused where it takes one of the
+   node's quads from SMOOTH_GOOD or more to below it, or its estimated aspect ratio above
+   max(ASPECT_EST_MARGIN A, its value) (quads below SMOOTH_GOOD may trade among themselves):
+   pb67 at order 7 after --optimize (--ratio 1 --score nek --aspect 20), below 0.1 / 0.3 / above
+   aspect 20: 6 / 35 / 48 without smoothing, 0 / 6 / 14 with 10 sweeps unguarded, 0 / 7 / 17
+   guarded, and the worst element 0.106 unguarded, 0.195 guarded (the 300-sphere poured
+   cylinder: 0 / 14 / 0 at 0.173, 0 / 10 / 2 at 0.212; nineteenth session, H200). Without
+   --aspect the guards cost (pb67 at order 7 as meshed, worst 0.058 -> 0.053), so they are off. */
 static double smooth_quad_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, const double *sl) {
   double w = 1;
   for (int side = 0; side < 2; side++) {
@@ -4161,7 +4174,7 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
     enum { MAXQ = 512, MAXN = 256, MAXI = 16 };
     if (F->nq > MAXQ) continue;
     int32_t node[MAXN], inc[MAXN][MAXI], ninc[MAXN];
-    double qq[MAXQ], h[MAXN], clr[MAXQ];
+    double qq[MAXQ], h[MAXN], clr[MAXQ], asp[MAXQ];
     int nn = 0;
     for (int j = 0; j < F->nq; j++)
       for (int v = 0; v < 4; v++) {
@@ -4186,6 +4199,7 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
     for (int j = 0; j < F->nq; j++) {
       qq[j] = smooth_quad_q(bd, o, F, F->q0 + j, sl), fq = fmin(fq, qq[j]);
       clr[j] = fmin(1.25, chord_clearance(bd, F, F->q0 + j));
+      asp[j] = o->aspect > 0 ? quad_aspect_est(bd, o, sl, F, F->q0 + j) : 0;
     }
     if (!(fq < SMOOTH_GOOD)) continue;
     const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
@@ -4210,6 +4224,14 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
             }
             qn[i] = smooth_quad_q(bd, o, F, F->q0 + inc[t][i], sl);
             mn = fmin(mn, qn[i]);
+            /* --aspect A: and none of the node's quads taken from SMOOTH_GOOD or more to below
+               it, nor to an estimated aspect ratio above max(ASPECT_EST_MARGIN A, its value) */
+            if (o->aspect > 0 && ((qq[inc[t][i]] >= SMOOTH_GOOD && qn[i] < SMOOTH_GOOD) ||
+                                  quad_aspect_est(bd, o, sl, F, F->q0 + inc[t][i]) >
+                                      fmax(ASPECT_EST_MARGIN * o->aspect, asp[inc[t][i]]))) {
+              mn = -INFINITY;
+              break;
+            }
           }
           if (mn > cur + 1e-9 && mn > best) {
             best = mn;
@@ -4220,6 +4242,7 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
         if (best > -INFINITY) {
           memcpy(X0, xb, sizeof xb);
           for (int i = 0; i < ninc[t]; i++) qq[inc[t][i]] = nq_best[i];
+          for (int i = 0; i < ninc[t] && o->aspect > 0; i++) asp[inc[t][i]] = quad_aspect_est(bd, o, sl, F, F->q0 + inc[t][i]);
           any = 1, moved++;
         } else {
           memcpy(X0, x0, sizeof x0);
