@@ -19,7 +19,7 @@ static void cubic_map(const double t[3], double X[3]) {
   X[2] = 1.0 * w + 0.12 * u * v * v + 0.08 * u * u * w;
 }
 
-int hx_iotest_cubic(int order, hx_mesh **out) {
+int hx_iotest_single(int order, void (*map)(const double t[3], double X[3], void *ctx), void *ctx, hx_mesh **out) {
   hx_mesh *m;
   HX_CALL(hx_mesh_create(HX_COMM_SELF, order, 1, &m));
   int nd = m->nd;
@@ -29,11 +29,23 @@ int hx_iotest_cubic(int order, hx_mesh **out) {
     for (int j = 0; j < nd; j++)
       for (int i = 0; i < nd; i++) {
         double t[3] = {g[i], g[j], g[k]}, X[3];
-        cubic_map(t, X);
+        map(t, X, ctx);
         for (int c = 0; c < 3; c++) hx_mesh_elem_x(m, 0, c)[hx_lex(nd, i, j, k)] = X[c];
         m->node_id[hx_lex(nd, i, j, k)] = hx_lex(nd, i, j, k);
       }
   for (int c = 0; c < 8; c++) m->vert_id[c] = m->node_id[hx_corner_lex(nd, c)];
+  *out = m;
+  return HX_OK;
+}
+
+static void cubic_map_ctx(const double t[3], double X[3], void *ctx) {
+  (void)ctx;
+  cubic_map(t, X);
+}
+
+int hx_iotest_cubic(int order, hx_mesh **out) {
+  hx_mesh *m;
+  HX_CALL(hx_iotest_single(order, cubic_map_ctx, NULL, &m));
   for (int f = 0; f < 6; f++) HX_CALL(hx_mesh_add_face(m, 0, f, 1 + f % 3, -1));
   HX_CALL(hx_mesh_set_bname(m, 1, "one"));
   HX_CALL(hx_mesh_set_bname(m, 2, "two"));

@@ -8,6 +8,9 @@
     shell between spheres of radius 1 and 2, faces on sphere surfaces), "kershaw"
     (6x2x2 Kershaw box), "box" (3x2x2, ids 1..6). */
 int hx_iotest_make(const char *kind, int order, hx_mesh **m);
+/** One element of the given order (serial), its GLL nodes at map(reference point in [0,1]^3),
+    node ids lexicographic, no boundary faces. */
+int hx_iotest_single(int order, void (*map)(const double t[3], double X[3], void *ctx), void *ctx, hx_mesh **m);
 /** The GLL interpolant of one component of an element at reference point t. */
 double hx_iotest_eval(int nd, const double *gll, const double *xc, const double t[3]);
 /** Lines "e t1 t2 t3 x y z": our map at the equispaced grid, the centre, 8 pseudo-random points. */

@@ -18,25 +18,12 @@
 #include "hx_config.h"
 #include "hx_error.h"
 #include "hx_io.h"
+#include "hx_iotest.h"
 
-static hx_mesh *sector(double theta) {
-  hx_mesh *m = NULL;
-  if (hx_mesh_create(HX_COMM_SELF, 7, 1, &m)) return NULL;
-  int nd = m->nd;
-  double g[HX_MAX_ND], w[HX_MAX_ND];
-  hx_gll(nd, g, w);
-  for (int k = 0; k < nd; k++)
-    for (int j = 0; j < nd; j++)
-      for (int i = 0; i < nd; i++) {
-        int a = hx_lex(nd, i, j, k);
-        double r = 1 + 0.2 * g[i], t = theta * g[j];
-        hx_mesh_elem_x(m, 0, 0)[a] = r * cos(t);
-        hx_mesh_elem_x(m, 0, 1)[a] = r * sin(t);
-        hx_mesh_elem_x(m, 0, 2)[a] = 0.2 * g[k];
-        m->node_id[a] = a;
-      }
-  for (int c = 0; c < 8; c++) m->vert_id[c] = m->node_id[hx_corner_lex(nd, c)];
-  return m;
+/* the sector of angle *theta (radians) at reference point t */
+static void sector_map(const double t[3], double X[3], void *ctx) {
+  double theta = *(const double *)ctx, r = 1 + 0.2 * t[0], a = theta * t[1];
+  X[0] = r * cos(a), X[1] = r * sin(a), X[2] = 0.2 * t[2];
 }
 
 /* the fixture (see its header): one element and its boundary faces' surfaces */
@@ -105,7 +92,9 @@ int main(int argc, char **argv) {
 #endif
   int fail = 0;
   for (int deg = 30; deg <= 330; deg += 30) {
-    hx_mesh *m = sector(deg * 3.14159265358979323846 / 180);
+    double theta = deg * 3.14159265358979323846 / 180;
+    hx_mesh *m = NULL;
+    if (hx_iotest_single(7, sector_map, &theta, &m)) m = NULL;
     int wrote = 0, ok = m ? rule_and_writer(m, "t108-sector.re2", &wrote) : -1;
     int good = ok == 1 && wrote;
     printf("%s (a) sector %3d deg: rule %s, writer %s\n", good ? "ok  " : "FAIL", deg, ok == 1 ? "passes" : "fails",
