@@ -66,7 +66,7 @@ typedef struct hx_pebble_opts {
                            corner scaled Jacobian (default 0) */
   int smooth;           /* > 0: sweeps of the max-min optimization of the nodes inside each facet
                            (fan centres, ring nodes) on its swept columns' quality (0: off; the CLI's
-                           default is 10 with --aspect, unless --split) */
+                           default is 10 with --optimize or --aspect, unless --split) */
   int radial_volume;    /* 1: GLL points of a layer spaced so that the cube of their distance from the
                            sphere's centre is linear (equal cone volume per step), 0: linearly; -1
                            (default): 1 from order 3 (at order 2 the one inner point moved costs

@@ -4130,14 +4130,14 @@ static double chord_clearance(const builder *bd, const facet *F, hx_lid qi) {
    (max-min smoothing, Freitag's local optimization: a move is kept only where it raises
    the minimum over the node's quads, so no element gets worse than the worst it
    touched). The result depends on the facet alone, so every rank and thread count
-   gives the same nodes. With --aspect A a move is also refused where it takes one of the
-   node's quads from SMOOTH_GOOD or more to below it, or its estimated aspect ratio above
-   max(ASPECT_EST_MARGIN A, its value) (quads below SMOOTH_GOOD may trade among themselves):
-   pb67 at order 7 after --optimize (--ratio 1 --score nek --aspect 20), below 0.1 / 0.3 / above
-   aspect 20: 6 / 35 / 48 without smoothing, 0 / 6 / 14 with 10 sweeps unguarded, 0 / 7 / 17
-   guarded, and the worst element 0.106 unguarded, 0.195 guarded (the 300-sphere poured
-   cylinder: 0 / 14 / 0 at 0.173, 0 / 10 / 2 at 0.212; nineteenth session, H200). Without
-   --aspect the guards cost (pb67 at order 7 as meshed, worst 0.058 -> 0.053), so they are off. */
+   gives the same nodes. A move is also refused where it takes one of the node's quads from
+   SMOOTH_GOOD or more to below it, or (--aspect A) that quad's estimated aspect ratio above
+   max(ASPECT_EST_MARGIN A, its value); the quads below SMOOTH_GOOD may trade among themselves,
+   which is what lifts the worst. pb67 at order 7 after --optimize (--ratio 1 --score nek
+   --aspect 20), below 0.1 / 0.3 / above aspect 20: 6 / 35 / 48 without smoothing, 0 / 6 / 14
+   with 10 sweeps unguarded, 0 / 7 / 17 guarded, the worst element 0.106 unguarded, 0.195
+   guarded (the 300-sphere poured cylinder: 0 / 14 / 0 at 0.173, 0 / 10 / 2 at 0.212;
+   nineteenth session, H200). */
 static double smooth_quad_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, const double *sl) {
   double w = 1;
   for (int side = 0; side < 2; side++) {
@@ -4224,11 +4224,11 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
             }
             qn[i] = smooth_quad_q(bd, o, F, F->q0 + inc[t][i], sl);
             mn = fmin(mn, qn[i]);
-            /* --aspect A: and none of the node's quads taken from SMOOTH_GOOD or more to below
-               it, nor to an estimated aspect ratio above max(ASPECT_EST_MARGIN A, its value) */
-            if (o->aspect > 0 && ((qq[inc[t][i]] >= SMOOTH_GOOD && qn[i] < SMOOTH_GOOD) ||
-                                  quad_aspect_est(bd, o, sl, F, F->q0 + inc[t][i]) >
-                                      fmax(ASPECT_EST_MARGIN * o->aspect, asp[inc[t][i]]))) {
+            /* and none of the node's quads taken from SMOOTH_GOOD or more to below it, nor
+               (--aspect A) to an estimated aspect ratio above max(ASPECT_EST_MARGIN A, its value) */
+            if ((qq[inc[t][i]] >= SMOOTH_GOOD && qn[i] < SMOOTH_GOOD) ||
+                (o->aspect > 0 &&
+                 quad_aspect_est(bd, o, sl, F, F->q0 + inc[t][i]) > fmax(ASPECT_EST_MARGIN * o->aspect, asp[inc[t][i]]))) {
               mn = -INFINITY;
               break;
             }
