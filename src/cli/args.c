@@ -111,6 +111,7 @@ int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c) {
   hx_export_opts eo;
   hx_export_opts_default(&eo);
   eo.force = c->force;
+  eo.checked = c->checked;
   eo.binary = !c->ascii;
   eo.compress = c->compress;
   eo.co2 = c->co2;

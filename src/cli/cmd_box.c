@@ -100,7 +100,7 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
   c.order = o.order;
   /* the mesh has just passed hx_mesh_check (stricter than the writers' own check):
      let the writers skip theirs, a second pass over every node */
-  if (rc == HX_OK) c.force = 1;
+  if (rc == HX_OK) c.checked = 1;
   rc = hx_cli_write_outputs(m, &c);
   if (rc == HX_OK && hx_comm_rank(comm) == 0) {
     if (c.json)

@@ -277,7 +277,7 @@ int hx_cmd_rods(hx_comm comm, int argc, char **argv) {
   c.order = order;
   /* every layer passed det J > 0 at the written order with the exporters' own curving:
      let the writers skip their second pass over every node (as the box command does) */
-  if (rc == HX_OK) c.force = 1;
+  if (rc == HX_OK) c.checked = 1;
   if (rc == HX_OK) rc = hx_cli_write_outputs(m, &c);
   double t4 = now();
   struct rusage ru;

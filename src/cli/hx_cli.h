@@ -15,6 +15,7 @@ typedef struct hx_cli_common {
   int num_out;
   int json;      /* --json: machine-readable summary on stdout */
   int force;     /* --force: write even with det J <= 0 */
+  int checked;   /* the command checked det J > 0 itself: the writers skip that pass (hx_export_opts) */
   int order;     /* --order N (0 = command default) */
   int optimize;  /* --optimize */
   int ascii;     /* --ascii: text form of .msh / .vtu */

@@ -16,6 +16,9 @@
 typedef struct hx_export_opts {
   int order;     /* order of the written geometry; 0 = the mesh's own order */
   int force;     /* write even if det J <= 0 somewhere */
+  int checked;   /* the caller has checked det J > 0 at every GLL node at the written order: the
+                    writers skip their own pass over the nodes, but still refuse what no such
+                    check covers (the .re2 writer: Nek5000's rule from corners and curves) */
   int binary;    /* formats with an ASCII and a binary form: 1 = binary (default) */
   int compress;  /* .vtu: zlib-compress appended data (0 off, 1 on = level 1, 2..9 = zlib level) */
   int co2;       /* .re2: also write the .co2 connectivity */
