@@ -638,10 +638,11 @@ static int fold_ctx(int nd, int k, hx_quality_ctx **qc) {
 
 /* Per element of the E-vector xe (those with only[e], or all where only is NULL): the smallest
    det J at the points of qc[0 .. nqc) into f (-1 where NaN), and, unless r is NULL, the Nek5000
-   ratio at the GLL nodes into r; with ok (and o.elem_ok), o.elem_ok's verdict into ok. */
-static int fold_state(const hx_tmop *tm, const hx_tmop_opts *o, const double *xe, hx_quality_ctx *const *qc, int nqc,
-                      double *r, double *asp, double *f, unsigned char *ok, const unsigned char *only) {
+   ratio at the GLL nodes into r; with ok, tm->o.elem_ok's verdict (1 without one) into ok. */
+static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp,
+                      double *f, unsigned char *ok, const unsigned char *only) {
   const hx_mesh *m = tm->mesh;
+  const hx_tmop_opts *o = &tm->o;
   size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
   int rc = HX_OK;
 #pragma omp parallel for schedule(dynamic, 64)
@@ -685,7 +686,7 @@ int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
   if (!rc) rc = hx_malloc(((size_t)tm->mesh->num_elem + 1) * sizeof *f, &f);
   if (!rc) {
     hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
-    rc = fold_state(tm, &tm->o, xe, &qc, 1, NULL, NULL, f, NULL, NULL);
+    rc = fold_state(tm, xe, &qc, 1, NULL, NULL, f, NULL, NULL);
   }
   *m = HUGE_VAL;
   for (hx_lid e = 0; !rc && e < tm->mesh->num_elem; e++) *m = fmin(*m, f[e]);
@@ -736,11 +737,11 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   if (!rc) memcpy(x1, x, tm->nL * sizeof *x1);
   if (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, tm->x0, xe);
-    rc = fold_state(tm, &tm->o, xe, qc, 2, r0, a0, f0, w0, NULL);
+    rc = fold_state(tm, xe, qc, 2, r0, a0, f0, w0, NULL);
   }
   while (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, x, xe);
-    rc = fold_state(tm, &tm->o, xe, qc, 2, r1, a1, f1, w1, NULL);
+    rc = fold_state(tm, xe, qc, 2, r1, a1, f1, w1, NULL);
     if (rc) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
@@ -881,7 +882,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   for (int k = 0; k < 2 && !rc; k++) rc = fold_ctx(nd, k, &qc[k]);
   if (!rc) {
     hx_lagrange_matrices(ndp, gp, nd, g, B, NULL);
-    rc = fold_state(tm, o, m->x, qc, 2, r0, a0, f0, w0, NULL);
+    rc = fold_state(tm, m->x, qc, 2, r0, a0, f0, w0, NULL);
   }
   /* an element's nodes depend on its own corners' alpha alone (the trilinear blend on a shared
      face or edge uses that entity's corners), so a round evaluates only the elements with a
@@ -907,7 +908,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
 #pragma omp parallel for schedule(dynamic, 64)
     for (hx_lid e = 0; e < ne; e++)
       if (dirty[e]) transfer_elem(tm, lo, lo_x0, B, g, lev, e, xe + (size_t)e * 3 * n3);
-    if ((rc = fold_state(tm, o, xe, qc, 2, r1, a1, f1, w1, dirty))) break;
+    if ((rc = fold_state(tm, xe, qc, 2, r1, a1, f1, w1, dirty))) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
       if (keep_fails(o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e])) {

@@ -4208,7 +4208,7 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
       for (int t = 0; t < nn; t++) {
         double *X0 = bd->X + 3 * (size_t)node[t], x0[3], nrm[3], off, t1[3], t2[3];
         memcpy(x0, X0, sizeof x0);
-        double cur = 1, nq_best[MAXI], best = -INFINITY, xb[3];
+        double cur = 1, nq_best[MAXI], na[MAXI], na_best[MAXI], best = -INFINITY, xb[3];
         for (int i = 0; i < ninc[t]; i++) cur = fmin(cur, qq[inc[t][i]]);
         if (cur >= SMOOTH_GOOD) continue; /* the node's quads are good enough already */
         facet_plane(bd, F, x0, nrm, &off); /* moves in the power plane, or the wall's tangent plane */
@@ -4226,9 +4226,9 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
             mn = fmin(mn, qn[i]);
             /* and none of the node's quads taken from SMOOTH_GOOD or more to below it, nor
                (--aspect A) to an estimated aspect ratio above max(ASPECT_EST_MARGIN A, its value) */
+            na[i] = o->aspect > 0 ? quad_aspect_est(bd, o, sl, F, F->q0 + inc[t][i]) : 0;
             if ((qq[inc[t][i]] >= SMOOTH_GOOD && qn[i] < SMOOTH_GOOD) ||
-                (o->aspect > 0 &&
-                 quad_aspect_est(bd, o, sl, F, F->q0 + inc[t][i]) > fmax(ASPECT_EST_MARGIN * o->aspect, asp[inc[t][i]]))) {
+                (o->aspect > 0 && na[i] > fmax(ASPECT_EST_MARGIN * o->aspect, asp[inc[t][i]]))) {
               mn = -INFINITY;
               break;
             }
@@ -4237,12 +4237,12 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
             best = mn;
             memcpy(xb, X0, sizeof xb);
             memcpy(nq_best, qn, (size_t)ninc[t] * sizeof *qn);
+            memcpy(na_best, na, (size_t)ninc[t] * sizeof *na);
           }
         }
         if (best > -INFINITY) {
           memcpy(X0, xb, sizeof xb);
-          for (int i = 0; i < ninc[t]; i++) qq[inc[t][i]] = nq_best[i];
-          for (int i = 0; i < ninc[t] && o->aspect > 0; i++) asp[inc[t][i]] = quad_aspect_est(bd, o, sl, F, F->q0 + inc[t][i]);
+          for (int i = 0; i < ninc[t]; i++) qq[inc[t][i]] = nq_best[i], asp[inc[t][i]] = na_best[i];
           any = 1, moved++;
         } else {
           memcpy(X0, x0, sizeof x0);

@@ -86,10 +86,7 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
   }
   if (c.optimize) {
     hx_error_clear();
-    hx_cli_re2_guard guard;
-    rc = hx_cli_re2_guard_open(m, &c, &guard, &topt);
-    if (rc == HX_OK) rc = hx_cli_optimize(m, &topt, tquiet, c.json);
-    hx_cli_re2_guard_close(&guard, &topt);
+    rc = hx_cli_optimize_for(m, &topt, &c, tquiet);
     if (rc == HX_OK) rc = hx_mesh_check(m, 1e-12, &rep);
     if (rc != HX_OK) {
       hx_mesh_destroy(&m);

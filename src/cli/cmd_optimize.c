@@ -227,6 +227,14 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
   return HX_OK;
 }
 
+int hx_cli_optimize_for(hx_mesh *m, hx_tmop_opts *o, const hx_cli_common *c, int quiet) {
+  hx_cli_re2_guard guard;
+  int rc = hx_cli_re2_guard_open(m, c, &guard, o);
+  if (!rc) rc = hx_cli_optimize(m, o, quiet, c->json);
+  hx_cli_re2_guard_close(&guard, o);
+  return rc;
+}
+
 static void optimize_help(void) {
   printf("usage: hexpack optimize MESH -o OUT [--order N] [optimizer flags] [--json] [--force]\n\n"
          "  MESH                any format with a reader (format from the extension)\n"
@@ -276,10 +284,7 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
     if (rc) return rc;
     m = raised;
   }
-  hx_cli_re2_guard guard;
-  rc = hx_cli_re2_guard_open(m, &c, &guard, &o);
-  if (!rc) rc = hx_cli_optimize(m, &o, quiet, c.json);
-  hx_cli_re2_guard_close(&guard, &o);
+  rc = hx_cli_optimize_for(m, &o, &c, quiet);
   if (rc == HX_ERR_INVALID_MESH) { /* name the file the bad mesh came from */
     char msg[512];
     snprintf(msg, sizeof msg, "%s", hx_error_message());

@@ -194,7 +194,7 @@ static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pe
 int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_pebble_opts o;
   hx_pebble_opts_default(&o);
-  o.smooth = -1; /* below: 10 with --aspect (unless --split), else 0 */
+  o.smooth = -1; /* below: 10 with --optimize or --aspect (unless --split), else 0 */
   hx_cli_common c = {0};
   const char *centres = NULL, *plot = NULL;
   int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0, user_tk = 0;

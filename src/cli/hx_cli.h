@@ -83,6 +83,9 @@ typedef struct hx_cli_re2_guard {
 } hx_cli_re2_guard;
 int hx_cli_re2_guard_open(const hx_mesh *m, const hx_cli_common *c, hx_cli_re2_guard *g, struct hx_tmop_opts *o);
 void hx_cli_re2_guard_close(hx_cli_re2_guard *g, struct hx_tmop_opts *o);
+/** hx_cli_optimize of m, the mesh c's outputs are written from, with the .re2 guard where one
+    is a .re2 (box, rods, optimize; pebble holds its guard across its transfer itself). */
+int hx_cli_optimize_for(hx_mesh *m, struct hx_tmop_opts *o, const hx_cli_common *c, int quiet);
 int hx_cmd_quality(hx_comm comm, int argc, char **argv);
 int hx_cmd_convert(hx_comm comm, int argc, char **argv);
 int hx_cmd_demo(hx_comm comm, int argc, char **argv);
