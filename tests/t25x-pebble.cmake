@@ -46,3 +46,7 @@ if(HX_HAVE_QHULL)
   endif()
   hx_add_script_test(t258-pebble-stream COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t258-pebble-stream.sh ${t258_mpi})
 endif()
+if(HX_HAVE_QHULL)
+  # --grade-expand: the layers of tall radial columns grow like the column widens
+  hx_add_test(t260-pebble-grade-expand)
+endif()

@@ -52,6 +52,7 @@ expect_fail "cannot open centres file 'missing.txt'" pebble missing.txt
 expect_fail "pebble: no centres file given" pebble -o out.vtu
 expect_fail "flag --container: expected cyl:R[,CX,CY] or box:X0,X1,Y0,Y1" pebble outside.txt --container sphere:3
 expect_fail "flag --layers" pebble outside.txt --layers 0
+expect_fail "flag --grade-expand" pebble outside.txt --grade-expand -0.5
 expect_fail "unknown flag '--bogus' for 'hexpack pebble'" pebble outside.txt --bogus
 expect_fail "unknown mesh format '.xyz'" pebble outside.txt -o out.xyz
 expect_fail "pack: flag --n N (>= 2) is required" pack -o out.txt

@@ -43,6 +43,9 @@ typedef struct hx_pebble_opts {
   double first_layer;   /* first-layer thickness as a fraction of the column height (0: use ratio) */
   double grade_height;  /* > 0: a column shorter than this x d gets a growth ratio between 1 (even layers,
                            at height 0) and the ratio above, linear in its height (default 0: off) */
+  double grade_expand;  /* > 0: a column taller than this x d gets at least the growth ratio of its own
+                           widening, ((R + h) / R)^(1/layers), blended in from this to twice this
+                           (default 0: off) */
   double bridge_frac;   /* bridge radius as a fraction of the (smaller) diameter, default 0.1 */
   double bridge_gap;    /* bridge pairs whose gap is below this fraction of d (default 0.02, 0.04 with aspect) */
   double wall_gap;      /* same threshold for sphere-wall gaps (default: bridge_gap) */

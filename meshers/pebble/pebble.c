@@ -2758,18 +2758,35 @@ static void grading(int n, double ratio, double first, double *s) {
 }
 
 /* the layer fractions out[0..L] of a column of height h (facet point to foot) on a sphere
-   of radius ra: s (the grading of every column) unless --grade-height H is on and h < H d,
-   then a growth ratio between 1 (h = 0) and s's own, linear in h. A function of the
-   column's two end points alone, so that elements sharing a column line agree. */
+   of radius ra: s (the grading of every column) unless
+   - --grade-height H is on and h < H d: then a growth ratio between 1 (h = 0) and s's own,
+     linear in h;
+   - --grade-expand T is on and h > T d: then at least the growth ratio q = ((ra + h) / ra)^(1/L)
+     of the column's own widening (its quads grow like the distance from the centre, so each
+     layer keeps the same thickness over width; full from 2 T d, from 1 at T d). A tall column
+     of even layers has its layer on the sphere thin against its length over its narrow foot
+     (pb67: a column of 3.7 to the bottom corner, feet 0.059 apart, aspect ratio 22.5), and
+     that layer's det J ratio (ra / r1)^2 low.
+   A function of the column's two end points alone, so that elements sharing a column line agree. */
 static void column_grading(const hx_pebble_opts *o, const double *s, double h, double ra, double *out) {
   int L = o->layers;
-  double H = o->grade_height * 2 * ra;
-  if (!(H > 0) || !(h < H) || L < 2) {
+  double H = o->grade_height * 2 * ra, T = o->grade_expand * 2 * ra;
+  if (L < 2) {
     memcpy(out, s, (size_t)(L + 1) * sizeof *out);
     return;
   }
-  double g0 = (s[2] - s[1]) / (s[1] - s[0]);
-  grading(L, 1 + (g0 - 1) * fmax(h, 0) / H, 0, out);
+  double g0 = (s[2] - s[1]) / (s[1] - s[0]), g = g0;
+  if (H > 0 && h < H) g = 1 + (g0 - 1) * fmax(h, 0) / H;
+  if (T > 0 && h > T) {
+    double q = pow((ra + h) / ra, 1.0 / L);
+    q = 1 + (q - 1) * fmin(1, (h - T) / T);
+    if (q > g) g = q;
+  }
+  if (g == g0) {
+    memcpy(out, s, (size_t)(L + 1) * sizeof *out);
+    return;
+  }
+  grading(L, g, 0, out);
 }
 
 /* ---- order N: the sweep map ------------------------------------------------

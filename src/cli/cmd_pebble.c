@@ -31,6 +31,8 @@ static void pebble_help(void) {
          "  --first-layer F       first radial layer as a fraction of the column (overrides --ratio)\n"
          "  --grade-height H      columns shorter than H x d (near contacts) graded less, evenly at\n"
          "                        height 0: ratio linear in the height (0: off)\n"
+         "  --grade-expand T      columns taller than T x d: layers grow at least as the column\n"
+         "                        widens, ((R + h) / R)^(1/layers), full from 2 T (0: off)\n"
          "  --bridge F            bridge radius as a fraction of d (0.1); larger at DEM overlaps\n"
          "  --bridge-gap F        bridge sphere pairs whose gap is below F x d (0.02; 0.04 with --aspect)\n"
          "  --wall-gap F          bridge sphere-wall gaps below F x d (default: --bridge-gap)\n"
@@ -279,6 +281,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--grade-height")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 2, &o.grade_height));
+    } else if (!strcmp(a, "--grade-expand")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 0, 10, &o.grade_expand));
     } else if (!strcmp(a, "--first-layer")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 1e-6, 0.999, &o.first_layer));
