@@ -259,6 +259,17 @@ static inline int tm_watertight(const hx_mesh *m, tm_faces *r, int verbose) {
   return 0;
 }
 
+/* A check of a test: where cond is false, prints "FAIL: " and the message and sets the test's
+   own flag `fail` (a static int of the test file, 0 at the start). */
+#define TM_EXPECT(cond, ...)        \
+  do {                              \
+    if (!(cond)) {                  \
+      printf("FAIL: " __VA_ARGS__); \
+      printf("\n");                 \
+      fail = 1;                     \
+    }                               \
+  } while (0)
+
 /* MPI start/stop for single-rank tests built in an MPI configuration. */
 static inline void tm_init(int *argc, char ***argv) {
 #if HX_HAVE_MPI

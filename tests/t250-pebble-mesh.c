@@ -30,14 +30,6 @@
 #include "hx_test_meshes.h"
 
 static int fail = 0;
-#define EXPECT(cond, ...)          \
-  do {                             \
-    if (!(cond)) {                 \
-      printf("FAIL: " __VA_ARGS__); \
-      printf("\n");                \
-      fail = 1;                    \
-    }                              \
-  } while (0)
 
 static uint64_t rs = 0x9E3779B97F4A7C15ull;
 static double urand(void) {
@@ -115,10 +107,10 @@ static int run(int argc, char **argv) {
   for (hx_lid i = 0; i < bed->n; i++) rmin = fmin(rmin, bed->r[i]), rmax = fmax(rmax, bed->r[i]);
   printf("case %s: %d spheres (radii %.3f..%.3f), %d elements at order %d, %d bridges + %d at walls\n", which,
          (int)bed->n, rmin, rmax, (int)m->num_elem, m->order, (int)st.num_bridges, (int)st.num_wall_bridges);
-  if (!strcmp(which, "poly")) EXPECT(rmax > 1.1 * rmin, "the polydisperse bed has equal radii");
+  if (!strcmp(which, "poly")) TM_EXPECT(rmax > 1.1 * rmin, "the polydisperse bed has equal radii");
   if (o.aspect > 0) {
     printf("--aspect %g: %d diagram edges cut (+%d segments)\n", o.aspect, (int)st.num_cut_edges, (int)st.num_cut_segments);
-    EXPECT(st.num_cut_edges > 0 && st.num_cut_segments >= 2 * st.num_cut_edges, "--aspect cut no edge");
+    TM_EXPECT(st.num_cut_edges > 0 && st.num_cut_segments >= 2 * st.num_cut_edges, "--aspect cut no edge");
   }
   /* 1. invariants */
   hx_mesh_check_report rep;
@@ -127,7 +119,7 @@ static int run(int argc, char **argv) {
          "%.2e), bad faces %lld\n",
          (long long)rep.bad_elems, rep.min_detj, (long long)rep.id_mismatch, rep.id_max_dist, (long long)rep.off_surface,
          rep.surf_max_rel, (long long)rep.bad_faces);
-  EXPECT(rc == HX_OK, "hx_mesh_check: %s", hx_error_message());
+  TM_EXPECT(rc == HX_OK, "hx_mesh_check: %s", hx_error_message());
   hx_error_clear();
   /* 2. watertight */
   tm_faces wt;
@@ -135,14 +127,14 @@ static int run(int argc, char **argv) {
   printf("faces: %ld interior (shared by 2), %ld boundary (%d recorded); %ld faces in 3+ elements, %ld boundary "
          "mismatches, %ld shared faces with different nodes\n",
          wt.shared, wt.boundary, (int)m->num_faces, wt.bad_share, wt.bad_bound, wt.bad_nodes);
-  EXPECT(wt.bad_share == 0 && wt.bad_bound == 0 && wt.bad_nodes == 0 && wt.boundary == m->num_faces,
+  TM_EXPECT(wt.bad_share == 0 && wt.bad_bound == 0 && wt.bad_nodes == 0 && wt.boundary == m->num_faces,
          "mesh is not watertight");
   /* 3. boundary ids contiguous from 1 */
   for (int b = 1; b < m->num_bnames; b++) {
     long n = 0;
     for (hx_lid k = 0; k < m->num_faces; k++) n += m->faces[k].bid == b;
     printf("boundary %d %-8s %ld faces\n", b, m->bnames[b] ? m->bnames[b] : "(null)", n);
-    EXPECT(n > 0 && m->bnames[b], "boundary id %d is empty or unnamed", b);
+    TM_EXPECT(n > 0 && m->bnames[b], "boundary id %d is empty or unnamed", b);
   }
   /* 4. volume: quadrature vs Monte Carlo */
   int nd = m->nd;
@@ -224,7 +216,7 @@ static int run(int argc, char **argv) {
   double vmc = vbox * p, sigma = vbox * sqrt(p * (1 - p) / nmc);
   printf("fluid volume: mesh %.6f, Monte Carlo %.6f +- %.6f (1 sigma, %ld samples); difference %.2f sigma\n", vol, vmc,
          sigma, nmc, (vol - vmc) / sigma);
-  EXPECT(fabs(vol - vmc) < 4 * sigma, "fluid volume differs from the Monte-Carlo estimate by more than 4 sigma");
+  TM_EXPECT(fabs(vol - vmc) < 4 * sigma, "fluid volume differs from the Monte-Carlo estimate by more than 4 sigma");
   hx_mesh_destroy(&m);
   hx_pebble_bed_destroy(&bed);
   printf("%s\n", fail ? "FAILED" : "all ok");

@@ -21,16 +21,9 @@
 #include "hx_error.h"
 #include "hx_memory.h"
 #include "hx_pebble.h"
+#include "hx_test_meshes.h"
 
 static int fail = 0;
-#define EXPECT(cond, ...)             \
-  do {                                \
-    if (!(cond)) {                    \
-      printf("FAIL: " __VA_ARGS__);   \
-      printf("\n");                   \
-      fail = 1;                       \
-    }                                 \
-  } while (0)
 
 static double volume(const hx_mesh *m) {
   int nd = m->nd;
@@ -97,14 +90,14 @@ static int run(hx_comm comm, const char *which) {
   if (rank == 0)
     printf("case %s: %d spheres, %lld elements at order %d (bulk %d, inlet %d, outlet %d)\n", which, (int)bed->n,
            (long long)md->num_elem_global, md->order, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet);
-  EXPECT(cnt[0] == ms->num_elem && md->num_elem_global == ms->num_elem, "element count %lld (global %lld) vs 1 rank %d",
+  TM_EXPECT(cnt[0] == ms->num_elem && md->num_elem_global == ms->num_elem, "element count %lld (global %lld) vs 1 rank %d",
          (long long)cnt[0], (long long)md->num_elem_global, (int)ms->num_elem);
-  EXPECT(cnt[1] == hx_comm_size(comm), "only %lld of %d ranks got elements", (long long)cnt[1], hx_comm_size(comm));
-  EXPECT(st.elems_bulk == st1.elems_bulk && st.elems_inlet == st1.elems_inlet && st.elems_outlet == st1.elems_outlet,
+  TM_EXPECT(cnt[1] == hx_comm_size(comm), "only %lld of %d ranks got elements", (long long)cnt[1], hx_comm_size(comm));
+  TM_EXPECT(st.elems_bulk == st1.elems_bulk && st.elems_inlet == st1.elems_inlet && st.elems_outlet == st1.elems_outlet,
          "stats differ from the 1-rank run");
   int64_t off = 0;
   hx_comm_exscan_int64(comm, md->num_elem, &off);
-  EXPECT(md->elem_offset == off, "elem_offset %lld, expected %lld", (long long)md->elem_offset, (long long)off);
+  TM_EXPECT(md->elem_offset == off, "elem_offset %lld, expected %lld", (long long)md->elem_offset, (long long)off);
   /* element by element against the 1-rank mesh */
   long bad_v = 0, bad_n = 0, bad_x = 0, bad_a = 0;
   size_t npe = (size_t)md->nd * md->nd * md->nd;
@@ -124,7 +117,7 @@ static int run(hx_comm comm, const char *which) {
   if (rank == 0)
     printf("elements differing from the 1-rank mesh: corner ids %lld, node ids %lld, coordinates %lld, regions %lld\n",
            (long long)bad[0], (long long)bad[1], (long long)bad[2], (long long)bad[3]);
-  EXPECT(bad[0] + bad[1] + bad[2] + bad[3] == 0, "the distributed mesh differs from the 1-rank mesh");
+  TM_EXPECT(bad[0] + bad[1] + bad[2] + bad[3] == 0, "the distributed mesh differs from the 1-rank mesh");
   /* boundary faces */
   frec *a = NULL, *b = NULL;
   hx_lid nb = 0;
@@ -141,25 +134,25 @@ static int run(hx_comm comm, const char *which) {
   hx_comm_sum_int64(comm, fb, 2);
   hx_free(&a), hx_free(&b);
   if (rank == 0) printf("boundary faces %lld (1 rank %d), ranks with other records %lld\n", (long long)fb[0], (int)ms->num_faces, (long long)fb[1]);
-  EXPECT(fb[0] == ms->num_faces && fb[1] == 0, "boundary faces differ from the 1-rank mesh");
+  TM_EXPECT(fb[0] == ms->num_faces && fb[1] == 0, "boundary faces differ from the 1-rank mesh");
   int same_names = md->num_bnames == ms->num_bnames && md->num_surfaces == ms->num_surfaces &&
                    !memcmp(md->surfaces, ms->surfaces, (size_t)ms->num_surfaces * sizeof *ms->surfaces);
   for (int k = 1; same_names && k < md->num_bnames; k++) same_names = !strcmp(md->bnames[k], ms->bnames[k]);
-  EXPECT(same_names, "boundary names or surfaces differ from the 1-rank mesh");
+  TM_EXPECT(same_names, "boundary names or surfaces differ from the 1-rank mesh");
   if (rank == 0)
     for (int k = 1; k < md->num_bnames; k++) printf("boundary %d %s\n", k, md->bnames[k]);
   /* invariants and volume */
   hx_mesh_check_report rd, r1;
   int rcd = hx_mesh_check(md, 1e-12, &rd);
-  EXPECT(rcd == HX_OK, "hx_mesh_check (distributed): %s", hx_error_message());
+  TM_EXPECT(rcd == HX_OK, "hx_mesh_check (distributed): %s", hx_error_message());
   hx_error_clear();
   int rc1 = hx_mesh_check(ms, 1e-12, &r1);
-  EXPECT(rc1 == HX_OK, "hx_mesh_check (1 rank): %s", hx_error_message());
+  TM_EXPECT(rc1 == HX_OK, "hx_mesh_check (1 rank): %s", hx_error_message());
   hx_error_clear();
-  EXPECT(rd.min_detj == r1.min_detj, "min det J %.17g vs 1 rank %.17g", rd.min_detj, r1.min_detj);
+  TM_EXPECT(rd.min_detj == r1.min_detj, "min det J %.17g vs 1 rank %.17g", rd.min_detj, r1.min_detj);
   double vd = volume(md), v1 = volume(ms);
   hx_comm_sum_double(comm, &vd, 1);
-  EXPECT(fabs(vd - v1) <= 1e-12 * v1, "volume %.15g vs 1 rank %.15g", vd, v1);
+  TM_EXPECT(fabs(vd - v1) <= 1e-12 * v1, "volume %.15g vs 1 rank %.15g", vd, v1);
   if (rank == 0)
     printf("check: bad elements %lld, id mismatches %lld, off-surface %lld; min det J %.6e; fluid volume %.10f\n",
            (long long)rd.bad_elems, (long long)rd.id_mismatch, (long long)rd.off_surface, rd.min_detj, vd);

@@ -25,14 +25,6 @@
 #include "hx_test_meshes.h"
 
 static int fail = 0;
-#define EXPECT(cond, ...)           \
-  do {                              \
-    if (!(cond)) {                  \
-      printf("FAIL: " __VA_ARGS__); \
-      printf("\n");                 \
-      fail = 1;                     \
-    }                               \
-  } while (0)
 
 #define R 1.0
 #define L 3
@@ -103,7 +95,7 @@ static void check_columns(const hx_mesh *m, const hx_pebble_bed *bed, double T, 
   }
   printf("  radial columns: %ld even, %ld blended, %ld full; tallest %.3f; largest deviation %.2e\n", counts[0],
          counts[1], counts[2], *hmax, worst);
-  EXPECT(worst < 1e-9, "T = %g: the layer radii deviate by %.2e from the rule", T, worst);
+  TM_EXPECT(worst < 1e-9, "T = %g: the layer radii deviate by %.2e from the rule", T, worst);
   free(P);
 }
 
@@ -127,7 +119,7 @@ static int mesh_bed(const hx_pebble_bed *bed, double T, int order, hx_mesh **m) 
 static void check_valid(const hx_mesh *m, double T) {
   hx_mesh_check_report rep;
   int rc = hx_mesh_check(m, 1e-12, &rep);
-  EXPECT(rc == HX_OK && rep.bad_elems == 0 && rep.off_surface == 0,
+  TM_EXPECT(rc == HX_OK && rep.bad_elems == 0 && rep.off_surface == 0,
          "T = %g, order %d: hx_mesh_check: %lld bad elements, %lld nodes off their surfaces", T, m->order,
          (long long)rep.bad_elems, (long long)rep.off_surface);
   hx_error_clear();
@@ -137,7 +129,7 @@ static void check_valid(const hx_mesh *m, double T) {
     return;
   }
   long bad = wt.bad_share + wt.bad_bound + wt.bad_nodes;
-  EXPECT(bad == 0 && wt.boundary == m->num_faces, "T = %g, order %d: not watertight", T, m->order);
+  TM_EXPECT(bad == 0 && wt.boundary == m->num_faces, "T = %g, order %d: not watertight", T, m->order);
   printf("  order %d: %d elements, min det J %.3e, watertight\n", m->order, (int)m->num_elem, rep.min_detj);
 }
 
@@ -163,11 +155,11 @@ static int run(void) {
         double hmax;
         check_columns(m, bed, T, counts, &hmax);
         if (T > 0)
-          EXPECT(counts[0] > 10 && counts[1] > 10 && counts[2] > 10,
+          TM_EXPECT(counts[0] > 10 && counts[1] > 10 && counts[2] > 10,
                  "T = %g: too few radial columns checked in a range (%ld / %ld / %ld)", T, counts[0], counts[1],
                  counts[2]);
         else
-          EXPECT(counts[0] > 30 && hmax > 2 * 0.1 * 2 * R, "control: %ld columns, tallest %.3f", counts[0], hmax);
+          TM_EXPECT(counts[0] > 30 && hmax > 2 * 0.1 * 2 * R, "control: %ld columns, tallest %.3f", counts[0], hmax);
       }
       hx_mesh_destroy(&m);
     }

@@ -34,14 +34,6 @@
 #include "hx_test_meshes.h"
 
 static int fail = 0;
-#define EXPECT(cond, ...)           \
-  do {                              \
-    if (!(cond)) {                  \
-      printf("FAIL: " __VA_ARGS__); \
-      printf("\n");                 \
-      fail = 1;                     \
-    }                               \
-  } while (0)
 
 static const double xyz[][3] = {
     {4.2255379629758503, -10.932392835823242, 63.33665529643816},
@@ -120,7 +112,7 @@ static int check_bed(const hx_pebble_bed *bed, hx_pebble_opts *o, double min_sj)
   printf("  check: bad elements %lld (min det J %.3e), id mismatches %lld, off-surface nodes %lld, bad faces %lld\n",
          (long long)rep.bad_elems, rep.min_detj, (long long)rep.id_mismatch, (long long)rep.off_surface,
          (long long)rep.bad_faces);
-  EXPECT(rc == HX_OK && rep.bad_elems == 0, "order %d: hx_mesh_check: %s", order, hx_error_message());
+  TM_EXPECT(rc == HX_OK && rep.bad_elems == 0, "order %d: hx_mesh_check: %s", order, hx_error_message());
   hx_error_clear();
   /* watertight */
   tm_faces wt;
@@ -130,10 +122,10 @@ static int check_bed(const hx_pebble_bed *bed, hx_pebble_opts *o, double min_sj)
   }
   long bad = wt.bad_share + wt.bad_bound + wt.bad_nodes;
   printf("  faces: %ld shared, %ld boundary (%d recorded), %ld bad\n", wt.shared, wt.boundary, (int)m->num_faces, bad);
-  EXPECT(bad == 0 && wt.boundary == m->num_faces, "order %d: the mesh is not watertight", order);
+  TM_EXPECT(bad == 0 && wt.boundary == m->num_faces, "order %d: the mesh is not watertight", order);
   double sj = min_corner_sj(m);
   printf("  smallest corner scaled Jacobian %.4f\n", sj);
-  EXPECT(sj > min_sj, "order %d: smallest corner scaled Jacobian %.4f <= %g", order, sj, min_sj);
+  TM_EXPECT(sj > min_sj, "order %d: smallest corner scaled Jacobian %.4f <= %g", order, sj, min_sj);
   hx_mesh_destroy(&m);
   return 0;
 }
