@@ -42,11 +42,9 @@ static void check_columns(const hx_mesh *m, const hx_pebble_bed *bed, double T, 
   hx_lid np = m->num_elem * 8;
   double *P = malloc((size_t)np * 3 * sizeof *P);
   for (hx_lid e = 0; e < m->num_elem; e++)
-    for (int c = 0; c < 8; c++) {
-      int i = c & 1, j = c >> 1 & 1, k = c >> 2 & 1, q = m->nd - 1;
-      int p = i * q + m->nd * (j * q + m->nd * k * q);
-      for (int d = 0; d < 3; d++) P[3 * (e * 8 + c) + d] = m->x[(size_t)e * 3 * n3 + (size_t)d * n3 + p];
-    }
+    for (int c = 0; c < 8; c++)
+      for (int d = 0; d < 3; d++)
+        P[3 * (e * 8 + c) + d] = m->x[(size_t)e * 3 * n3 + (size_t)d * n3 + hx_corner_lex(m->nd, c)];
   double Td = T * 2 * R, worst = 0;
   *hmax = 0;
   counts[0] = counts[1] = counts[2] = 0;

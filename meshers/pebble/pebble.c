@@ -1862,50 +1862,47 @@ static double aspect_step(const builder *bd, const hx_pebble_opts *o, const doub
    layers only: it missed the quad shrunk on the sphere under a long column (pb67: a wall
    triangle 4 R from its sphere, estimated 15, had elements of 42) */
 static double quad_aspect_est(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid qi) {
-  double worst = 0;
   int L = o->layers;
-  {
-    const quad *Q = &bd->Q[qi];
-    double lo = INFINITY, hi = 0; /* the quad's own edges (a wall facet's, on the wall) */
+  const quad *Q = &bd->Q[qi];
+  double lo = INFINITY, hi = 0; /* the quad's own edges (a wall facet's, on the wall) */
+  for (int v = 0; v < 4; v++) {
+    double l = dist3(bd->X + 3 * Q->x[v], bd->X + 3 * Q->x[(v + 1) % 4]);
+    hi = fmax(hi, l), lo = fmin(lo, l);
+  }
+  double worst = hi / fmax(lo, 1e-300);
+  for (int side = 0; side < 2; side++) {
+    int32_t s = side ? F->b : F->a;
+    if (bd->smask[s]) break;
+    /* each layer's element: its corners where the layer levels cut the straight
+       lines from the feet on the sphere to the quad's corners (a facet far from its
+       sphere shrinks there by about R / distance under columns as long as near it) */
+    double y[4][3], fr[4][65], h[4];
     for (int v = 0; v < 4; v++) {
-      double l = dist3(bd->X + 3 * Q->x[v], bd->X + 3 * Q->x[(v + 1) % 4]);
-      hi = fmax(hi, l), lo = fmin(lo, l);
+      const double *x = bd->X + 3 * Q->x[v];
+      foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[Q->x[v]], x, y[v]);
+      h[v] = dist3(x, y[v]);
+      column_grading(o, sl, h[v], bd->sr[s], fr[v]);
     }
-    worst = fmax(worst, hi / fmax(lo, 1e-300));
-    for (int side = 0; side < 2; side++) {
-      int32_t s = side ? F->b : F->a;
-      if (bd->smask[s]) break;
-      /* each layer's element: its corners where the layer levels cut the straight
-         lines from the feet on the sphere to the quad's corners (a facet far from its
-         sphere shrinks there by about R / distance under columns as long as near it) */
-      double y[4][3], fr[4][65], h[4];
-      for (int v = 0; v < 4; v++) {
-        const double *x = bd->X + 3 * Q->x[v];
-        foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[Q->x[v]], x, y[v]);
-        h[v] = dist3(x, y[v]);
-        column_grading(o, sl, h[v], bd->sr[s], fr[v]);
-      }
-      double lev[2][4][3];
-      for (int k = 0; k <= L; k++) {
-        double *cur = &lev[k & 1][0][0];
-        for (int v = 0; v < 4; v++)
-          for (int c = 0; c < 3; c++) {
-            const double *x = bd->X + 3 * Q->x[v];
-            cur[3 * v + c] = y[v][c] + fr[v][k] * (x[c] - y[v][c]);
-          }
-        if (k == 0) continue;
-        double elo = INFINITY, ehi = 0;
-        for (int t = 0; t < 2; t++)
-          for (int v = 0; v < 4; v++) {
-            double l = dist3(lev[(k - t) & 1][v], lev[(k - t) & 1][(v + 1) % 4]);
-            elo = fmin(elo, l), ehi = fmax(ehi, l);
-          }
+    double lev[2][4][3];
+    for (int k = 0; k <= L; k++) {
+      double *cur = &lev[k & 1][0][0];
+      for (int v = 0; v < 4; v++)
+        for (int c = 0; c < 3; c++) {
+          const double *x = bd->X + 3 * Q->x[v];
+          cur[3 * v + c] = y[v][c] + fr[v][k] * (x[c] - y[v][c]);
+        }
+      if (k == 0) continue;
+      double elo = INFINITY, ehi = 0;
+      for (int t = 0; t < 2; t++)
         for (int v = 0; v < 4; v++) {
-          double l = (fr[v][k] - fr[v][k - 1]) * h[v];
+          double l = dist3(lev[(k - t) & 1][v], lev[(k - t) & 1][(v + 1) % 4]);
           elo = fmin(elo, l), ehi = fmax(ehi, l);
         }
-        worst = fmax(worst, ehi / fmax(elo, 1e-300));
+      for (int v = 0; v < 4; v++) {
+        double l = (fr[v][k] - fr[v][k - 1]) * h[v];
+        elo = fmin(elo, l), ehi = fmax(ehi, l);
       }
+      worst = fmax(worst, ehi / fmax(elo, 1e-300));
     }
   }
   return worst;
@@ -2771,22 +2768,11 @@ static void grading(int n, double ratio, double first, double *s) {
 static void column_grading(const hx_pebble_opts *o, const double *s, double h, double ra, double *out) {
   int L = o->layers;
   double H = o->grade_height * 2 * ra, T = o->grade_expand * 2 * ra;
-  if (L < 2) {
-    memcpy(out, s, (size_t)(L + 1) * sizeof *out);
-    return;
-  }
-  double g0 = (s[2] - s[1]) / (s[1] - s[0]), g = g0;
-  if (H > 0 && h < H) g = 1 + (g0 - 1) * fmax(h, 0) / H;
-  if (T > 0 && h > T) {
-    double q = pow((ra + h) / ra, 1.0 / L);
-    q = 1 + (q - 1) * fmin(1, (h - T) / T);
-    if (q > g) g = q;
-  }
-  if (g == g0) {
-    memcpy(out, s, (size_t)(L + 1) * sizeof *out);
-    return;
-  }
-  grading(L, g, 0, out);
+  double g0 = L >= 2 ? (s[2] - s[1]) / (s[1] - s[0]) : 1, g = g0;
+  if (L >= 2 && H > 0 && h < H) g = 1 + (g0 - 1) * fmax(h, 0) / H;
+  if (L >= 2 && T > 0 && h > T) g = fmax(g, 1 + (pow((ra + h) / ra, 1.0 / L) - 1) * fmin(1, (h - T) / T));
+  if (g == g0) memcpy(out, s, (size_t)(L + 1) * sizeof *out);
+  else grading(L, g, 0, out);
 }
 
 /* ---- order N: the sweep map ------------------------------------------------

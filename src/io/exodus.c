@@ -56,7 +56,7 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
   }
   /* rank 0 writes; the other ranks send their blocks and faces (io_gather.h) */
   hx_gsrc g;
-  HX_CALL(hx_gsrc_open(m, order, o->force || o->checked, &g));
+  HX_CALL(hx_gsrc_open(m, order, hx_io_skip_detj(o), &g));
   if (!g.root) return hx_gsrc_serve(&g);
   hx_gid ne = g.num_elem;
   hx_idmap pid;

@@ -49,7 +49,7 @@ int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   HX_CHECK(f->write, HX_ERR_INPUT, "'%s': format '%s' has no writer", path, f->name);
   /* refuse before writing anything when the estimated size exceeds the free space */
   HX_CALL(hx_io_check_space(m, &path, 1, o, 0));
-  if (!o->force && !o->checked) {
+  if (!hx_io_skip_detj(o)) {
     /* det J > 0 at every GLL node (the full hx_mesh_check sorts all node ids:
        too slow to repeat before every file) */
     double D[HX_MAX_ND * HX_MAX_ND], min_detj = INFINITY;

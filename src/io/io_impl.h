@@ -95,6 +95,9 @@ void hx_elemsrc_close(hx_elemsrc *s);
 static inline int hx_io_out_order(const hx_mesh *m, const hx_export_opts *o) {
   return (o && o->order > 0) ? o->order : m->order;
 }
+/** Whether a writer skips its own det J pass over the nodes: --force (write even with det J <= 0)
+    or the caller checked det J > 0 itself (checked; the .re2 writer still applies Nek5000's rule). */
+static inline int hx_io_skip_detj(const hx_export_opts *o) { return o->force || o->checked; }
 
 /** min det J over the GLL nodes and min/max ratio (Nek5000 scaled Jacobian) of
     element e of a (block) mesh. D from hx_mesh_gll_derivative. */

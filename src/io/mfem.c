@@ -24,7 +24,7 @@ int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o) 
   /* rank 0 writes; the other ranks send their blocks and faces (io_gather.h) */
   hx_gsrc g;
   int order = hx_io_out_order(m, o);
-  HX_CALL(hx_gsrc_open(m, order, o->force || o->checked, &g));
+  HX_CALL(hx_gsrc_open(m, order, hx_io_skip_detj(o), &g));
   if (!g.root) return hx_gsrc_serve(&g);
   hx_idmap vm;
   size_t n8 = (size_t)g.num_elem * 8;

@@ -227,7 +227,7 @@ int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   c.binary = o->binary;
   hx_gmsh_hex_order(c.order, c.hex_lex);
   hx_gmsh_quad_uv(c.order, c.quad_uv);
-  HX_CALL(hx_gsrc_open(m, c.order, o->force || o->checked, &c.g));
+  HX_CALL(hx_gsrc_open(m, c.order, hx_io_skip_detj(o), &c.g));
   if (!c.g.root) return hx_gsrc_serve(&c.g);
   int rc = hx_io_interp_matrix(c.nd, 1, c.B);
   if (rc == HX_OK) rc = hx_malloc(((size_t)c.g.max_bid + 1) * sizeof(int), &c.bids);

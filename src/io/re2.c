@@ -706,7 +706,7 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   memset(&c, 0, sizeof c);
   c.m = m;
   int order = hx_io_out_order(m, o);
-  HX_CALL(hx_gsrc_open(m, order, o->force || o->checked, &c.g));
+  HX_CALL(hx_gsrc_open(m, order, hx_io_skip_detj(o), &c.g));
   int root = c.g.root, rc = HX_OK, maxb = 0;
   char co2[4200];
   size_t l = strlen(path);
@@ -746,7 +746,7 @@ field:; /* the order-N geometry, every rank writing its own elements */
   char fld[4200];
   if (rc == HX_OK && order >= 2) {
     rc = hx_re2_field_path(path, fld, sizeof fld);
-    if (rc == HX_OK) rc = write_field(m, fld, order, o->force || o->checked);
+    if (rc == HX_OK) rc = write_field(m, fld, order, hx_io_skip_detj(o));
     if (rc != HX_OK && root) { /* no .re2 without its geometry */
       remove(path);
       if (o->co2) remove(co2);

@@ -308,7 +308,7 @@ int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   c.order = hx_io_out_order(m, o);
   c.nd = c.order + 1;
   c.npe = c.nd * c.nd * c.nd;
-  HX_CALL(hx_gsrc_open(m, c.order, o->force || o->checked, &c.g));
+  HX_CALL(hx_gsrc_open(m, c.order, hx_io_skip_detj(o), &c.g));
   if (!c.g.root) return hx_gsrc_serve(&c.g);
   hx_vtk_hex_order(c.order, c.vtk_pos2lex);
   int rc = hx_io_interp_matrix(c.nd, 1, c.B);
