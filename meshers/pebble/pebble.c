@@ -2194,17 +2194,25 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         for (int k = 0; k < M; k++) thu[k] = thb[0] + mean + 2 * HX_PI * k / M;
       }
       double rprev[2 * MAXPOLY]; /* radii of the ring outside the one being placed */
-      /* {angle blend, its power, extra ring, fitted radius (else --bridge), radii by f (else by rho)};
-         the last ones are fall-backs: the requested radius, then the old rule */
-      static const double bvar[][5] = {{1, 1, 0, 1, 1}, {1, 2, 0, 1, 1}, {0.5, 1, 0, 1, 1}, {0, 1, 0, 1, 1}, {1, 2, 1, 1, 1},
-                                       {0.5, 2, 1, 1, 1}, {1, 1, 0, 0, 1}, {0, 1, 0, 0, 1}, {0, 1, 0, 0, 0}};
-      int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1, nmain = 6;
+      /* {angle blend, its power, extra rings, fitted radius (else --bridge), radii by f (else by rho)}:
+         the six main ones; then, with --aspect, seven with one or two more rings, tried only where
+         no main variant passes the aspect estimate (a DEM overlap whose facet boundary is uneven
+         seen from the contact: pb67's spheres 56 and 62, estimate 23.1 -> 20.0, no element above
+         20 as meshed with --aspect 18); the last ones are fall-backs: the requested radius, then
+         the old rule */
+      static const double bvar[][5] = {{1, 1, 0, 1, 1},   {1, 2, 0, 1, 1},   {0.5, 1, 0, 1, 1}, {0, 1, 0, 1, 1},
+                                       {1, 2, 1, 1, 1},   {0.5, 2, 1, 1, 1}, {1, 1, 1, 1, 1},   {0.5, 1, 1, 1, 1},
+                                       {0, 1, 1, 1, 1},   {1, 2, 2, 1, 1},   {0.5, 2, 2, 1, 1}, {0.5, 1, 2, 1, 1},
+                                       {0, 1, 2, 1, 1},   {1, 1, 0, 0, 1},   {0, 1, 0, 0, 1},   {0, 1, 0, 0, 0}};
+      int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1, nmain = 6, nasp = 13, any_aok = 0;
+      /* any_aok: a valid variant passed the aspect estimate */
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
       int best = -1, var0 = 0;
       double best_q = -INFINITY;
       if (pre >= 0) best = pre, var0 = nbv; /* build the variant chosen before */
       for (int var = var0; var <= nbv && !rc; var++) {
-        if (var == nmain && var < nbv && best_q > 0) var = nbv; /* fall-backs only when nothing is valid */
+        if (var == nmain && var < nbv && (any_aok || !(o->aspect > 0))) var = nasp; /* the extra rings only where needed */
+        if (var == nasp && var < nbv && best_q > 0) var = nbv; /* fall-backs only when nothing is valid */
         if (var == nbv && best == var - 1 && !var0) break; /* the best is the one just built */
         int vs = var == nbv ? (best >= 0 ? best : 0) : var;
         kept = vs;
@@ -2294,6 +2302,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         int aok;
         double qv = variant_score(bd, o, sl, F, nq0, best_q, &aok);
         if (qv > 0 && !facet_linear_ok(bd, o, F, nq0)) qv = 0;
+        if (qv > 0 && aok) any_aok = 1;
         if (qv > best_q) best_q = qv, best = var;
         if (qv > 0 && qv >= o->accept_sj && aok) break;
       }
