@@ -55,6 +55,10 @@ expect_fail "unknown target 'wobbly'" optimize k.vtu --target wobbly -o out.vtu
 expect_fail "flag --linear-solver expects minres or cg" optimize k.vtu --linear-solver gmres -o out.vtu
 expect_fail "flag --boundary expects fixed or slide" optimize k.vtu --boundary wavy -o out.vtu
 expect_fail "unknown backend 'gpu'" optimize k.vtu --backend gpu -o out.vtu
+for v in 2 0.3,0 0.3,2,0.5 0.3,2,10,0; do
+  expect_fail "flag --repair: expected S[,R[,W[,K]]]" optimize k.vtu --repair $v -o out.vtu
+done
+expect_fail "flag --repair expects a finite number, got 'x'" optimize k.vtu --repair 0.3,x -o out.vtu
 expect_fail "optimize needs at least one output" optimize k.vtu
 expect_fail "unknown metric '7'" box --n 6 --optimize --metric 7 -o out.vtu
 printf 'this is not a VTK file\n' > garbage.vtu

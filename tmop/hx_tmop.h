@@ -74,6 +74,18 @@ typedef struct hx_tmop_opts {
                            mesh's order; called from threads. Only for a mesh of the caller's order:
                            hx_tmop_optimize's keep_sj, or hx_tmop_transfer's m */
   void *elem_ok_ctx;
+  double repair_sj;     /* > 0: after the solve (and keep_sj's rounds), a second solve on patches about the
+                           elements whose Nek5000 scaled Jacobian is below repair_sj: only nodes inside
+                           them (repair_rings layers of elements about each) move, those elements' energy
+                           counts repair_weight times, and keep_sj is repair_sj for it, so no element ends
+                           below min(repair_sj, its value after the first solve) (0: off, default) */
+  int repair_rings;     /* layers of elements about each one below repair_sj (default 2) */
+  double repair_weight; /* their energy's weight (default 10) */
+  int repair_iters;     /* Newton steps of the repair solve (default 10) */
+  const unsigned char *fixed_node; /* non-NULL: [num_elem][nd^3] E-nodes marked are fixed (the repair
+                           solve's nodes on the border of its patches) */
+  const double *elem_weight; /* non-NULL: [num_elem] each element's energy weight is multiplied by it
+                           (targets 3 and 4, whose weights are per element or point) */
   FILE *log;            /* one line per Newton iteration (NULL: none); rank 0 writes */
 } hx_tmop_opts;
 
@@ -90,6 +102,10 @@ typedef struct hx_tmop_result {
   long long nodes_reverted;   /* keep_sj: global nodes put back (rounds: keep_sj_rounds) */
   int keep_sj_rounds;
   char stop_reason[64];       /* "converged", "iteration cap", "line search failed" */
+  long long repair_bad;       /* repair_sj: elements below it after the first solve, */
+  long long repair_free;      /* the elements of their patches, */
+  long long repair_after;     /* and those below it after the repair solve (global counts) */
+  int repair_newton;          /* the repair solve's Newton steps */
   long long vector_dofs;      /* 3 x global unique nodes */
   double time_total;          /* seconds */
   double time_energy, time_grad, time_hess_setup, time_hess_apply, time_diag, time_mindet;
@@ -99,6 +115,10 @@ typedef struct hx_tmop_result {
 /** Optimize the mesh's nodes in place (collective). Refuses a mesh with det J <= 0
     at a quadrature point for a barrier metric (HX_ERR_INVALID_MESH, no change). */
 int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
+/** opts.repair_sj's second solve (hx_tmop_optimize runs it): the elements within
+    opts.repair_rings layers of one below repair_sj are copied into a mesh of their own, solved
+    there with the nodes they share with the rest fixed, and copied back (collective). */
+int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
 /** Carry the moves of a lower-order copy of the mesh to it (collective). lo: the same elements
     (equal vert_id) at order <= m's, optimized; lo_x0: lo's E-vector before. Each element of m
     gets its nodes plus lo's moves interpolated to m's GLL nodes, scaled by the trilinear blend of

@@ -133,7 +133,15 @@ static int norm(hx_tmop *tm, const double *v, double *out) {
   return HX_OK;
 }
 
+static int optimize_once(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
+
 int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
+  int rc = optimize_once(mesh, o, res);
+  if (!rc && o->repair_sj > 0) rc = hx_tmop_repair(mesh, o, res);
+  return rc;
+}
+
+static int optimize_once(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
   double t_start = hx_tmop_now();
   memset(res, 0, sizeof *res);
   const hx_metric_info *mi;

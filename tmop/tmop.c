@@ -60,6 +60,9 @@ void hx_tmop_opts_default(hx_tmop_opts *o) {
   o->linear_rtol = 1e-12;
   o->adaptive_rtol = 1;
   o->detj_nodes = 1;
+  o->repair_rings = 2;
+  o->repair_weight = 10;
+  o->repair_iters = 10;
 }
 
 static const char *target_names[5] = {NULL, "ideal-unit", "ideal-equal", "ideal-given", "ideal-elem"};
@@ -148,6 +151,7 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
         memset(W, 0, 9 * sizeof(double));
         W[0] = W[4] = W[8] = 1.0 / s;
         (*detw)[g] = o->equal_weight ? vol / (double)m->num_elem_global : dets[g];
+        if (o->elem_weight) (*detw)[g] *= o->elem_weight[per_elem ? g : g / nq3];
       }
     }
   }
@@ -287,6 +291,9 @@ static int build_constraints(hx_tmop *tm) {
           if (hx_node_on_face(nd, bf->face, i, j, k))
             hx_gs_set_insert(set + (size_t)tm->lmap->e2l[(size_t)bf->elem * npe + hx_lex(nd, i, j, k)] * W, code);
   }
+  if (tm->o.fixed_node)
+    for (size_t a = 0; a < (size_t)m->num_elem * npe; a++)
+      if (tm->o.fixed_node[a]) hx_gs_set_insert(set + (size_t)tm->lmap->e2l[a] * W, CODE_FIXED);
   int rc = hx_gs_union(tm->gs, set);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof(int), &tm->ncon);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof(int), &tm->curved);
@@ -767,6 +774,148 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
       hx_free(&x1), hx_free(&w0), hx_free(&w1);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
+  return rc;
+}
+
+/* opts.repair_sj's patches on the mesh's nodes now: patch[e] marks the elements within
+   repair_rings layers (sharing a node) of one below repair_sj, weight[e] is repair_weight on
+   those below and 1 elsewhere, border[l] flags the L-nodes that an element outside the patches
+   has too; global counts of the elements below and marked in cnt */
+static int repair_patches(hx_tmop *tm, unsigned char *patch, double *weight, uint64_t *border, int64_t cnt[2]) {
+  hx_mesh *m = tm->mesh;
+  const hx_tmop_opts *o = &tm->o;
+  hx_lid ne = m->num_elem, nl = tm->nl;
+  size_t n3 = (size_t)m->nd * m->nd * m->nd;
+  const hx_lid *e2l = tm->lmap->e2l;
+  double *r = NULL, *f = NULL;
+  hx_quality_ctx *qc = NULL;
+  int rc = fold_ctx(m->nd, 0, &qc);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r, &r);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f, &f);
+  if (!rc) rc = fold_state(tm, m->x, &qc, 1, r, NULL, f, NULL, NULL);
+  cnt[0] = cnt[1] = 0;
+  memset(border, 0, ((size_t)nl + 1) * sizeof *border);
+  for (hx_lid e = 0; !rc && e < ne; e++) {
+    int bad = !(r[e] >= o->repair_sj);
+    weight[e] = bad ? o->repair_weight : 1.0;
+    cnt[0] += bad;
+    if (bad)
+      for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
+  }
+  /* layer by layer: the elements that touch a flagged node, then their nodes flagged */
+  for (int k = 0; !rc; k++) {
+    if (tm->gs_active && (rc = hx_gs_or(tm->gs, border))) break;
+    for (hx_lid e = 0; e < ne; e++) {
+      unsigned char in = 0;
+      for (size_t i = 0; i < n3 && !in; i++) in = border[e2l[(size_t)e * n3 + i]] != 0;
+      patch[e] = in;
+    }
+    if (k + 1 >= o->repair_rings) break;
+    for (hx_lid e = 0; e < ne; e++)
+      if (patch[e])
+        for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
+  }
+  /* the border: nodes of elements outside */
+  if (!rc) memset(border, 0, ((size_t)nl + 1) * sizeof *border);
+  for (hx_lid e = 0; !rc && e < ne; e++) {
+    cnt[1] += patch[e];
+    if (!patch[e])
+      for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
+  }
+  if (!rc && tm->gs_active) rc = hx_gs_or(tm->gs, border);
+  if (!rc) rc = hx_comm_sum_int64(m->comm, cnt, 2);
+  hx_free(&r), hx_free(&f);
+  hx_quality_ctx_destroy(&qc);
+  return rc;
+}
+
+/* the mesh of the elements marked in patch (their nodes, ids, boundary faces and every
+   surface), with fixed [sub elements][nd^3] set where border has the node */
+static int repair_submesh(const hx_tmop *tm, const unsigned char *patch, const double *weight, const uint64_t *border,
+                          hx_mesh **out, hx_lid **map, unsigned char **fixed, double **sw) {
+  const hx_mesh *m = tm->mesh;
+  size_t n3 = (size_t)hx_mesh_nodes_per_elem(m);
+  hx_lid ns = 0, *inv = NULL;
+  for (hx_lid e = 0; e < m->num_elem; e++) ns += patch[e] != 0;
+  hx_mesh *s = NULL;
+  int rc = hx_mesh_create(m->comm, m->order, ns, &s);
+  if (!rc) rc = hx_malloc(((size_t)ns + 1) * sizeof **map, map);
+  if (!rc) rc = hx_malloc(((size_t)ns * n3 + 1), fixed);
+  if (!rc) rc = hx_malloc(((size_t)ns + 1) * sizeof **sw, sw);
+  if (!rc) rc = hx_malloc(((size_t)m->num_elem + 1) * sizeof *inv, &inv);
+  for (int k = 0; k < m->num_surfaces && !rc; k++) rc = hx_mesh_add_surface(s, &m->surfaces[k], NULL);
+  hx_lid j = 0;
+  for (hx_lid e = 0; e < m->num_elem && !rc; e++) {
+    inv[e] = -1;
+    if (!patch[e]) continue;
+    inv[e] = j, (*map)[j] = e, (*sw)[j] = weight[e];
+    memcpy(s->x + (size_t)j * 3 * n3, m->x + (size_t)e * 3 * n3, 3 * n3 * sizeof *s->x);
+    memcpy(s->node_id + (size_t)j * n3, m->node_id + (size_t)e * n3, n3 * sizeof *s->node_id);
+    memcpy(s->vert_id + (size_t)j * 8, m->vert_id + (size_t)e * 8, 8 * sizeof *s->vert_id);
+    s->elem_attr[j] = m->elem_attr[e];
+    for (size_t i = 0; i < n3; i++) (*fixed)[(size_t)j * n3 + i] = border[tm->lmap->e2l[(size_t)e * n3 + i]] != 0;
+    j++;
+  }
+  for (hx_lid f = 0; f < m->num_faces && !rc; f++) {
+    const hx_bface *bf = &m->faces[f];
+    if (inv[bf->elem] >= 0) rc = hx_mesh_add_face(s, inv[bf->elem], bf->face, bf->bid, bf->surf);
+  }
+  hx_free(&inv);
+  if (rc) hx_mesh_destroy(&s);
+  *out = s;
+  return rc;
+}
+
+/* the caller's rule (opts.elem_ok) asked of a repair sub-mesh's element by its own index */
+typedef struct repair_ok_ctx {
+  const hx_tmop_opts *o;
+  const hx_lid *map;
+} repair_ok_ctx;
+static int repair_elem_ok(void *ctx, hx_lid e, const double *xe) {
+  const repair_ok_ctx *c = ctx;
+  return c->o->elem_ok(c->o->elem_ok_ctx, c->map[e], xe);
+}
+
+int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
+  hx_tmop *tm = NULL;
+  hx_tmop_opts ob = *o;
+  ob.fixed_node = NULL, ob.elem_weight = NULL;
+  int rc = tm_base(mesh, &ob, &tm);
+  if (!tm) return rc;
+  hx_lid ne = mesh->num_elem;
+  size_t n3 = (size_t)hx_mesh_nodes_per_elem(mesh);
+  unsigned char *patch = NULL, *fixed = NULL;
+  double *weight = NULL, *sw = NULL;
+  uint64_t *border = NULL;
+  hx_lid *map = NULL;
+  hx_mesh *sub = NULL;
+  int64_t cnt[2] = {0, 0};
+  if (!rc) rc = hx_malloc((size_t)ne + 1, &patch);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *weight, &weight);
+  if (!rc) rc = hx_malloc(((size_t)tm->nl + 1) * sizeof *border, &border);
+  if (!rc) rc = repair_patches(tm, patch, weight, border, cnt);
+  res->repair_bad = res->repair_after = cnt[0], res->repair_free = cnt[1];
+  if (!rc && cnt[0] > 0) rc = repair_submesh(tm, patch, weight, border, &sub, &map, &fixed, &sw);
+  if (!rc && cnt[0] > 0) {
+    hx_tmop_opts o2 = *o;
+    repair_ok_ctx okc = {o, map};
+    o2.fixed_node = fixed, o2.elem_weight = sw;
+    if (o->elem_ok) o2.elem_ok = repair_elem_ok, o2.elem_ok_ctx = &okc;
+    o2.keep_sj = o->repair_sj, o2.newton_iters = o->repair_iters, o2.repair_sj = 0;
+    hx_tmop_result r2;
+    rc = hx_tmop_optimize(sub, &o2, &r2);
+    if (!rc) {
+      res->repair_newton = r2.newton_iters;
+      res->time_total += r2.time_total;
+      for (hx_lid j = 0; j < sub->num_elem; j++)
+        memcpy(mesh->x + (size_t)map[j] * 3 * n3, sub->x + (size_t)j * 3 * n3, 3 * n3 * sizeof *mesh->x);
+      rc = repair_patches(tm, patch, weight, border, cnt);
+      res->repair_after = cnt[0];
+    }
+  }
+  hx_mesh_destroy(&sub);
+  hx_free(&patch), hx_free(&weight), hx_free(&border), hx_free(&map), hx_free(&fixed), hx_free(&sw);
+  hx_tmop_destroy(&tm);
   return rc;
 }
 

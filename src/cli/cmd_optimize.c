@@ -1,5 +1,6 @@
 /* hexpack optimize: TMOP on a mesh file; also the TMOP flags and the optimize
    step that every mesher's --optimize shares (hx_cli_tmop_flag, hx_cli_optimize). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,6 +79,11 @@ void hx_cli_tmop_help(void) {
          "                      corner edge) rose above max(A, its initial value) (default 0: off)\n"
          "                      (with a .re2 output also one that Nek5000's rule from corners\n"
          "                      and curved sides would fold, as the writer checks)\n"
+         "  --repair S[,R[,W[,K]]]  then a second solve about the elements below Nek5000 scaled\n"
+         "                      Jacobian S: only nodes within R layers of elements (default 2)\n"
+         "                      about them move, their energy counts W times (default 10), K Newton\n"
+         "                      steps (default 10), and none ends below min(S, its value before it)\n"
+         "                      (default 0: off)\n"
          "  --weight volume|equal  each element's energy weighted by its target volume (volume,\n"
          "                      default, MFEM) or alike (equal; targets 3 and 4 differ)\n"
          "  --detj-check nodes|quad  line search rejects det J <= 0 at quadrature points and\n"
@@ -154,6 +160,21 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
   } else if (!strcmp(a, "--keep-aspect")) {
     VAL();
     TRY(hx_cli_double("--keep-aspect", v, 0, 1e6, &o->keep_aspect));
+  } else if (!strcmp(a, "--repair")) {
+    double p[4];
+    int cnt;
+    VAL();
+    TRY(hx_cli_double_list("--repair", v, 4, &cnt, p));
+    if (!(p[0] >= 0 && p[0] <= 1) || (cnt > 1 && !(p[1] >= 1 && p[1] <= 16 && p[1] == floor(p[1]))) ||
+        (cnt > 2 && !(p[2] >= 1 && p[2] <= 1e6)) || (cnt > 3 && !(p[3] >= 1 && p[3] <= 1000 && p[3] == floor(p[3]))))
+      return -HX_ERROR(HX_ERR_INPUT,
+                       "flag --repair: expected S[,R[,W[,K]]] with S in 0..1, R an integer in 1..16, W in 1..1e6, "
+                       "K an integer in 1..1000, got '%s'",
+                       v);
+    o->repair_sj = p[0];
+    if (cnt > 1) o->repair_rings = (int)p[1];
+    if (cnt > 2) o->repair_weight = p[2];
+    if (cnt > 3) o->repair_iters = (int)p[3];
   } else if (!strcmp(a, "--weight")) {
     VAL();
     if (!strcmp(v, "volume")) o->equal_weight = 0;
@@ -207,10 +228,11 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
              "\"scaled_jacobian_min0\": %.6f, \"scaled_jacobian_min\": %.6f, \"scaled_jacobian_mean0\": %.6f, "
              "\"scaled_jacobian_mean\": %.6f, "
              "\"newton_iters\": %d, \"linear_iters\": %d, \"stop\": \"%s\", \"nodes_reverted\": %lld, "
-             "\"keep_sj_rounds\": %d, \"seconds\": %.3f}\n",
+             "\"keep_sj_rounds\": %d, \"repair_bad\": %lld, \"repair_free\": %lld, \"repair_after\": %lld, "
+             "\"seconds\": %.3f}\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0,
              sj1, sjm0, sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds,
-             r.time_total);
+             r.repair_bad, r.repair_free, r.repair_after, r.time_total);
     else {
       printf("optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
              "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s\n",
@@ -221,6 +243,10 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
         printf("optimize: --keep-sj %g%s%s put back %lld node(s) in %d round(s) (the energy above is before)\n",
                o->keep_sj, o->keep_aspect > 0 ? " --keep-aspect" : "", o->elem_ok ? " and the .re2 rule" : "",
                r.nodes_reverted, r.keep_sj_rounds);
+      if (o->repair_sj > 0)
+        printf("optimize: --repair %g: %lld element(s) below it after the solve, %lld in their patches, %lld after "
+               "%d more Newton step(s)\n",
+               o->repair_sj, r.repair_bad, r.repair_free, r.repair_after, r.repair_newton);
       printf("optimize: Nek5000 scaled Jacobian min %.4f -> %.4f, mean %.4f -> %.4f\n", sj0, sj1, sjm0, sjm1);
     }
   }

@@ -83,7 +83,9 @@ static void pebble_help(void) {
          "                        det J evened out inside every element, none left below min(0.1, its\n"
          "                        value as meshed) nor, with --aspect A, above max(A, as meshed); the\n"
          "                        facets are smoothed first (--smooth 10 unless given), and with a .re2\n"
-         "                        output no element is moved to one Nek5000's rule would fold\n"
+         "                        output no element is moved to one Nek5000's rule would fold; then\n"
+         "                        --repair 0.3 (after the solve and again at order N after the transfer:\n"
+         "                        the elements left below 0.3 solved again in patches about them)\n"
          "  --optimize-order P    solve on the bed meshed at order P by the order-N mesh's own map, then\n"
          "                        carry the moves to order N (interpolated; boundary nodes put back on\n"
          "                        their surfaces, the correction blended inwards; an element that would\n"
@@ -137,7 +139,8 @@ typedef struct transfer_stats {
   int order;
   long long held;
   int rounds;
-  double seconds; /* the order-P mesh, the solve and the transfer */
+  double seconds; /* the order-P mesh, the solve, the transfer and the repair */
+  hx_tmop_result repair; /* --repair at order N, after the transfer */
 } transfer_stats;
 
 /* --optimize-order P: TMOP on the same bed meshed at order P (the same elements: the
@@ -151,7 +154,7 @@ typedef struct transfer_stats {
    caller solves at order N. At order 7 the solve at the mesh's own order stops early: its quadrature
    at the GLL nodes lets steps fold elements between them, which the line search refuses. */
 static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh *m, int P,
-                             hx_tmop_opts *topt, int quiet, int json, transfer_stats *tr) {
+                             hx_tmop_opts *topt, int user_qo, int quiet, int json, transfer_stats *tr) {
   int N = o->order;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -184,6 +187,13 @@ static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pe
     }
     if (!rc) rc = hx_tmop_transfer(m, lo, x0, topt, &tr->held, &tr->rounds);
     if (!rc) tr->order = P;
+    if (!rc && topt->repair_sj > 0) {
+      /* the transfer's own elements below --repair (an order-N element meshed below it that
+         the order-P solve raised, which the transfer raises less) solved again at order N */
+      hx_tmop_opts ro = *topt;
+      if (!user_qo) ro.quad_order = default_quad_order(N);
+      rc = hx_tmop_repair(m, &ro, &tr->repair);
+    }
     clock_gettime(CLOCK_MONOTONIC, &t1);
     tr->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     hx_free(&x0);
@@ -209,6 +219,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_cli_tmop_sj_defaults(&topt);
   topt.keep_aspect = -1; /* below: --aspect's limit, unless --keep-aspect */
   topt.transfer_keep = 0.3; /* pb67 at order 7, --score nek: below 0.3 597 -> 313, none below 0.1 */
+  topt.repair_sj = 0.3; /* pb67 at order 7, --ratio 1 --score nek --aspect 20: below 0.3 2 -> 0; c300 12 -> 2 */
   topt.detj_nodes = 2; /* with the quadrature at the GLL nodes, no fold between them */ /* pb67 at order 7: 40 steps leave elements below 0.1 to --keep-sj, 80 none */
   topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
   hx_quality_opts qo;
@@ -397,7 +408,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   }
   hx_gid num_bad = 0;
   double t_curve = 0;
-  transfer_stats tr = {0, 0, 0, 0};
+  transfer_stats tr;
+  memset(&tr, 0, sizeof tr);
   if (!rc) {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -414,7 +426,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     if (!rc && c.optimize) rc = hx_cli_re2_guard_open(m, &c, &guard, &topt);
     if (!rc && c.optimize) {
       if (solve_order < order) {
-        rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, tquiet || c.json, c.json, &tr);
+        rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, user_qo, tquiet || c.json, c.json, &tr);
         if (!rc && !tr.order) { /* no valid order-P copy: solve at order N */
           if (!user_qo) topt.quad_order = default_quad_order(order);
           if (hx_comm_rank(comm) == 0 && !c.json)
@@ -481,6 +493,11 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       if (tr.order)
         printf("  optimized at order %d, the moves carried to order %d: %lld element(s) held back in %d round(s); "
                "%.2f s\n", tr.order, order, tr.held, tr.rounds, tr.seconds);
+      if (tr.order && topt.repair_sj > 0)
+        printf("  --repair %g at order %d: %lld element(s) below it after the transfer, %lld in their patches, %lld "
+               "after %d Newton step(s)\n",
+               topt.repair_sj, order, tr.repair.repair_bad, tr.repair.repair_free, tr.repair.repair_after,
+               tr.repair.repair_newton);
       for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
     }
   }
