@@ -106,6 +106,7 @@ check "--json: transfer_keep 0.3" "echo \"\$out\" | grep -q '\"transfer_keep\": 
 check "--json: keep_aspect 0 without --aspect" "echo \"\$out\" | grep -q '\"keep_aspect\": 0,'"
 out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 check "--json: keep_aspect 20 with --aspect 20" "echo \"\$out\" | grep -q '\"keep_aspect\": 20,'"
+check "--json: repair_sj 0.3 (the default)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.3,'"
 for v in 2 -1 x; do
   "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --transfer-keep $v -o x.vtu > /dev/null 2> e5.txt
   rc=$?

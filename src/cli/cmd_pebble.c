@@ -456,13 +456,15 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, \"edge_even_segments\": %d, "
              "\"aspect\": %g, \"cut_edges\": %d, \"cut_segments\": %d, \"bridge_gap\": %g, \"wall_gap\": %g, "
              "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
-             "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"keep_aspect\": %g, \"transfer_held\": %lld, \"transfer_rounds\": %d}\n",
+             "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"keep_aspect\": %g, \"transfer_held\": %lld, \"transfer_rounds\": %d, "
+             "\"repair_sj\": %g, \"repair_below_order_n\": %lld, \"repair_after_order_n\": %lld}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
              (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
              (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even,
              o.aspect, (int)st.num_cut_edges, (int)st.num_cut_segments, o.bridge_gap, o.wall_gap, order, m->lazy ? "true" : "false", (long long)num_bad,
-             st.bridge_volume, st.t_diagram, st.t_mesh, t_curve, c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.held, tr.rounds);
+             st.bridge_volume, st.t_diagram, st.t_mesh, t_curve, c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.held, tr.rounds,
+             c.optimize ? topt.repair_sj : 0.0, tr.repair.repair_bad, tr.repair.repair_after);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
              (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
