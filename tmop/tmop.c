@@ -751,9 +751,21 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
     rc = fold_state(tm, xe, qc, 2, r1, a1, f1, w1, NULL);
     if (rc) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
+    int64_t why[4] = {0, 0, 0, 0}; /* HX_TMOP_DEBUG: the failing elements by reason */
     for (hx_lid e = 0; e < ne; e++)
-      if (keep_fails(&tm->o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e]))
+      if (keep_fails(&tm->o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e])) {
         for (size_t i = 0; i < n3; i++) flag[tm->lmap->e2l[(size_t)e * n3 + i]] = 1;
+        why[0] += !(r1[e] >= fmin(tm->o.keep_sj, r0[e]));
+        why[1] += !(f1[e] > 0) && f0[e] > 0;
+        why[2] += tm->o.keep_aspect > 0 && a1[e] > fmax(tm->o.keep_aspect, a0[e]);
+        why[3] += w0[e] && !w1[e];
+      }
+    if (getenv("HX_TMOP_DEBUG")) {
+      if ((rc = hx_comm_sum_int64(m->comm, why, 4))) break;
+      if (hx_comm_rank(m->comm) == 0)
+        fprintf(stderr, "keep-sj round %d: elements failing: %lld below min(keep_sj, before), %lld folded, %lld aspect, %lld rule\n",
+                *rounds, (long long)why[0], (long long)why[1], (long long)why[2], (long long)why[3]);
+    }
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
     int64_t cnt = 0, moved = 0;
     for (hx_lid l = 0; l < nl; l++)
