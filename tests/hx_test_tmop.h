@@ -7,6 +7,7 @@
 #include "hx_box.h"
 #include "hx_error.h"
 #include "hx_mesh.h"
+#include "hx_tmop.h"
 
 /* Kershaw box nx x ny x nz of [0, nx/ny] x [0,1] x [0, nz/ny] (cubic elements
    when undeformed), eps 0.3, order p. */
@@ -56,4 +57,27 @@ static inline void test_nek_ratios(const hx_mesh *m, double *r) {
         }
     r[e] = hi > 0 ? lo / hi : -1;
   }
+}
+
+/* the pebble optimizer's aim on a test mesh: metric 318, target 4 (each element's own volume),
+   equal weights, boundary fixed, the cpu backend, iters Newton steps */
+static inline void test_sj_opts(hx_tmop_opts *o, int iters) {
+  hx_tmop_opts_default(o);
+  o->backend = "cpu";
+  o->metric = 318;
+  o->target = 4;
+  o->equal_weight = 1;
+  o->boundary = HX_BND_FIXED;
+  o->newton_iters = iters;
+}
+
+/* a copy of m0 optimized with o; NULL (the message printed) on failure */
+static inline hx_mesh *test_optimized_copy(const hx_mesh *m0, const hx_tmop_opts *o, hx_tmop_result *r) {
+  hx_mesh *m = NULL;
+  if (hx_mesh_copy(m0, &m)) return NULL;
+  if (hx_tmop_optimize(m, o, r)) {
+    printf("optimize failed: %s\n", hx_error_message());
+    hx_mesh_destroy(&m);
+  }
+  return m;
 }

@@ -66,24 +66,12 @@ static int move_ok(void *ctx, hx_lid e, const double *xe) {
    fixed, 15 Newton steps) with the given keep_sj, keep_aspect and elem_ok rule (or NULL);
    NULL on failure */
 static hx_mesh *optimized_rule(const hx_mesh *m0, double keep_sj, double keep_aspect, move_rule *rule, hx_tmop_result *r) {
-  hx_mesh *m = NULL;
-  if (hx_mesh_copy(m0, &m)) return NULL;
   hx_tmop_opts o;
-  hx_tmop_opts_default(&o);
-  o.backend = "cpu";
-  o.metric = 318;
-  o.target = 4;
-  o.equal_weight = 1;
-  o.boundary = HX_BND_FIXED;
-  o.newton_iters = 15;
+  test_sj_opts(&o, 15);
   o.keep_sj = keep_sj;
   o.keep_aspect = keep_aspect;
   if (rule) o.elem_ok = move_ok, o.elem_ok_ctx = rule;
-  if (hx_tmop_optimize(m, &o, r)) {
-    printf("optimize failed: %s\n", hx_error_message());
-    hx_mesh_destroy(&m);
-  }
-  return m;
+  return test_optimized_copy(m0, &o, r);
 }
 
 static hx_mesh *optimized(const hx_mesh *m0, double keep_sj, double keep_aspect, hx_tmop_result *r) {

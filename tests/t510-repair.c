@@ -22,22 +22,10 @@
 #include "hx_tmop.h"
 
 static hx_mesh *optimized(const hx_mesh *m0, double repair, hx_tmop_result *r) {
-  hx_mesh *m = NULL;
-  if (hx_mesh_copy(m0, &m)) return NULL;
   hx_tmop_opts o;
-  hx_tmop_opts_default(&o);
-  o.backend = "cpu";
-  o.metric = 318;
-  o.target = 4;
-  o.equal_weight = 1;
-  o.boundary = HX_BND_FIXED;
-  o.newton_iters = 1;
+  test_sj_opts(&o, 1);
   o.repair_sj = repair;
-  if (hx_tmop_optimize(m, &o, r)) {
-    printf("optimize failed: %s\n", hx_error_message());
-    hx_mesh_destroy(&m);
-  }
-  return m;
+  return test_optimized_copy(m0, &o, r);
 }
 
 static int cmp_gid(const void *a, const void *b) {

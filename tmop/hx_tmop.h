@@ -105,7 +105,8 @@ typedef struct hx_tmop_result {
   long long repair_bad;       /* repair_sj: elements below it after the first solve, */
   long long repair_free;      /* the elements of their patches, */
   long long repair_after;     /* and those below it after the repair solve (global counts) */
-  int repair_newton;          /* the repair solve's Newton steps */
+  int repair_newton;          /* the repair solve's Newton steps (the fields above it are the first
+                                 solve's; time_total includes the repair) */
   long long vector_dofs;      /* 3 x global unique nodes */
   double time_total;          /* seconds */
   double time_energy, time_grad, time_hess_setup, time_hess_apply, time_diag, time_mindet;

@@ -398,10 +398,10 @@ static int setup_lspace(hx_tmop *tm) {
   return tm->be->lsetup(tm->pa, &ls);
 }
 
-/* The part of a TMOP context that needs no backend: the rank's L-numbering, the shared-node
-   exchange, the initial nodes as an L-vector and the boundary constraints (hx_tmop_create and
-   hx_tmop_transfer). *out is NULL only if its allocation failed; else the caller destroys it. */
-static int tm_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
+/* The numbering part of a TMOP context: the rank's L-numbering and the shared-node exchange
+   (hx_tmop_repair needs no more). *out is NULL only if its allocation failed; else the caller
+   destroys it. */
+static int tm_numbering(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   hx_tmop *tm = NULL;
   *out = NULL;
   HX_CALL(hx_malloc(sizeof *tm, &tm));
@@ -416,6 +416,15 @@ static int tm_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
     rc = hx_gs_create(mesh->comm, tm->nl, tm->lmap->l2g, &tm->gs);
     tm->gs_active = hx_comm_size(mesh->comm) > 1;
   }
+  return rc;
+}
+
+/* The part of a TMOP context that needs no backend: tm_numbering's, the initial nodes as an
+   L-vector and the boundary constraints (hx_tmop_create and hx_tmop_transfer). *out as there. */
+static int tm_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
+  int rc = tm_numbering(mesh, o, out);
+  hx_tmop *tm = *out;
+  if (!tm) return rc;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
   if (!rc) {
     /* L-vector of the initial nodes: every copy of a node holds the same
@@ -789,28 +798,39 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   return rc;
 }
 
-/* opts.repair_sj's patches on the mesh's nodes now: patch[e] marks the elements within
-   repair_rings layers (sharing a node) of one below repair_sj, weight[e] is repair_weight on
-   those below and 1 elsewhere, border[l] flags the L-nodes that an element outside the patches
-   has too; global counts of the elements below and marked in cnt */
-static int repair_patches(hx_tmop *tm, unsigned char *patch, double *weight, uint64_t *border, int64_t cnt[2]) {
+/* opts.repair_sj on the mesh's nodes now: r[e] the Nek5000 scaled Jacobian of each element,
+   *nbad the global count of those below repair_sj */
+static int repair_below(hx_tmop *tm, double *r, int64_t *nbad) {
+  hx_mesh *m = tm->mesh;
+  double *f = NULL;
+  hx_quality_ctx *qc = NULL;
+  int rc = fold_ctx(m->nd, 0, &qc);
+  if (!rc) rc = hx_malloc(((size_t)m->num_elem + 1) * sizeof *f, &f);
+  if (!rc) rc = fold_state(tm, m->x, &qc, 1, r, NULL, f, NULL, NULL);
+  *nbad = 0;
+  for (hx_lid e = 0; !rc && e < m->num_elem; e++) *nbad += !(r[e] >= tm->o.repair_sj);
+  if (!rc) rc = hx_comm_sum_int64(m->comm, nbad, 1);
+  hx_free(&f);
+  hx_quality_ctx_destroy(&qc);
+  return rc;
+}
+
+/* opts.repair_sj's patches from the scaled Jacobians r (repair_below): patch[e] marks the
+   elements within repair_rings layers (sharing a node) of one below repair_sj, weight[e] is
+   repair_weight on those below and 1 elsewhere, border[l] flags the L-nodes that an element
+   outside the patches has too; *nfree the global count of the elements marked */
+static int repair_patches(hx_tmop *tm, const double *r, unsigned char *patch, double *weight, uint64_t *border,
+                          int64_t *nfree) {
   hx_mesh *m = tm->mesh;
   const hx_tmop_opts *o = &tm->o;
   hx_lid ne = m->num_elem, nl = tm->nl;
   size_t n3 = (size_t)m->nd * m->nd * m->nd;
   const hx_lid *e2l = tm->lmap->e2l;
-  double *r = NULL, *f = NULL;
-  hx_quality_ctx *qc = NULL;
-  int rc = fold_ctx(m->nd, 0, &qc);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r, &r);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f, &f);
-  if (!rc) rc = fold_state(tm, m->x, &qc, 1, r, NULL, f, NULL, NULL);
-  cnt[0] = cnt[1] = 0;
+  int rc = HX_OK;
   memset(border, 0, ((size_t)nl + 1) * sizeof *border);
-  for (hx_lid e = 0; !rc && e < ne; e++) {
+  for (hx_lid e = 0; e < ne; e++) {
     int bad = !(r[e] >= o->repair_sj);
     weight[e] = bad ? o->repair_weight : 1.0;
-    cnt[0] += bad;
     if (bad)
       for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
   }
@@ -829,15 +849,14 @@ static int repair_patches(hx_tmop *tm, unsigned char *patch, double *weight, uin
   }
   /* the border: nodes of elements outside */
   if (!rc) memset(border, 0, ((size_t)nl + 1) * sizeof *border);
+  *nfree = 0;
   for (hx_lid e = 0; !rc && e < ne; e++) {
-    cnt[1] += patch[e];
+    *nfree += patch[e];
     if (!patch[e])
       for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
   }
   if (!rc && tm->gs_active) rc = hx_gs_or(tm->gs, border);
-  if (!rc) rc = hx_comm_sum_int64(m->comm, cnt, 2);
-  hx_free(&r), hx_free(&f);
-  hx_quality_ctx_destroy(&qc);
+  if (!rc) rc = hx_comm_sum_int64(m->comm, nfree, 1);
   return rc;
 }
 
@@ -890,25 +909,28 @@ static int repair_elem_ok(void *ctx, hx_lid e, const double *xe) {
 
 int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
   hx_tmop *tm = NULL;
-  hx_tmop_opts ob = *o;
-  ob.fixed_node = NULL, ob.elem_weight = NULL;
-  int rc = tm_base(mesh, &ob, &tm);
+  int rc = tm_numbering(mesh, o, &tm);
   if (!tm) return rc;
   hx_lid ne = mesh->num_elem;
   size_t n3 = (size_t)hx_mesh_nodes_per_elem(mesh);
   unsigned char *patch = NULL, *fixed = NULL;
-  double *weight = NULL, *sw = NULL;
+  double *r = NULL, *weight = NULL, *sw = NULL;
   uint64_t *border = NULL;
   hx_lid *map = NULL;
   hx_mesh *sub = NULL;
-  int64_t cnt[2] = {0, 0};
-  if (!rc) rc = hx_malloc((size_t)ne + 1, &patch);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *weight, &weight);
-  if (!rc) rc = hx_malloc(((size_t)tm->nl + 1) * sizeof *border, &border);
-  if (!rc) rc = repair_patches(tm, patch, weight, border, cnt);
-  res->repair_bad = res->repair_after = cnt[0], res->repair_free = cnt[1];
-  if (!rc && cnt[0] > 0) rc = repair_submesh(tm, patch, weight, border, &sub, &map, &fixed, &sw);
-  if (!rc && cnt[0] > 0) {
+  int64_t nbad = 0, nfree = 0;
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r, &r);
+  if (!rc) rc = repair_below(tm, r, &nbad);
+  res->repair_bad = res->repair_after = nbad, res->repair_free = 0;
+  if (!rc && nbad > 0) {
+    rc = hx_malloc((size_t)ne + 1, &patch);
+    if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *weight, &weight);
+    if (!rc) rc = hx_malloc(((size_t)tm->nl + 1) * sizeof *border, &border);
+    if (!rc) rc = repair_patches(tm, r, patch, weight, border, &nfree);
+    res->repair_free = nfree;
+    if (!rc) rc = repair_submesh(tm, patch, weight, border, &sub, &map, &fixed, &sw);
+  }
+  if (!rc && nbad > 0) {
     hx_tmop_opts o2 = *o;
     repair_ok_ctx okc = {o, map};
     o2.fixed_node = fixed, o2.elem_weight = sw;
@@ -921,12 +943,12 @@ int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
       res->time_total += r2.time_total;
       for (hx_lid j = 0; j < sub->num_elem; j++)
         memcpy(mesh->x + (size_t)map[j] * 3 * n3, sub->x + (size_t)j * 3 * n3, 3 * n3 * sizeof *mesh->x);
-      rc = repair_patches(tm, patch, weight, border, cnt);
-      res->repair_after = cnt[0];
+      rc = repair_below(tm, r, &nbad);
+      res->repair_after = nbad;
     }
   }
   hx_mesh_destroy(&sub);
-  hx_free(&patch), hx_free(&weight), hx_free(&border), hx_free(&map), hx_free(&fixed), hx_free(&sw);
+  hx_free(&r), hx_free(&patch), hx_free(&weight), hx_free(&border), hx_free(&map), hx_free(&fixed), hx_free(&sw);
   hx_tmop_destroy(&tm);
   return rc;
 }

@@ -2204,7 +2204,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
                                        {1, 2, 1, 1, 1},   {0.5, 2, 1, 1, 1}, {1, 1, 1, 1, 1},   {0.5, 1, 1, 1, 1},
                                        {0, 1, 1, 1, 1},   {1, 2, 2, 1, 1},   {0.5, 2, 2, 1, 1}, {0.5, 1, 2, 1, 1},
                                        {0, 1, 2, 1, 1},   {1, 1, 0, 0, 1},   {0, 1, 0, 0, 1},   {0, 1, 0, 0, 0}};
-      int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1, nmain = 6, nasp = 13, any_aok = 0;
+      int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1, nmain = 6, any_aok = 0;
+      int nasp = (int)(sizeof bvar / sizeof bvar[0]) - 3; /* the fall-backs' first */
       /* any_aok: a valid variant passed the aspect estimate */
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
       int best = -1, var0 = 0;
