@@ -11,6 +11,9 @@
    - on one rank, the patches are found here from the node ids (elements sharing a node with
      one below S, then with those): every element outside them is bitwise A's, and some inside
      moved; an element outside shares its nodes with the patches, so those stayed too;
+   - passes: with one Newton step per repair solve, one pass leaves all below S (they move
+     together about the bulge's centre), and up to three passes (each about what the last left,
+     while that count falls or its poorest rises) leave fewer, none below min(S, A's);
    - B has det J > 0 at every GLL node (hx_mesh_check).
    Run with NP 1 and 2 (counts are sums over ranks). */
 #include <math.h>
@@ -113,6 +116,34 @@ int main(int argc, char **argv) {
            (long long)ne, inside_moved, outside_moved, ok2 ? "ok" : "BAD");
     fail |= !ok2;
     free(bad), free(l1), free(l2);
+  }
+  { /* C: passes. The same case with one Newton step per repair solve: C1 one pass, C3 up to
+       three, each on the patches of what the last left, while that falls. Checked: C1 leaves
+       some below S, C3 fewer in more than one pass, C3 none below min(S, A's) */
+    hx_tmop_opts o;
+    hx_tmop_result r1, r3;
+    test_sj_opts(&o, 1);
+    o.repair_sj = S, o.repair_iters = 1, o.repair_passes = 1;
+    hx_mesh *C1 = test_optimized_copy(m0, &o, &r1);
+    o.repair_passes = 3;
+    hx_mesh *C3 = test_optimized_copy(m0, &o, &r3);
+    if (!C1 || !C3) return 1;
+    double *s3 = malloc((ne + 1) * sizeof *s3);
+    test_nek_ratios(C1, sb);
+    test_nek_ratios(C3, s3);
+    int64_t c[3] = {0, 0, 0}; /* below S in C1, in C3; below min(S, A's) in C3 */
+    for (hx_lid e = 0; e < ne; e++) c[0] += sb[e] < S, c[1] += s3[e] < S, c[2] += s3[e] < fmin(S, sa[e]) * (1 - 1e-12);
+    hx_comm_sum_int64(comm, c, 3);
+    int okc = c[0] > 0 && c[1] < c[0] && c[2] == 0 && r1.repair_passes == 1 && r1.repair_after == c[0] &&
+              r3.repair_passes > 1 && r3.repair_after == c[1] && r3.repair_bad == cnt[0];
+    if (rank == 0)
+      printf("one Newton step per repair solve: below %g after 1 pass %lld, after %d passes %lld (result: %lld -> %lld); "
+             "below min(%g, before): %lld %s\n",
+             S, (long long)c[0], r3.repair_passes, (long long)c[1], r3.repair_bad, r3.repair_after, S, (long long)c[2],
+             okc ? "ok" : "BAD");
+    fail |= !okc;
+    free(s3);
+    hx_mesh_destroy(&C1), hx_mesh_destroy(&C3);
   }
   hx_mesh_check_report rep;
   int ok3 = hx_mesh_check(B, 1e-12, &rep) == HX_OK && rep.bad_elems == 0;

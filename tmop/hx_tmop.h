@@ -82,6 +82,9 @@ typedef struct hx_tmop_opts {
   int repair_rings;     /* layers of elements about each one below repair_sj (default 2) */
   double repair_weight; /* their energy's weight (default 10) */
   int repair_iters;     /* Newton steps of the repair solve (default 10) */
+  int repair_passes;    /* repair solves at most, each on the patches of the elements the last one
+                           left, while it gains: fewer left, or their smallest Nek5000 scaled
+                           Jacobian higher by 1e-3 (default 3) */
   const unsigned char *fixed_node; /* non-NULL: [num_elem][nd^3] E-nodes marked are fixed (the repair
                            solve's nodes on the border of its patches) */
   const double *elem_weight; /* non-NULL: [num_elem] each element's energy weight is multiplied by it
@@ -103,10 +106,11 @@ typedef struct hx_tmop_result {
   int keep_sj_rounds;
   char stop_reason[64];       /* "converged", "iteration cap", "line search failed" */
   long long repair_bad;       /* repair_sj: elements below it after the first solve, */
-  long long repair_free;      /* the elements of their patches, */
-  long long repair_after;     /* and those below it after the repair solve (global counts) */
-  int repair_newton;          /* the repair solve's Newton steps (the fields above it are the first
-                                 solve's; time_total includes the repair) */
+  long long repair_free;      /* the elements of the first pass's patches, */
+  long long repair_after;     /* and those left after the last pass (global counts) */
+  int repair_newton;          /* the repair solves' Newton steps, all passes (the fields above it are
+                                 the first solve's; time_total includes the repair) */
+  int repair_passes;          /* the repair solves run */
   long long vector_dofs;      /* 3 x global unique nodes */
   double time_total;          /* seconds */
   double time_energy, time_grad, time_hess_setup, time_hess_apply, time_diag, time_mindet;

@@ -63,6 +63,7 @@ void hx_tmop_opts_default(hx_tmop_opts *o) {
   o->repair_rings = 2;
   o->repair_weight = 10;
   o->repair_iters = 10;
+  o->repair_passes = 3;
 }
 
 static const char *target_names[5] = {NULL, "ideal-unit", "ideal-equal", "ideal-given", "ideal-elem"};
@@ -798,29 +799,35 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   return rc;
 }
 
-/* opts.repair_sj on the mesh's nodes now: r[e] the Nek5000 scaled Jacobian of each element,
-   *nbad the global count of those below repair_sj */
-static int repair_below(hx_tmop *tm, double *r, int64_t *nbad) {
+/* opts.repair_sj on the mesh's nodes now: bad[e] marks each element below it, *nbad their
+   global count, *rmin the smallest Nek5000 scaled Jacobian (global) */
+static int repair_below(hx_tmop *tm, unsigned char *bad, int64_t *nbad, double *rmin) {
   hx_mesh *m = tm->mesh;
-  double *f = NULL;
+  double *f = NULL, *r = NULL;
   hx_quality_ctx *qc = NULL;
+  size_t ne1 = (size_t)m->num_elem + 1;
   int rc = fold_ctx(m->nd, 0, &qc);
-  if (!rc) rc = hx_malloc(((size_t)m->num_elem + 1) * sizeof *f, &f);
+  if (!rc) rc = hx_malloc(ne1 * sizeof *f, &f);
+  if (!rc) rc = hx_malloc(ne1 * sizeof *r, &r);
   if (!rc) rc = fold_state(tm, m->x, &qc, 1, r, NULL, f, NULL, NULL);
-  *nbad = 0;
-  for (hx_lid e = 0; !rc && e < m->num_elem; e++) *nbad += !(r[e] >= tm->o.repair_sj);
+  *nbad = 0, *rmin = HUGE_VAL;
+  for (hx_lid e = 0; !rc && e < m->num_elem; e++) {
+    *nbad += bad[e] = !(r[e] >= tm->o.repair_sj);
+    *rmin = fmin(*rmin, r[e]);
+  }
   if (!rc) rc = hx_comm_sum_int64(m->comm, nbad, 1);
-  hx_free(&f);
+  if (!rc) rc = hx_comm_min_double(m->comm, rmin, 1);
+  hx_free(&f), hx_free(&r);
   hx_quality_ctx_destroy(&qc);
   return rc;
 }
 
-/* opts.repair_sj's patches from the scaled Jacobians r (repair_below): patch[e] marks the
-   elements within repair_rings layers (sharing a node) of one below repair_sj, weight[e] is
-   repair_weight on those below and 1 elsewhere, border[l] flags the L-nodes that an element
-   outside the patches has too; *nfree the global count of the elements marked */
-static int repair_patches(hx_tmop *tm, const double *r, unsigned char *patch, double *weight, uint64_t *border,
-                          int64_t *nfree) {
+/* opts.repair_sj's patches about the elements bad[e] (repair_below): patch[e] marks the
+   elements within repair_rings layers (sharing a node) of one bad, weight[e] is repair_weight
+   on those bad and 1 elsewhere, border[l] flags the L-nodes that an element outside the
+   patches has too; *nfree the global count of the elements marked */
+static int repair_patches(hx_tmop *tm, const unsigned char *bad, unsigned char *patch, double *weight,
+                          uint64_t *border, int64_t *nfree) {
   hx_mesh *m = tm->mesh;
   const hx_tmop_opts *o = &tm->o;
   hx_lid ne = m->num_elem, nl = tm->nl;
@@ -829,9 +836,8 @@ static int repair_patches(hx_tmop *tm, const double *r, unsigned char *patch, do
   int rc = HX_OK;
   memset(border, 0, ((size_t)nl + 1) * sizeof *border);
   for (hx_lid e = 0; e < ne; e++) {
-    int bad = !(r[e] >= o->repair_sj);
-    weight[e] = bad ? o->repair_weight : 1.0;
-    if (bad)
+    weight[e] = bad[e] ? o->repair_weight : 1.0;
+    if (bad[e])
       for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
   }
   /* layer by layer: the elements that touch a flagged node, then their nodes flagged */
@@ -907,30 +913,25 @@ static int repair_elem_ok(void *ctx, hx_lid e, const double *xe) {
   return c->o->elem_ok(c->o->elem_ok_ctx, c->map[e], xe);
 }
 
-int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
-  hx_tmop *tm = NULL;
-  int rc = tm_numbering(mesh, o, &tm);
-  if (!tm) return rc;
+/* one repair pass: the patches about the elements bad[e] solved as a mesh of their own, their
+   nodes copied back; then bad, *nbad and *rmin are those left */
+static int repair_pass(hx_tmop *tm, const hx_tmop_opts *o, unsigned char *bad, int64_t *nbad, double *rmin,
+                       hx_tmop_result *res) {
+  hx_mesh *mesh = tm->mesh, *sub = NULL;
   hx_lid ne = mesh->num_elem;
   size_t n3 = (size_t)hx_mesh_nodes_per_elem(mesh);
   unsigned char *patch = NULL, *fixed = NULL;
-  double *r = NULL, *weight = NULL, *sw = NULL;
+  double *weight = NULL, *sw = NULL;
   uint64_t *border = NULL;
   hx_lid *map = NULL;
-  hx_mesh *sub = NULL;
-  int64_t nbad = 0, nfree = 0;
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r, &r);
-  if (!rc) rc = repair_below(tm, r, &nbad);
-  res->repair_bad = res->repair_after = nbad, res->repair_free = 0;
-  if (!rc && nbad > 0) {
-    rc = hx_malloc((size_t)ne + 1, &patch);
-    if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *weight, &weight);
-    if (!rc) rc = hx_malloc(((size_t)tm->nl + 1) * sizeof *border, &border);
-    if (!rc) rc = repair_patches(tm, r, patch, weight, border, &nfree);
-    res->repair_free = nfree;
-    if (!rc) rc = repair_submesh(tm, patch, weight, border, &sub, &map, &fixed, &sw);
-  }
-  if (!rc && nbad > 0) {
+  int64_t nfree = 0;
+  int rc = hx_malloc((size_t)ne + 1, &patch);
+  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *weight, &weight);
+  if (!rc) rc = hx_malloc(((size_t)tm->nl + 1) * sizeof *border, &border);
+  if (!rc) rc = repair_patches(tm, bad, patch, weight, border, &nfree);
+  if (!rc && !res->repair_passes) res->repair_free = nfree;
+  if (!rc) rc = repair_submesh(tm, patch, weight, border, &sub, &map, &fixed, &sw);
+  if (!rc) {
     hx_tmop_opts o2 = *o;
     repair_ok_ctx okc = {o, map};
     o2.fixed_node = fixed, o2.elem_weight = sw;
@@ -939,16 +940,38 @@ int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
     hx_tmop_result r2;
     rc = hx_tmop_optimize(sub, &o2, &r2);
     if (!rc) {
-      res->repair_newton = r2.newton_iters;
+      res->repair_newton += r2.newton_iters, res->repair_passes++;
       res->time_total += r2.time_total;
       for (hx_lid j = 0; j < sub->num_elem; j++)
         memcpy(mesh->x + (size_t)map[j] * 3 * n3, sub->x + (size_t)j * 3 * n3, 3 * n3 * sizeof *mesh->x);
-      rc = repair_below(tm, r, &nbad);
-      res->repair_after = nbad;
+      rc = repair_below(tm, bad, nbad, rmin);
     }
   }
   hx_mesh_destroy(&sub);
-  hx_free(&r), hx_free(&patch), hx_free(&weight), hx_free(&border), hx_free(&map), hx_free(&fixed), hx_free(&sw);
+  hx_free(&patch), hx_free(&weight), hx_free(&border), hx_free(&map), hx_free(&fixed), hx_free(&sw);
+  return rc;
+}
+
+int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
+  hx_tmop *tm = NULL;
+  int rc = tm_numbering(mesh, o, &tm);
+  if (!tm) return rc;
+  unsigned char *bad = NULL;
+  int64_t nbad = 0;
+  double rmin = 0;
+  if (!rc) rc = hx_malloc((size_t)mesh->num_elem + 1, &bad);
+  if (!rc) rc = repair_below(tm, bad, &nbad, &rmin);
+  res->repair_bad = res->repair_after = nbad, res->repair_free = 0, res->repair_newton = 0, res->repair_passes = 0;
+  /* pass after pass while it gains (fewer left, or the poorest higher): a pass's hold-back leaves
+     a new state about the elements it could not raise enough, from which the next may */
+  while (!rc && nbad > 0 && res->repair_passes < o->repair_passes) {
+    int64_t n0 = nbad;
+    double r0 = rmin;
+    rc = repair_pass(tm, o, bad, &nbad, &rmin, res);
+    res->repair_after = nbad;
+    if (!(nbad < n0 || rmin > r0 + 1e-3)) break;
+  }
+  hx_free(&bad);
   hx_tmop_destroy(&tm);
   return rc;
 }

@@ -82,8 +82,9 @@ void hx_cli_tmop_help(void) {
          "  --repair S[,R[,W[,K]]]  then a second solve about the elements below Nek5000 scaled\n"
          "                      Jacobian S: only nodes within R layers of elements (default 2)\n"
          "                      about them move, their energy counts W times (default 10), K Newton\n"
-         "                      steps (default 10), and none ends below min(S, its value before it)\n"
-         "                      (default 0: off)\n"
+         "                      steps (default 10), and none ends below min(S, its value before it);\n"
+         "                      again about those left (3 passes at most) while fewer are left or\n"
+         "                      the poorest rose (default 0: off)\n"
          "  --weight volume|equal  each element's energy weighted by its target volume (volume,\n"
          "                      default, MFEM) or alike (equal; targets 3 and 4 differ)\n"
          "  --detj-check nodes|quad  line search rejects det J <= 0 at quadrature points and\n"
@@ -229,10 +230,10 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
              "\"scaled_jacobian_mean\": %.6f, "
              "\"newton_iters\": %d, \"linear_iters\": %d, \"stop\": \"%s\", \"nodes_reverted\": %lld, "
              "\"keep_sj_rounds\": %d, \"repair_bad\": %lld, \"repair_free\": %lld, \"repair_after\": %lld, "
-             "\"seconds\": %.3f}\n",
+             "\"repair_passes\": %d, \"seconds\": %.3f}\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0,
              sj1, sjm0, sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds,
-             r.repair_bad, r.repair_free, r.repair_after, r.time_total);
+             r.repair_bad, r.repair_free, r.repair_after, r.repair_passes, r.time_total);
     else {
       printf("optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
              "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s\n",
@@ -245,8 +246,8 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
                r.nodes_reverted, r.keep_sj_rounds);
       if (o->repair_sj > 0)
         printf("optimize: --repair %g: %lld element(s) below it after the solve, %lld in their patches, %lld after "
-               "%d more Newton step(s)\n",
-               o->repair_sj, r.repair_bad, r.repair_free, r.repair_after, r.repair_newton);
+               "%d more Newton step(s) in %d pass(es)\n",
+               o->repair_sj, r.repair_bad, r.repair_free, r.repair_after, r.repair_newton, r.repair_passes);
       printf("optimize: Nek5000 scaled Jacobian min %.4f -> %.4f, mean %.4f -> %.4f\n", sj0, sj1, sjm0, sjm1);
     }
   }
