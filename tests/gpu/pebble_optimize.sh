@@ -13,7 +13,8 @@
 # below 0.1 / below 0.3, aspect max, and the wall times. Logs and tables go to $OUT.
 # SETS="flags;flags;...": instead (words NAME=VALUE of a set go to its runs' environment;
 # SKIP_MESHED=1 runs the optimized meshes only), mesher flag sets at the last order, each meshed and optimized on
-# cuda (pb67, and the poured cylinder with PACKED=1): a sweep of the mesher's knobs under --optimize.
+# cuda (pb67, and the poured cylinder with PACKED=1, with the polydisperse cylinder and the square prism
+# too with PACKED=all): a sweep of the mesher's knobs under --optimize.
 # BED67="--radius 1.5" (say): pb67's own flags instead of the cylinder 6.6 with inlet and outlet 3.
 #   usage: [PACKED=1] [SKIP_PB67=1] [SETS=...] bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
 set -u -o pipefail
@@ -55,13 +56,21 @@ if [ -n "${SETS:-}" ]; then
   p=${ORDERS##*,}
   beds=()
   [ "${SKIP_PB67:-0}" = 1 ] || beds=(pb67)
-  if [ "${PACKED:-0}" = 1 ]; then
+  if [ "${PACKED:-0}" != 0 ]; then # 1: c300; all: the polydisperse p300 and the square b300 too
     "$H" pack --n 300 --container cyl:5 --seed 3 --trials 20 -o "$OUT/c300.txt" > /dev/null
     beds+=(c300)
+    if [ "$PACKED" = all ]; then
+      "$H" pack --n 300 --container cyl:5 --poly 0.2 --seed 5 --trials 20 -o "$OUT/p300.txt" > /dev/null
+      "$H" pack --n 300 --container box:4.3 --seed 2 --trials 20 -o "$OUT/b300.txt" > /dev/null
+      beds+=(p300 b300)
+    fi
   fi
   IFS=';' read -r -a sets <<< "$SETS"
   for bed in "${beds[@]}"; do
-    [ "$bed" = c300 ] && BED=(pebble "$OUT/c300.txt" --container cyl:5)
+    case $bed in
+      c300 | p300) BED=(pebble "$OUT/$bed.txt" --container cyl:5) ;;
+      b300) BED=(pebble "$OUT/$bed.txt" --container box:-4.3,4.3,-4.3,4.3) ;;
+    esac
     for i in "${!sets[@]}"; do
       echo "set $i: ${sets[$i]:-(defaults)}" | tee -a "$OUT/pebble_optimize.txt"
       ( # words NAME=VALUE of a set are put in the environment of its runs
