@@ -10,8 +10,9 @@
 # meshed). Then at order 4, where the defaults solve at order 3 and carry the moves to order 4
 # (--optimize-order, hx_tmop_transfer; t509 checks it against analytic moves): the same
 # guarantees, and the same mean gain; --transfer-keep 0.3 (default) leaves fewer elements below
-# min(0.3, as meshed) than 0 (both with --repair 0); --repair 0.4 (default; t510 checks the
-# solve) leaves fewer below 0.3 and 0.4 than --repair 0. --optimize with --stream, --optimize-order above the order
+# min(0.3, as meshed) than 0 (both with --repair 0); --repair 0.3 (default without --aspect; t510
+# checks the solve) leaves fewer below 0.3 than --repair 0, and --repair 0.4 (the default with
+# --aspect) fewer below 0.4. --optimize with --stream, --optimize-order above the order
 # or without --optimize are refused before any work. --keep-aspect 1 keeps every element's aspect
 # ratio at or below its value as meshed, where the defaults raise some. Since the nineteenth
 # session --optimize smooths the facets first (--smooth 10 by default), so the meshes "as
@@ -78,14 +79,21 @@ echo "order 4, --repair 0 --transfer-keep 0: $r0 (--transfer-keep 0.3: $soft1 be
 read -r n0 bad0 ma0 mb0 wa0 wb0 soft0 <<< "$r0"
 check "--transfer-keep 0: exit 0, every element >= min(0.1, as meshed)" "[ $rc -eq 0 ] && [ $bad0 -eq 0 ]"
 check "--transfer-keep 0.3 (default): fewer elements below min(0.3, as meshed) than with 0" "[ $soft1 -lt $soft0 ]"
-# --repair 0.4 (the default) against 0: at order 4 the elements left below 0.4 after the transfer
-# are solved again in patches about them; below 0.3 and below 0.4 (this test's counts from the
-# listings) fewer, and the line's count after the repair is the listing's below 0.4
+# --repair 0.3 (the default without --aspect) against 0: at order 4 the elements left below 0.3
+# after the transfer are solved again in patches about them; below 0.3 (this test's count from
+# the listings) fewer, and the line's count after the repair is the listing's
 below() { awk -v s="$2" '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 < s {n++} END {print n + 0}' "$1"; }
-rep=$(grep -- '--repair 0.4 at order 4' d.txt)
-echo "order 4: below 0.3 $(below h.txt 0.3) with --repair 0, $(below d.txt 0.3) with the default; below 0.4 $(below h.txt 0.4), $(below d.txt 0.4); $rep"
-check "--repair 0.4 (default): fewer below 0.3 and 0.4 than --repair 0, its count after the repair is the listing's" \
-  "[ \$(below d.txt 0.3) -lt \$(below h.txt 0.3) ] && [ \$(below d.txt 0.4) -lt \$(below h.txt 0.4) ] && echo \"\$rep\" | grep -q \"after the transfer, [0-9]* in their patches, \$(below d.txt 0.4) after\""
+rep=$(grep -- '--repair 0.3 at order 4' d.txt)
+echo "order 4: below 0.3 $(below h.txt 0.3) with --repair 0, $(below d.txt 0.3) with the default; $rep"
+check "--repair 0.3 (default): fewer below 0.3 than --repair 0, its count after the repair is the listing's" \
+  "[ \$(below d.txt 0.3) -lt \$(below h.txt 0.3) ] && echo \"\$rep\" | grep -q \"after the transfer, [0-9]* in their patches, \$(below d.txt 0.3) after\""
+# --repair 0.4 (the default with --aspect) given here: fewer below 0.4 than --repair 0, and the
+# line's count is the listing's
+"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --repair 0.4 --quiet --quality --worst 100000 -o r4.re2 > r4.txt 2>&1
+rep=$(grep -- '--repair 0.4 at order 4' r4.txt)
+echo "order 4: below 0.4 $(below h.txt 0.4) with --repair 0, $(below r4.txt 0.4) with --repair 0.4; $rep"
+check "--repair 0.4: fewer below 0.4 than --repair 0, its count after the repair is the listing's" \
+  "[ \$(below r4.txt 0.4) -lt \$(below h.txt 0.4) ] && echo \"\$rep\" | grep -q \"after the transfer, [0-9]* in their patches, \$(below r4.txt 0.4) after\""
 
 # --keep-aspect 1: no element ends with an aspect ratio above its value as meshed (the solve's
 # rounds at order 3 and the transfer to order 4), where the defaults raise some
@@ -103,10 +111,11 @@ check "--keep-aspect -1 refused in one line naming the flag, no file" \
   "[ $rc -ne 0 ] && [ \$(wc -l < e7.txt) -eq 1 ] && grep -q -- '--keep-aspect' e7.txt && [ ! -e x.vtu ]"
 out=$("$HEXPACK" pebble bed.txt --container box --order 3 --optimize --newton-iters 2 --quiet --json -o f.re2 2> /dev/null)
 check "--json: transfer_keep 0.3" "echo \"\$out\" | grep -q '\"transfer_keep\": 0.3,'"
+check "--json: repair_sj 0.3 without --aspect (the default)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.3,'"
 check "--json: keep_aspect 0 without --aspect" "echo \"\$out\" | grep -q '\"keep_aspect\": 0,'"
 out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 check "--json: keep_aspect 20 with --aspect 20" "echo \"\$out\" | grep -q '\"keep_aspect\": 20,'"
-check "--json: repair_sj 0.4 (the default)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.4,'"
+check "--json: repair_sj 0.4 with --aspect (the default)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.4,'"
 for v in 2 -1 x; do
   "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --transfer-keep $v -o x.vtu > /dev/null 2> e5.txt
   rc=$?

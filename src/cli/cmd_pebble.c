@@ -84,9 +84,10 @@ static void pebble_help(void) {
          "                        value as meshed) nor, with --aspect A, above max(A, as meshed); the\n"
          "                        facets are smoothed first (--smooth 10 unless given), and with a .re2\n"
          "                        output no element is moved to one Nek5000's rule would fold; then\n"
-         "                        --repair 0.4 (after the solve and again at order N after the transfer:\n"
-         "                        the elements left below 0.4 solved again in patches about them; 0.4,\n"
-         "                        above the goal of 0.3, leaves fewer below 0.3 than 0.3 does)\n"
+         "                        --repair 0.3, 0.4 with --aspect (after the solve and again at order N\n"
+         "                        after the transfer: the elements left below it solved again in patches\n"
+         "                        about them; with --aspect few are left, and 0.4, above the goal of\n"
+         "                        0.3, leaves fewer below 0.3 than 0.3 does)\n"
          "  --optimize-order P    solve on the bed meshed at order P by the order-N mesh's own map, then\n"
          "                        carry the moves to order N (interpolated; boundary nodes put back on\n"
          "                        their surfaces, the correction blended inwards; an element that would\n"
@@ -220,10 +221,13 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_cli_tmop_sj_defaults(&topt);
   topt.keep_aspect = -1; /* below: --aspect's limit, unless --keep-aspect */
   topt.transfer_keep = 0.3; /* pb67 at order 7, --score nek: below 0.3 597 -> 313, none below 0.1 */
-  /* pb67 at order 7 (H100, cuda), --ratio 1 --score nek --aspect 18 --grade-expand 0.75
+  /* below: 0.4 with --aspect, else 0.3, unless --repair. With --aspect (few elements left below
+     0.4): pb67 at order 7 (H100, cuda), --ratio 1 --score nek --aspect 18 --grade-expand 0.75
      --keep-aspect 20: below 0.3 20 with --repair 0.3, 0 with 0.4 (none below 0.3 either way in
-     c300; in pb67's default container with --aspect 20: 3 -> 0) */
-  topt.repair_sj = 0.4;
+     c300; in pb67's default container with --aspect 20: 3 -> 0). Without (pb67 at order 3 on
+     the dev VM's cpu, 717 below 0.4 after the solve): below 0.3 230 / 149 / 184 with 0 / 0.3 /
+     0.4, in 210 / 320 / 494 s */
+  topt.repair_sj = -1;
   topt.detj_nodes = 2; /* with the quadrature at the GLL nodes, no fold between them */ /* pb67 at order 7: 40 steps leave elements below 0.1 to --keep-sj, 80 none */
   topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
   hx_quality_opts qo;
@@ -380,6 +384,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CHECK(!opt_order || c.optimize, HX_ERR_INPUT, "flag --optimize-order: only with --optimize");
   HX_CHECK(opt_order <= order, HX_ERR_INPUT, "flag --optimize-order: %d is above the mesh's order %d", opt_order, order);
   HX_CHECK(!user_tk || c.optimize, HX_ERR_INPUT, "flag --transfer-keep: only with --optimize");
+  if (topt.repair_sj < 0) topt.repair_sj = o.aspect > 0 ? 0.4 : 0.3;
   if (topt.keep_aspect < 0) topt.keep_aspect = o.aspect; /* with --aspect A: no move takes an element above max(A, as meshed) */
   /* the smoothing serves the optimizer (which lifts the quads it leaves below 0.3) and --aspect:
      pb67 at order 7 --optimize, below 0.1 / 0.3: 94 / 1,176 -> 28 / 715; --aspect 20: worst
