@@ -683,14 +683,14 @@ static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const
   return rc;
 }
 
-/* --keep-sj's test of an element: below min(keep_sj, its initial Nek ratio r0), or folded
-   between its nodes (f, the smallest det J of fold_state) where it was not, or (keep_aspect > 0)
-   its aspect ratio a above max(keep_aspect, its initial a0), or failing elem_ok (w) where it
-   passed */
+/* --keep-sj's test of an element, 0 where it passes, else the reasons it fails as bits: 1 below
+   min(keep_sj, its initial Nek ratio r0), 2 folded between its nodes (f, the smallest det J of
+   fold_state) where it was not, 4 (keep_aspect > 0) its aspect ratio a above max(keep_aspect,
+   its initial a0), 8 failing elem_ok (w) where it passed */
 static int keep_fails(const hx_tmop_opts *o, double r0, double r1, double f0, double f1, double a0, double a1, int w0,
                       int w1) {
-  return !(r1 >= fmin(o->keep_sj, r0)) || (!(f1 > 0) && f0 > 0) || (o->keep_aspect > 0 && a1 > fmax(o->keep_aspect, a0)) ||
-         (w0 && !w1);
+  return (!(r1 >= fmin(o->keep_sj, r0))) | (!(f1 > 0) && f0 > 0) << 1 |
+         (o->keep_aspect > 0 && a1 > fmax(o->keep_aspect, a0)) << 2 | (w0 && !w1) << 3;
 }
 
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
@@ -762,14 +762,12 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
     if (rc) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     int64_t why[4] = {0, 0, 0, 0}; /* HX_TMOP_DEBUG: the failing elements by reason */
-    for (hx_lid e = 0; e < ne; e++)
-      if (keep_fails(&tm->o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e])) {
-        for (size_t i = 0; i < n3; i++) flag[tm->lmap->e2l[(size_t)e * n3 + i]] = 1;
-        why[0] += !(r1[e] >= fmin(tm->o.keep_sj, r0[e]));
-        why[1] += !(f1[e] > 0) && f0[e] > 0;
-        why[2] += tm->o.keep_aspect > 0 && a1[e] > fmax(tm->o.keep_aspect, a0[e]);
-        why[3] += w0[e] && !w1[e];
-      }
+    for (hx_lid e = 0; e < ne; e++) {
+      int bits = keep_fails(&tm->o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e]);
+      if (!bits) continue;
+      for (size_t i = 0; i < n3; i++) flag[tm->lmap->e2l[(size_t)e * n3 + i]] = 1;
+      for (int b = 0; b < 4; b++) why[b] += bits >> b & 1;
+    }
     if (getenv("HX_TMOP_DEBUG")) {
       if ((rc = hx_comm_sum_int64(m->comm, why, 4))) break;
       if (hx_comm_rank(m->comm) == 0)
