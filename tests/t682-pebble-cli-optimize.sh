@@ -12,7 +12,7 @@
 # guarantees, and the same mean gain; --transfer-keep 0.3 (default) leaves fewer elements below
 # min(0.3, as meshed) than 0 (both with --repair 0); --repair 0.3 (default without --aspect; t510
 # checks the solve) leaves fewer below 0.3 than --repair 0, and --repair 0.4 (the default with
-# --aspect) fewer below 0.4. --optimize with --stream, --optimize-order above the order
+# --aspect, in patches of 3 rings; --json says repair_rings) fewer below 0.4. --optimize with --stream, --optimize-order above the order
 # or without --optimize are refused before any work. --keep-aspect 1 keeps every element's aspect
 # ratio at or below its value as meshed, where the defaults raise some. Since the nineteenth
 # session --optimize smooths the facets first (--smooth 10 by default), so the meshes "as
@@ -111,11 +111,13 @@ check "--keep-aspect -1 refused in one line naming the flag, no file" \
   "[ $rc -ne 0 ] && [ \$(wc -l < e7.txt) -eq 1 ] && grep -q -- '--keep-aspect' e7.txt && [ ! -e x.vtu ]"
 out=$("$HEXPACK" pebble bed.txt --container box --order 3 --optimize --newton-iters 2 --quiet --json -o f.re2 2> /dev/null)
 check "--json: transfer_keep 0.3" "echo \"\$out\" | grep -q '\"transfer_keep\": 0.3,'"
-check "--json: repair_sj 0.3 without --aspect (the default)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.3,'"
+check "--json: repair_sj 0.3, repair_rings 2 without --aspect (the defaults)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.3, \"repair_rings\": 2,'"
 check "--json: keep_aspect 0 without --aspect" "echo \"\$out\" | grep -q '\"keep_aspect\": 0,'"
 out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 check "--json: keep_aspect 20 with --aspect 20" "echo \"\$out\" | grep -q '\"keep_aspect\": 20,'"
-check "--json: repair_sj 0.4 with --aspect (the default)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.4,'"
+check "--json: repair_sj 0.4, repair_rings 3 with --aspect (the defaults)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.4, \"repair_rings\": 3,'"
+out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --repair 0.5,1 --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
+check "--json: --repair 0.5,1 with --aspect: repair_sj 0.5, repair_rings 1" "echo \"\$out\" | grep -q '\"repair_sj\": 0.5, \"repair_rings\": 1,'"
 for v in 2 -1 x; do
   "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --transfer-keep $v -o x.vtu > /dev/null 2> e5.txt
   rc=$?

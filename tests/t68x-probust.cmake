@@ -1,6 +1,6 @@
 # pebble mesher robustness (issue 5): t683 (and its thin columns), t684, t687; t688 the facet-node smoothing and radial spacing;
 # t685 the radial layers graded by column height (--grade-height); t690 the tessellation sized for
-# the aspect ratio (--aspect). The script tests take 'mpi' to add their runs on 2 ranks.
+# the aspect ratio (--aspect), t691 its tail. The script tests take 'mpi' to add their runs on 2 ranks.
 if(HX_HAVE_QHULL)
   set(hx_probust_mpi "")
   if(HX_ENABLE_MPI)
@@ -12,7 +12,7 @@ if(HX_HAVE_QHULL)
       COMMAND t683-pebble-wall-facet ${CMAKE_CURRENT_SOURCE_DIR}/data/pebble-thin-column-${bed}.txt 3 0)
   endforeach()
   hx_add_script_test(t684-pebble-negligible COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t684-pebble-negligible.sh)
-  foreach(t t687-pebble-repair t688-pebble-smooth t685-pebble-grade-height t690-pebble-aspect)
+  foreach(t t687-pebble-repair t688-pebble-smooth t685-pebble-grade-height t690-pebble-aspect t691-pebble-aspect-tail)
     hx_add_script_test(${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${t}.sh ${hx_probust_mpi})
   endforeach()
 endif()

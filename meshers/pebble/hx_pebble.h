@@ -110,6 +110,8 @@ typedef struct hx_pebble_stats {
                                  spacing (the gap spacing lowered a facet's worst element at order N) */
   hx_lid num_cut_edges;       /* --aspect: diagram edges cut into more than two segments */
   hx_lid num_cut_segments;    /* the segments that added */
+  hx_lid num_wide_bridges;    /* --aspect: bridges widened (1.2 or 1.4 x) where no other variant met the estimate */
+  hx_lid num_spread_rings;    /* --aspect: near contacts whose rings ran out short of the polygon, respread */
 } hx_pebble_stats;
 
 void hx_pebble_opts_default(hx_pebble_opts *o);

@@ -2194,16 +2194,22 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         for (int k = 0; k < M; k++) thu[k] = thb[0] + mean + 2 * HX_PI * k / M;
       }
       double rprev[2 * MAXPOLY]; /* radii of the ring outside the one being placed */
-      /* {angle blend, its power, extra rings, fitted radius (else --bridge), radii by f (else by rho)}:
+      /* {angle blend, its power, extra rings, radius (0 --bridge, 1 fitted, above 1 that much wider), radii by f (else by rho)}:
          the six main ones; then, with --aspect, seven with one or two more rings, tried only where
          no main variant passes the aspect estimate (a DEM overlap whose facet boundary is uneven
          seen from the contact: pb67's spheres 56 and 62, estimate 23.1 -> 20.0, no element above
-         20 as meshed with --aspect 18); the last ones are fall-backs: the requested radius, then
-         the old rule */
+         20 as meshed with --aspect 18), and five with the bridge 1.2 or 1.4 times as wide (at most
+         0.6 of the facet's room about the contact): the columns on the circle grow like rb^2
+         (twenty-third session: pb67's default container, the overlap of spheres 49 and 62 with
+         columns 0.03 high on its circle, above 20 as meshed 14 -> 0, and about 8 % fewer elements in
+         all, the wider circle needing fewer rings); the last ones are fall-backs: the requested
+         radius, then the old rule */
       static const double bvar[][5] = {{1, 1, 0, 1, 1},   {1, 2, 0, 1, 1},   {0.5, 1, 0, 1, 1}, {0, 1, 0, 1, 1},
                                        {1, 2, 1, 1, 1},   {0.5, 2, 1, 1, 1}, {1, 1, 1, 1, 1},   {0.5, 1, 1, 1, 1},
                                        {0, 1, 1, 1, 1},   {1, 2, 2, 1, 1},   {0.5, 2, 2, 1, 1}, {0.5, 1, 2, 1, 1},
-                                       {0, 1, 2, 1, 1},   {1, 1, 0, 0, 1},   {0, 1, 0, 0, 1},   {0, 1, 0, 0, 0}};
+                                       {0, 1, 2, 1, 1},   {1, 1, 0, 1.2, 1}, {0.5, 1, 0, 1.2, 1}, {1, 1, 1, 1.2, 1},
+                                       {1, 1, 0, 1.4, 1}, {0.5, 1, 1, 1.4, 1}, {1, 1, 0, 0, 1},  {0, 1, 0, 0, 1},
+                                       {0, 1, 0, 0, 0}};
       int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1, nmain = 6, any_aok = 0;
       int nasp = (int)(sizeof bvar / sizeof bvar[0]) - 3; /* the fall-backs' first */
       /* any_aok: a valid variant passed the aspect estimate */
@@ -2220,6 +2226,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         double ablend = o->ring_sj > 0 ? bvar[vs][0] : 0, apow = bvar[vs][1];
         int fgeo = o->ring_sj > 0 && o->ring_sj < 1 && bvar[vs][4] > 0;
         rb = (o->ring_sj > 0 && !(bvar[vs][3] > 0)) ? rb_min : rb_fit;
+        if (o->ring_sj > 0 && bvar[vs][3] > 1) /* a wider bridge, its facet's inner room allowing */
+          rb = fmin(rb_fit * bvar[vs][3], fmax(rb_fit, 0.6 * inner));
         bd->B[F->bridge].rb = rb;
         double hc = fmax(da - sqrt(fmax(0, Ra * Ra - rb * rb)), 1e-6 * dmin), sq0 = sqrt(da * da + rb * rb);
         double fb = RING_F(rb);
@@ -2309,20 +2317,25 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       }
       if (rc) break;
       if (best >= 0) fq = best_q;
+      if (nbv > 1 && bvar[kept][3] > 1) st->num_wide_bridges++;
     } else {
       /* variants of the tessellation, tried in turn until every column of the facet
          (to both spheres, every layer) has positive corner Jacobians; var 6 = var 0 kept */
       hx_lid nn0 = bd->nn, nq0 = bd->nq;
-      int best = -1, var0 = 0;
+      /* spread: a near contact's rings, capped short of the polygon, respread (see there); a
+         variant that fails the aspect estimate with capped rings is tried again so */
+      int best = -1, var0 = 0, best_sp = 0, retry = 0, last_sp = 0;
       double best_q = -INFINITY;
-      if (pre >= 0) best = pre, var0 = NVAR; /* build the variant chosen before */
+      if (pre >= 0) best = pre & 31, best_sp = pre >> 5 & 1, var0 = NVAR; /* build the variant chosen before */
       for (int var = var0; var <= NVAR && !rc; var++) {
-        if (var == NVAR && best == var - 1 && !var0) break; /* the best is the one just built */
+        if (var == NVAR && best == var - 1 && best_sp == last_sp && !var0) break; /* the best is the one just built */
+        int sp_now = retry ? 1 : var == NVAR ? best_sp : 0, capped = 0;
+        retry = 0, last_sp = sp_now;
         bd->nn = nn0, bd->nq = nq0;
         outer = Bn; /* a previous variant's rings are gone */
         outer_is_boundary = 1;
         int vsel = var == NVAR ? (best >= 0 ? best : 0) : var, var_outer = var;
-        kept = vsel;
+        kept = vsel + 32 * sp_now;
         {
           int var = vsel;
         /* centre: the pierce point if well inside, else the centroid */
@@ -2465,6 +2478,14 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
               if (nx >= 0.8) break;
               rfr[++Ka] = nx;
             }
+            if (Ka == 9 && rfr[Ka] < 0.8) {
+              /* the rings ran out short of the polygon (each at least 1.2 x the last), leaving
+                 the band out to it wide (p300: aspect up to 24 with --aspect 18); spread: the
+                 rings geometric from fr_1 to the polygon instead */
+              capped = 1;
+              if (sp_now)
+                for (int j = 2; j <= Ka; j++) rfr[j] = rfr[1] * pow(1 / rfr[1], (double)(j - 1) / Ka);
+            }
             if (Ka > K) K = Ka;
             if (K == Ka) geo = 1;
           }
@@ -2549,10 +2570,12 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         if (var_outer == NVAR) break;
         int aok;
         double qv = variant_score(bd, o, sl, F, nq0, best_q, &aok);
-        if (qv > best_q) best_q = qv, best = var_outer;
+        if (qv > best_q) best_q = qv, best = var_outer, best_sp = sp_now;
         if (qv > 0 && qv >= o->accept_sj && aok) break;
+        if (capped && !sp_now && !aok) retry = 1, var--; /* this variant again, spread */
       }
       if (best >= 0) fq = best_q;
+      if (kept & 32) st->num_spread_rings++;
     }
     F->nq = (int32_t)(bd->nq - F->q0);
     if (bd->fbad && !bd->forced) bd->fbad[f] = pre < 0 && fq <= 0;
@@ -3646,6 +3669,18 @@ static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mes
   return HX_OK;
 }
 
+/* whether element e is in the comma-separated list s (HX_PEBBLE_ELEMS: elements to describe) */
+static int listed(const char *s, long long e) {
+  while (s && *s) {
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (end == s) return 0;
+    if (v == e) return 1;
+    s = *end == ',' ? end + 1 : end;
+  }
+  return 0;
+}
+
 /* Quality analysis (HX_PEBBLE_CLASSIFY set): Nek5000 scaled Jacobian and aspect
    ratio of the order-N mesh by class of element (where its quad lies in the facet
    tessellation, on a wall facet or not, extrusion), with counts below 0.1 / 0.3 and
@@ -3668,13 +3703,17 @@ static int classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m
   hx_lid cnt[NC] = {0}, lo1[NC] = {0}, lo3[NC] = {0}, asp[NC] = {0};
   double mn[NC], amax[NC];
   for (int c = 0; c < NC; c++) mn[c] = INFINITY, amax[c] = 0;
+  /* HX_PEBBLE_CLASSIFY=2[,A]: also list the elements below 0.05 or above aspect A (100) */
+  const char *env = getenv("HX_PEBBLE_CLASSIFY");
+  int list = env[0] == '2';
+  double alist = list && env[1] == ',' ? atof(env + 2) : 100;
   for (hx_lid e = 0; e < m->num_elem; e++) {
     const elinfo *E = &ei[e];
     int cls[2] = {2 * QK_N, -1};
     if (E->cell >= 0) {
       int32_t lo = quad_facet(bd, E->quad);
       cls[0] = bd->Q[E->quad].kind + (bd->F[lo].wall >= 0 ? QK_N : 0);
-      if (getenv("HX_PEBBLE_CLASSIFY")[0] == '2' && (q[e].scaled_jac < 0.05 || q[e].aspect > 100)) {
+      if ((list && (q[e].scaled_jac < 0.05 || q[e].aspect > alist)) || listed(getenv("HX_PEBBLE_ELEMS"), (long long)e)) {
         const facet *F = &bd->F[lo];
         fprintf(stderr, "  e%lld SJ %.3f asp %.1f kind %d facet %d (a %d b %d ghost %d wall %d nv %d nq %d) gap/d %.4f rb/d %.3f quad %d layer %d\n",
                 (long long)e, q[e].scaled_jac, q[e].aspect, bd->Q[E->quad].kind, (int)lo, F->a, F->b, bd->smask[F->b], F->wall, F->nv, F->nq,

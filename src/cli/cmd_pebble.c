@@ -84,10 +84,11 @@ static void pebble_help(void) {
          "                        value as meshed) nor, with --aspect A, above max(A, as meshed); the\n"
          "                        facets are smoothed first (--smooth 10 unless given), and with a .re2\n"
          "                        output no element is moved to one Nek5000's rule would fold; then\n"
-         "                        --repair 0.3, 0.4 with --aspect (after the solve and again at order N\n"
+         "                        --repair 0.3, 0.4,3 with --aspect (after the solve and again at order N\n"
          "                        after the transfer: the elements left below it solved again in patches\n"
-         "                        about them; with --aspect few are left, and 0.4, above the goal of\n"
-         "                        0.3, leaves fewer below 0.3 than 0.3 does)\n"
+         "                        of 2 rings of elements about them, 3 with --aspect; with --aspect few\n"
+         "                        are left, and 0.4, above the goal of 0.3, leaves fewer below 0.3 than\n"
+         "                        0.3 does)\n"
          "  --optimize-order P    solve on the bed meshed at order P by the order-N mesh's own map, then\n"
          "                        carry the moves to order N (interpolated; boundary nodes put back on\n"
          "                        their surfaces, the correction blended inwards; an element that would\n"
@@ -226,8 +227,12 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
      --keep-aspect 20: below 0.3 20 with --repair 0.3, 0 with 0.4 (none below 0.3 either way in
      c300; in pb67's default container with --aspect 20: 3 -> 0). Without (pb67 at order 3 on
      the dev VM's cpu, 717 below 0.4 after the solve): below 0.3 230 / 149 / 184 with 0 / 0.3 /
-     0.4, in 210 / 320 / 494 s */
+     0.4, in 210 / 320 / 494 s. The patches: 3 rings of elements about each with --aspect, unless
+     --repair's R (twenty-third session, H200, cuda, order 7, A18G, widened bridges: pb67 in its
+     cylinder below 0.3 2 -> 0 (min 0.220 -> 0.408), c300 1 -> 0, p300 2 -> 0, the wall time alike),
+     else the solver's 2 */
   topt.repair_sj = -1;
+  topt.repair_rings = -1;
   topt.detj_nodes = 2; /* with the quadrature at the GLL nodes, no fold between them */ /* pb67 at order 7: 40 steps leave elements below 0.1 to --keep-sj, 80 none */
   topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
   hx_quality_opts qo;
@@ -385,6 +390,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CHECK(opt_order <= order, HX_ERR_INPUT, "flag --optimize-order: %d is above the mesh's order %d", opt_order, order);
   HX_CHECK(!user_tk || c.optimize, HX_ERR_INPUT, "flag --transfer-keep: only with --optimize");
   if (topt.repair_sj < 0) topt.repair_sj = o.aspect > 0 ? 0.4 : 0.3;
+  if (topt.repair_rings < 0) topt.repair_rings = o.aspect > 0 ? 3 : 2;
   if (topt.keep_aspect < 0) topt.keep_aspect = o.aspect; /* with --aspect A: no move takes an element above max(A, as meshed) */
   /* the smoothing serves the optimizer (which lifts the quads it leaves below 0.3) and --aspect:
      pb67 at order 7 --optimize, below 0.1 / 0.3: 94 / 1,176 -> 28 / 715; --aspect 20: worst
@@ -463,17 +469,17 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
              "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, \"edge_even_segments\": %d, "
-             "\"aspect\": %g, \"cut_edges\": %d, \"cut_segments\": %d, \"bridge_gap\": %g, \"wall_gap\": %g, "
+             "\"aspect\": %g, \"cut_edges\": %d, \"cut_segments\": %d, \"wide_bridges\": %d, \"spread_rings\": %d, \"bridge_gap\": %g, \"wall_gap\": %g, "
              "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
              "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"keep_aspect\": %g, \"transfer_held\": %lld, \"transfer_rounds\": %d, "
-             "\"repair_sj\": %g, \"repair_below_order_n\": %lld, \"repair_after_order_n\": %lld}\n",
+             "\"repair_sj\": %g, \"repair_rings\": %d, \"repair_below_order_n\": %lld, \"repair_after_order_n\": %lld}\n",
              (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
              per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
              (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
              (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even,
-             o.aspect, (int)st.num_cut_edges, (int)st.num_cut_segments, o.bridge_gap, o.wall_gap, order, m->lazy ? "true" : "false", (long long)num_bad,
+             o.aspect, (int)st.num_cut_edges, (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap, o.wall_gap, order, m->lazy ? "true" : "false", (long long)num_bad,
              st.bridge_volume, st.t_diagram, st.t_mesh, t_curve, c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.held, tr.rounds,
-             c.optimize ? topt.repair_sj : 0.0, tr.repair.repair_bad, tr.repair.repair_after);
+             c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.repair.repair_bad, tr.repair.repair_after);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
              (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
@@ -492,7 +498,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
                "facet's worst element)\n", (int)st.num_edge_even, order);
       if (o.aspect > 0)
         printf("  aspect: %d diagram edge(s) cut into more segments (+%d), rings sized for aspect ratio <= %g about "
-               "contacts and near contacts\n", (int)st.num_cut_edges, (int)st.num_cut_segments, o.aspect);
+               "contacts and near contacts; %d bridge(s) widened, %d near contact(s)' rings spread out to the facet\n",
+               (int)st.num_cut_edges, (int)st.num_cut_segments, o.aspect, (int)st.num_wide_bridges, (int)st.num_spread_rings);
       if (o.smooth > 0)
         printf("  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n",
                (long long)st.num_smoothed_moves, o.smooth);

@@ -15,7 +15,8 @@
 # SKIP_MESHED=1 runs the optimized meshes only), mesher flag sets at the last order, each meshed and optimized on
 # cuda (pb67, and the poured cylinder with PACKED=1, with the polydisperse cylinder and the square prism
 # too with PACKED=all): a sweep of the mesher's knobs under --optimize.
-# BED67="--radius 1.5" (say): pb67's own flags instead of the cylinder 6.6 with inlet and outlet 3.
+# BED67="--radius 1.5" (say): pb67's own flags instead of the cylinder 6.6 with inlet and outlet 3;
+# PB67D=1 in SETS mode: pb67 in its default container (the bed's bounding cylinder) as well.
 #   usage: [PACKED=1] [SKIP_PB67=1] [SETS=...] bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
@@ -56,6 +57,7 @@ if [ -n "${SETS:-}" ]; then
   p=${ORDERS##*,}
   beds=()
   [ "${SKIP_PB67:-0}" = 1 ] || beds=(pb67)
+  [ "${PB67D:-0}" = 1 ] && beds+=(pb67d) # PB67D=1: pb67 in its default container too
   if [ "${PACKED:-0}" != 0 ]; then # 1: c300; all: the polydisperse p300 and the square b300 too
     "$H" pack --n 300 --container cyl:5 --seed 3 --trials 20 -o "$OUT/c300.txt" > /dev/null
     beds+=(c300)
@@ -68,6 +70,7 @@ if [ -n "${SETS:-}" ]; then
   IFS=';' read -r -a sets <<< "$SETS"
   for bed in "${beds[@]}"; do
     case $bed in
+      pb67d) BED=(pebble inputs/pb67.txt --radius 1.5) ;;
       c300 | p300) BED=(pebble "$OUT/$bed.txt" --container cyl:5) ;;
       b300) BED=(pebble "$OUT/$bed.txt" --container box:-4.3,4.3,-4.3,4.3) ;;
     esac
