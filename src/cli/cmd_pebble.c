@@ -49,6 +49,10 @@ static void pebble_help(void) {
          "                        gaps below 0.04 d bridged unless --bridge-gap; a wall triangle far\n"
          "                        from its sphere whose plain fan would exceed 1.25 A collapsed; best\n"
          "                        with --ratio 1 --score nek (about 2 x the elements on pb67; 0: off)\n"
+         "  --goals               the flags that meet the quality goals (Nek scaled Jacobian >= 0.3, aspect\n"
+         "                        <= 20) on pb67 and poured beds with --optimize: --ratio 1 --score nek\n"
+         "                        --aspect 18 --grade-expand 0.75 --keep-aspect 20; any of them given\n"
+         "                        as well, before or after, wins\n"
          "  --bridge-fit F        bridge radius up to F x the facet's inner radius, at most 0.25 d\n"
          "                        (0.5; 0: --bridge; above 0.5 the ring next to the circle can fold at\n"
          "                        order N, e.g. pb67 from 0.6, and the check then refuses the mesh)\n"
@@ -239,6 +243,14 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_quality_opts_default(&qo);
   qo.num_worst = 5;
   double radius = 0;
+  /* --goals: its flags' values first, so that the same flags given anywhere override them (on
+     pb67 in its cylinder and three poured beds of 300 spheres at order 7 with --optimize: none
+     below Nek scaled Jacobian 0.3 nor above aspect 20; docs/benchmarks.md, twenty-third session) */
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "--goals")) {
+      o.ratio = 1, o.score_nek = 1, o.aspect = 18, o.grade_expand = 0.75;
+      topt.keep_aspect = 20;
+    }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
     int r = hx_cli_common_flag(argc, argv, &i, &c);
@@ -368,6 +380,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 1, &topt.transfer_keep));
       user_tk = 1;
+    } else if (!strcmp(a, "--goals")) {
+      continue; /* applied above */
     } else if (!strcmp(a, "--quality")) {
       quality = 1;
     } else if (!strcmp(a, "--stream")) {
