@@ -392,6 +392,8 @@ static int facet_roots(const builder *bd, int32_t *par, const facet *f, int32_t 
 
 #define MAXPOLY 64
 #define NVAR 18 /* tessellation variants of a fan facet (the last re-builds the best) */
+#define SPREAD 32 /* a fan facet's kept variant + SPREAD: its near-contact rings spread (choice[f]) */
+#define NC_RINGS 9 /* --aspect: the most rings about a near contact */
 /* --aspect A: the tessellation sized for ASPECT_MARGIN x A, as the swept and curved elements
    come out longer than the estimates (pb67 at N = 7 after --optimize: 144 elements above 20
    with 0.8, 204 with 0.9, 122 with 0.75 at 6 % more elements) */
@@ -2326,7 +2328,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
          variant that fails the aspect estimate with capped rings is tried again so */
       int best = -1, var0 = 0, best_sp = 0, retry = 0, last_sp = 0;
       double best_q = -INFINITY;
-      if (pre >= 0) best = pre & 31, best_sp = pre >> 5 & 1, var0 = NVAR; /* build the variant chosen before */
+      if (pre >= 0) best = pre % SPREAD, best_sp = pre >= SPREAD, var0 = NVAR; /* build the variant chosen before */
       for (int var = var0; var <= NVAR && !rc; var++) {
         if (var == NVAR && best == var - 1 && best_sp == last_sp && !var0) break; /* the best is the one just built */
         int sp_now = retry ? 1 : var == NVAR ? best_sp : 0, capped = 0;
@@ -2335,7 +2337,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         outer = Bn; /* a previous variant's rings are gone */
         outer_is_boundary = 1;
         int vsel = var == NVAR ? (best >= 0 ? best : 0) : var, var_outer = var;
-        kept = vsel + 32 * sp_now;
+        kept = vsel + SPREAD * sp_now;
         {
           int var = vsel;
         /* centre: the pierce point if well inside, else the centroid */
@@ -2455,7 +2457,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
            (about g/2 + rho^2 / 2R) is three times its value at the centre, rho_c =
            sqrt(g d), and rings from there to the polygon geometric in rho h(rho) (see
            the bridge rings) */
-        double rfr[10];
+        double rfr[NC_RINGS + 1];
         int geo = 0;
         if (near_c && o->aspect > 0) {
           /* --aspect: the rings are the polygon scaled about the centre by fr_1 < fr_2 < ...
@@ -2472,14 +2474,14 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
           int Ka = 0;
           if (fr1 < 0.6) {
             rfr[++Ka] = fr1;
-            while (Ka < 9) {
+            while (Ka < NC_RINGS) {
               double sj = aspect_step(bd, o, sl, a, b, p, rfr[Ka] * inner_d), nx = fmin(sj / seg, rfr[Ka] + sj / rmx);
               nx = fmax(nx, 1.2 * rfr[Ka]);
               if (nx >= 0.8) break;
               rfr[++Ka] = nx;
             }
-            if (Ka == 9 && rfr[Ka] < 0.8) {
-              /* the rings ran out short of the polygon (each at least 1.2 x the last), leaving
+            if (Ka == NC_RINGS) {
+              /* the rings ran out short of 0.8 (each at least 1.2 x the last), leaving
                  the band out to it wide (p300: aspect up to 24 with --aspect 18); spread: the
                  rings geometric from fr_1 to the polygon instead */
               capped = 1;
@@ -2575,7 +2577,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         if (capped && !sp_now && !aok) retry = 1, var--; /* this variant again, spread */
       }
       if (best >= 0) fq = best_q;
-      if (kept & 32) st->num_spread_rings++;
+      if (kept >= SPREAD) st->num_spread_rings++;
     }
     F->nq = (int32_t)(bd->nq - F->q0);
     if (bd->fbad && !bd->forced) bd->fbad[f] = pre < 0 && fq <= 0;
@@ -3707,13 +3709,14 @@ static int classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m
   const char *env = getenv("HX_PEBBLE_CLASSIFY");
   int list = env[0] == '2';
   double alist = list && env[1] == ',' ? atof(env + 2) : 100;
+  const char *elems = getenv("HX_PEBBLE_ELEMS"); /* and these */
   for (hx_lid e = 0; e < m->num_elem; e++) {
     const elinfo *E = &ei[e];
     int cls[2] = {2 * QK_N, -1};
     if (E->cell >= 0) {
       int32_t lo = quad_facet(bd, E->quad);
       cls[0] = bd->Q[E->quad].kind + (bd->F[lo].wall >= 0 ? QK_N : 0);
-      if ((list && (q[e].scaled_jac < 0.05 || q[e].aspect > alist)) || listed(getenv("HX_PEBBLE_ELEMS"), (long long)e)) {
+      if ((list && (q[e].scaled_jac < 0.05 || q[e].aspect > alist)) || listed(elems, (long long)e)) {
         const facet *F = &bd->F[lo];
         fprintf(stderr, "  e%lld SJ %.3f asp %.1f kind %d facet %d (a %d b %d ghost %d wall %d nv %d nq %d) gap/d %.4f rb/d %.3f quad %d layer %d\n",
                 (long long)e, q[e].scaled_jac, q[e].aspect, bd->Q[E->quad].kind, (int)lo, F->a, F->b, bd->smask[F->b], F->wall, F->nv, F->nq,
