@@ -180,9 +180,11 @@ HX_INLINE void jact_body(int nd, int nq, const double *restrict B, const double 
 /* Order specialization (style.md 5): the bodies above are instantiated with
    compile-time nd, nq (and layout) for the common cases, so the short 1D loops
    unroll and the point loops vectorize; other sizes take the generic body. */
+/* clang-format off */
 #define HX_JAC_CASES(X) \
   X(2, 2) X(2, 3) X(2, 4) X(2, 6) X(3, 3) X(3, 4) X(3, 5) X(3, 6) X(4, 4) X(4, 5) X(4, 6) X(5, 5) X(5, 6) \
   X(5, 7) X(6, 6) X(6, 7) X(6, 8)
+/* clang-format on */
 static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
                                   int qs, int ms, double *work) {
 #define X(ND, NQ)                                                                    \

@@ -237,7 +237,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
      else the solver's 2 */
   topt.repair_sj = -1;
   topt.repair_rings = -1;
-  topt.detj_nodes = 2; /* with the quadrature at the GLL nodes, no fold between them */ /* pb67 at order 7: 40 steps leave elements below 0.1 to --keep-sj, 80 none */
+  /* with the quadrature at the GLL nodes, no fold between them (pb67 at order 7: 40 steps leave
+     elements below 0.1 to --keep-sj, 80 none) */
+  topt.detj_nodes = 2;
   topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
