@@ -67,8 +67,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   static const fmt fmts[] = {
-    {"vtu", ".vtu", 1, 0, 1},   {"vtu-zlib", ".vtu", 1, 1, 1}, {"re2", ".re2", 1, 0, 1}, {"msh", ".msh", 1, 0, 1},
-    {"msh-ascii", ".msh", 0, 0, 1}, {"mfem", ".mesh", 0, 0, 1}, {"exo", ".exo", 1, 0, 0},
+      {"vtu", ".vtu", 1, 0, 1},       {"vtu-zlib", ".vtu", 1, 1, 1}, {"re2", ".re2", 1, 0, 1}, {"msh", ".msh", 1, 0, 1},
+      {"msh-ascii", ".msh", 0, 0, 1}, {"mfem", ".mesh", 0, 0, 1},    {"exo", ".exo", 1, 0, 0},
   };
   printf("format,elements,order,bytes,est_bytes,write_s,fsync_s,write_MBps,write_fsync_MBps,read_s,read_MBps\n");
   fflush(stdout);

@@ -20,9 +20,9 @@ int hx_cuda_device_available(void) { return 0; }
 #endif
 
 static const hx_backend *const backends[] = {
-  /* name: in the order "auto" prefers them */
-  &hx_backend_cuda,
-  &hx_backend_cpu,
+    /* name: in the order "auto" prefers them */
+    &hx_backend_cuda,
+    &hx_backend_cpu,
 };
 static const int num_backends = (int)(sizeof backends / sizeof backends[0]);
 

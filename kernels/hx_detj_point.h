@@ -19,6 +19,5 @@ static inline HX_HD double hx_detj_node(int nd, const double *D, const double *x
     }
     J[3 * c] = d1, J[3 * c + 1] = d2, J[3 * c + 2] = d3;
   }
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) +
-         J[2] * (J[3] * J[7] - J[4] * J[6]);
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
 }

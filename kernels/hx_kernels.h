@@ -66,7 +66,7 @@ typedef struct hx_pa_desc {
   const double *Winv;
   const double *detW;
   int w_per_elem;
-  int num_threads;     /* cpu: OpenMP threads (0 = runtime default) */
+  int num_threads; /* cpu: OpenMP threads (0 = runtime default) */
 } hx_pa_desc;
 
 /** Defaults: metric 303, GLL, -qo 8, on-the-fly, scale 1, W = I. */
@@ -93,29 +93,29 @@ typedef struct hx_pa {
   int w_const;                         /* 1: Winv_c/detW_c everywhere; 0: per-point arrays */
   int w_elem;                          /* with !w_const: one W per element, not per point */
   double Winv_c[9], detW_c;
-  double *Winv;                        /* [num_elem][nq^3][9] ([num_elem][9] if w_elem) host, owned (NULL if w_const) */
-  double *detW;                        /* [num_elem][nq^3] ([num_elem] if w_elem) host, owned (NULL if w_const) */
-  void *data;                          /* backend-private */
+  double *Winv; /* [num_elem][nq^3][9] ([num_elem][9] if w_elem) host, owned (NULL if w_const) */
+  double *detW; /* [num_elem][nq^3] ([num_elem] if w_elem) host, owned (NULL if w_const) */
+  void *data;   /* backend-private */
 } hx_pa;
 
 /** A compute backend: one static table per backend, found by name. */
 typedef struct hx_backend {
-  const char *name;                                                 /* "cpu", "cuda" */
-  int available;                                                    /* 0: listed but not compiled in */
-  int (*setup)(hx_pa *pa);                                          /* after the common part is filled */
-  int (*energy)(const hx_pa *pa, const double *x, double *e);       /* local energy */
-  int (*grad)(const hx_pa *pa, const double *x, double *g);         /* g = dE/dx (overwrites) */
-  int (*hess_setup)(hx_pa *pa, const double *x);                    /* linearize at x */
-  int (*hess_apply)(const hx_pa *pa, const double *dx, double *y);  /* y = H dx (overwrites) */
-  int (*diag)(const hx_pa *pa, double *d);                          /* Jacobi diagonal of H at the setup x */
-  int (*min_detj)(const hx_pa *pa, const double *x, double *m);     /* local min det A at the qps */
-  int (*destroy)(hx_pa *pa);                                        /* frees pa->data */
+  const char *name;                                                /* "cpu", "cuda" */
+  int available;                                                   /* 0: listed but not compiled in */
+  int (*setup)(hx_pa *pa);                                         /* after the common part is filled */
+  int (*energy)(const hx_pa *pa, const double *x, double *e);      /* local energy */
+  int (*grad)(const hx_pa *pa, const double *x, double *g);        /* g = dE/dx (overwrites) */
+  int (*hess_setup)(hx_pa *pa, const double *x);                   /* linearize at x */
+  int (*hess_apply)(const hx_pa *pa, const double *dx, double *y); /* y = H dx (overwrites) */
+  int (*diag)(const hx_pa *pa, double *d);                         /* Jacobi diagonal of H at the setup x */
+  int (*min_detj)(const hx_pa *pa, const double *x, double *m);    /* local min det A at the qps */
+  int (*destroy)(hx_pa *pa);                                       /* frees pa->data */
   /* memory of the vector arguments (n doubles) */
   int (*vec_alloc)(const hx_pa *pa, size_t n, double **v);
   void (*vec_free)(const hx_pa *pa, double **v);
   int (*vec_upload)(const hx_pa *pa, const double *host, double *v, size_t n);
   int (*vec_download)(const hx_pa *pa, const double *v, double *host, size_t n);
-  int host_memory;                                                  /* 1: vectors are plain host arrays */
+  int host_memory; /* 1: vectors are plain host arrays */
 
   /* ---- L-vectors: the device-resident solver (tmop/newton.c). An L-vector is
      [nl][3] (the rank's unique nodes, component fastest) in backend memory; lsetup
@@ -124,26 +124,26 @@ typedef struct hx_backend {
      are deterministic (fixed summation order) and may be asynchronous: only the
      scalar results (dot) synchronize. */
   int (*lsetup)(hx_pa *pa, const struct hx_lspace *ls);
-  int (*l2e)(const hx_pa *pa, const double *L, double *E);          /* E = scatter L (copy) */
-  int (*e2l)(const hx_pa *pa, const double *E, double *L);          /* L = sum of E copies, E order */
-  int (*vzero)(const hx_pa *pa, size_t n, double *y);               /* y = 0 */
+  int (*l2e)(const hx_pa *pa, const double *L, double *E);                                 /* E = scatter L (copy) */
+  int (*e2l)(const hx_pa *pa, const double *E, double *L);                                 /* L = sum of E copies, E order */
+  int (*vzero)(const hx_pa *pa, size_t n, double *y);                                      /* y = 0 */
   int (*axpby)(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y); /* y = a x + b y */
   int (*waxpy)(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y); /* w = x + a y */
-  int (*lc3)(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y, double b,
-             const double *z, double s);                            /* w = (x + a y + b z) s */
-  int (*inv_abs)(const hx_pa *pa, size_t n, double *d);             /* d = |d| > 0 ? 1/|d| : 1 */
-  int (*dot)(const hx_pa *pa, const double *x, const double *y, double *out); /* sum over owned nodes */
-  int (*project)(const hx_pa *pa, const double *v, double *out);    /* out = Pi v (v == out allowed) */
+  int (*lc3)(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y, double b, const double *z,
+             double s);                                                            /* w = (x + a y + b z) s */
+  int (*inv_abs)(const hx_pa *pa, size_t n, double *d);                            /* d = |d| > 0 ? 1/|d| : 1 */
+  int (*dot)(const hx_pa *pa, const double *x, const double *y, double *out);      /* sum over owned nodes */
+  int (*project)(const hx_pa *pa, const double *v, double *out);                   /* out = Pi v (v == out allowed) */
   int (*precond)(const hx_pa *pa, const double *dinv, const double *r, double *z); /* z = Pi D Pi r + (I-Pi) r */
-  int (*constrain)(const hx_pa *pa, const double *v, double *y);    /* y = Pi y + (I - Pi) v */
-  int (*pick)(const hx_pa *pa, const double *L, double *buf);       /* buf[k][3] = L[curved[k]][3] (backend buf) */
-  int (*put)(const hx_pa *pa, const double *buf, double *L);        /* L[curved[k]][3] = buf[k][3] */
-  int (*nrm_put)(const hx_pa *pa, const double *buf);               /* normals of curved[k] = buf[k][9] (backend buf) */
+  int (*constrain)(const hx_pa *pa, const double *v, double *y);                   /* y = Pi y + (I - Pi) v */
+  int (*pick)(const hx_pa *pa, const double *L, double *buf);                      /* buf[k][3] = L[curved[k]][3] (backend buf) */
+  int (*put)(const hx_pa *pa, const double *buf, double *L);                       /* L[curved[k]][3] = buf[k][3] */
+  int (*nrm_put)(const hx_pa *pa, const double *buf); /* normals of curved[k] = buf[k][9] (backend buf) */
   /* fused pairs (one pass over the vectors; same numbers as the two ops in sequence) */
   int (*axpby_dot)(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y, const double *w,
-                   double *out);                                    /* y = a x + b y; out = w.y */
+                   double *out);                                                                    /* y = a x + b y; out = w.y */
   int (*precond_dot)(const hx_pa *pa, const double *dinv, const double *r, double *z, double *out); /* z = M r; out = r.z */
-  int (*l2e_proj)(const hx_pa *pa, const double *L, double *E);     /* E = scatter Pi L */
+  int (*l2e_proj)(const hx_pa *pa, const double *L, double *E);                                     /* E = scatter Pi L */
   int (*e2l_constrain)(const hx_pa *pa, const double *E, const double *v, double *L); /* L = gather E, then constrain(v, L) */
   /* optional (NULL: tmop downloads x and uses hx_cpu_min_detj_nodes on the host) */
   int (*min_detj_nodes)(const hx_pa *pa, const double *x, double *m); /* local min det A at the GLL nodes */
@@ -154,13 +154,13 @@ typedef struct hx_backend {
     directions nrm[i][k][3]; curved[] lists the nodes whose normals change with the
     positions (sliding on spheres/cylinders: tmop updates them through nrm_put). */
 typedef struct hx_lspace {
-  hx_lid nl;                   /* L-nodes */
-  const hx_lid *e2l;           /* [num_elem * nd^3] E-node -> L-node */
-  const unsigned char *owned;  /* [nl] 1 if this rank counts the node in dot (NULL: all) */
-  const int *ncon;             /* [nl] */
-  const double *nrm;           /* [nl][9] */
+  hx_lid nl;                  /* L-nodes */
+  const hx_lid *e2l;          /* [num_elem * nd^3] E-node -> L-node */
+  const unsigned char *owned; /* [nl] 1 if this rank counts the node in dot (NULL: all) */
+  const int *ncon;            /* [nl] */
+  const double *nrm;          /* [nl][9] */
   hx_lid ncurved;
-  const hx_lid *curved;        /* [ncurved] */
+  const hx_lid *curved; /* [ncurved] */
 } hx_lspace;
 
 /** Find a backend by name; "auto" picks the best one compiled in (cuda if built
@@ -180,9 +180,7 @@ int hx_pa_create(const hx_backend *be, const hx_mesh *mesh, const hx_pa_desc *de
 /** Destroy (be->destroy, then the common part); accepts NULL, sets *pa = NULL. */
 void hx_pa_destroy(hx_pa **pa);
 /** Number of doubles of an E-vector of pa: num_elem * 3 * nd^3. */
-static inline size_t hx_pa_evec_size(const hx_pa *pa) {
-  return (size_t)pa->num_elem * 3 * (size_t)pa->nd * pa->nd * pa->nd;
-}
+static inline size_t hx_pa_evec_size(const hx_pa *pa) { return (size_t)pa->num_elem * 3 * (size_t)pa->nd * pa->nd * pa->nd; }
 
 /* The backends (kernels/<name>/). A backend not compiled in still has a table
    entry with available = 0. */

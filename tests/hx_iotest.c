@@ -231,4 +231,3 @@ int hx_iotest_cmp(const hx_mesh *a, const hx_mesh *b, double tol) {
   if (!fail) printf("same: %d elements, order %d, max coordinate difference %.3e\n", a->num_elem, a->order, dmax);
   return fail;
 }
-

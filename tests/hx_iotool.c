@@ -72,8 +72,8 @@ static int run(int argc, char **argv) {
     hx_mesh *a;
     int order = atoi(argv[3]);
     const char *ext = strrchr(argv[2], '.');
-    int rc = (ext && !strcmp(ext, ".re2")) ? hx_import_re2_at(HX_COMM_SELF, argv[2], order, &a)
-                                           : hx_import(HX_COMM_SELF, argv[2], &a);
+    int rc =
+        (ext && !strcmp(ext, ".re2")) ? hx_import_re2_at(HX_COMM_SELF, argv[2], order, &a) : hx_import(HX_COMM_SELF, argv[2], &a);
     if (rc) {
       printf("error: %s\n", hx_error_message());
       return 1;
@@ -85,8 +85,8 @@ static int run(int argc, char **argv) {
         for (int j = 0; j < nd; j++)
           for (int i = 0; i < nd; i++) {
             int q = i + nd * (j + nd * k);
-            fprintf(fp, "%d %d %d %d %.17g %.17g %.17g\n", e, i, j, k, hx_mesh_elem_x(a, e, 0)[q],
-                    hx_mesh_elem_x(a, e, 1)[q], hx_mesh_elem_x(a, e, 2)[q]);
+            fprintf(fp, "%d %d %d %d %.17g %.17g %.17g\n", e, i, j, k, hx_mesh_elem_x(a, e, 0)[q], hx_mesh_elem_x(a, e, 1)[q],
+                    hx_mesh_elem_x(a, e, 2)[q]);
           }
     fclose(fp);
     printf("elements %d order %d faces %d surfaces %d\n", a->num_elem, a->order, a->num_faces, a->num_surfaces);
@@ -126,8 +126,8 @@ static int run(int argc, char **argv) {
     hx_mesh_check(a, 1e-6, &r);
     hx_lmap *map;
     hx_mesh_lnumbering(a, &map);
-    printf("elements %d order %d nodes %d faces %d min_detj %.10e\n", a->num_elem, a->order, map->num_lnodes,
-           a->num_faces, r.min_detj);
+    printf("elements %d order %d nodes %d faces %d min_detj %.10e\n", a->num_elem, a->order, map->num_lnodes, a->num_faces,
+           r.min_detj);
     hx_lmap_destroy(&map);
     hx_mesh_destroy(&a);
     return 0;

@@ -22,8 +22,7 @@ static inline int tm_set_elem(hx_mesh *m, hx_lid e, double P[8][3], const hx_gid
     b[q] = P[2][q] - P[0][q] + P[3][q] - P[1][q] + P[6][q] - P[4][q] + P[7][q] - P[5][q];
     c[q] = P[4][q] - P[0][q] + P[5][q] - P[1][q] + P[6][q] - P[2][q] + P[7][q] - P[3][q];
   }
-  double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
-               a[2] * (b[0] * c[1] - b[1] * c[0]);
+  double det = a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) + a[2] * (b[0] * c[1] - b[1] * c[0]);
   int mirror = det < 0;
   for (int k = 0; k < 8; k++) {
     int src = mirror ? (k ^ 1) : k;
@@ -164,8 +163,7 @@ static inline double tm_volume(const hx_mesh *m) {
               J[c][2] += B[i * nd + ai] * B[j * nd + aj] * G[k * nd + ak] * x[a];
             }
           }
-          double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-                       J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+          double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
                        J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
           vol += wq[i] * wq[j] * wq[k] * det;
         }
@@ -261,13 +259,13 @@ static inline int tm_watertight(const hx_mesh *m, tm_faces *r, int verbose) {
 
 /* A check of a test: where cond is false, prints "FAIL: " and the message and sets the test's
    own flag `fail` (a static int of the test file, 0 at the start). */
-#define TM_EXPECT(cond, ...)        \
-  do {                              \
-    if (!(cond)) {                  \
-      printf("FAIL: " __VA_ARGS__); \
-      printf("\n");                 \
-      fail = 1;                     \
-    }                               \
+#define TM_EXPECT(cond, ...)                                                                                                     \
+  do {                                                                                                                           \
+    if (!(cond)) {                                                                                                               \
+      printf("FAIL: " __VA_ARGS__);                                                                                              \
+      printf("\n");                                                                                                              \
+      fail = 1;                                                                                                                  \
+    }                                                                                                                            \
   } while (0)
 
 /* MPI start/stop for single-rank tests built in an MPI configuration. */

@@ -14,8 +14,12 @@
 static inline hx_mesh *test_kershaw(hx_comm comm, int nx, int ny, int nz, int p, double eps) {
   hx_box_opts o;
   hx_box_opts_default(&o);
-  o.n[0] = nx; o.n[1] = ny; o.n[2] = nz;
-  o.hi[0] = (double)nx / ny; o.hi[1] = 1.0; o.hi[2] = (double)nz / ny;
+  o.n[0] = nx;
+  o.n[1] = ny;
+  o.n[2] = nz;
+  o.hi[0] = (double)nx / ny;
+  o.hi[1] = 1.0;
+  o.hi[2] = (double)nz / ny;
   o.order = p;
   o.kershaw = eps < 1.0;
   o.eps_y = o.eps_z = eps;
@@ -29,7 +33,9 @@ static inline hx_mesh *test_kershaw(hx_comm comm, int nx, int ny, int nz, int p,
 
 static inline double test_hash(long long id, int c) {
   unsigned long long z = (unsigned long long)id * 0x9E3779B97F4A7C15ull + (unsigned long long)(c + 1) * 0xBF58476D1CE4E5B9ull;
-  z ^= z >> 31; z *= 0x94D049BB133111EBull; z ^= z >> 29;
+  z ^= z >> 31;
+  z *= 0x94D049BB133111EBull;
+  z ^= z >> 29;
   return (double)(z >> 11) / 9007199254740992.0 - 0.5;
 }
 

@@ -44,7 +44,10 @@ static inline double rc_cylinder_error(const hx_mesh *m, int bid_lo, int bid_hi)
 
 /* Volume by GLL quadrature of det J, and per-element min/max det J statistics:
    Nek5000's scaled Jacobian min_e (min det J / max det J). */
-typedef struct { double volume, min_detj, min_ratio, mean_ratio, max_aspect; long below_half; } rc_stats;
+typedef struct {
+  double volume, min_detj, min_ratio, mean_ratio, max_aspect;
+  long below_half;
+} rc_stats;
 
 static inline rc_stats rc_element_stats(const hx_mesh *m) {
   int nd = m->nd;

@@ -19,16 +19,28 @@ static int run(const char *name, hx_mesh *lo, double exact, double min_ratio2) {
   printf("%s: exact volume %.15f\nN   volume              rel_error   ratio  ratio2  check\n", name, exact);
   for (int N = 1; N <= 8; N++) {
     hx_mesh *h;
-    if (hx_mesh_raise_order(lo, N, &h)) { printf("N %d raise: %s\n", N, hx_error_message()); return 1; }
+    if (hx_mesh_raise_order(lo, N, &h)) {
+      printf("N %d raise: %s\n", N, hx_error_message());
+      return 1;
+    }
     hx_mesh_check_report r;
     int rc = hx_mesh_check(h, 1e-13, &r);
     double vol = tm_volume(h), err = fabs(vol - exact) / exact;
     err_hist[N] = err;
     double ratio = N > 1 ? err_hist[N - 1] / err : 0, ratio2 = N > 2 ? err_hist[N - 2] / err : 0;
     printf("%d  %.15f  %.3e  %6.2f  %6.1f  %d\n", N, vol, err, ratio, ratio2, rc);
-    if (rc || r.surf_max_rel > 1e-13 || r.bad_elems) { printf("N %d: check failed: %s\n", N, hx_error_message()); fail = 1; }
-    if (N > 1 && ratio < 1 && err_hist[N - 1] > 1e-13) { printf("N %d: error grew\n", N); fail = 1; }
-    if (N > 2 && err_hist[N - 2] > 1e-12 && ratio2 < min_ratio2) { printf("N %d: two-step error ratio %.2f < %g\n", N, ratio2, min_ratio2); fail = 1; }
+    if (rc || r.surf_max_rel > 1e-13 || r.bad_elems) {
+      printf("N %d: check failed: %s\n", N, hx_error_message());
+      fail = 1;
+    }
+    if (N > 1 && ratio < 1 && err_hist[N - 1] > 1e-13) {
+      printf("N %d: error grew\n", N);
+      fail = 1;
+    }
+    if (N > 2 && err_hist[N - 2] > 1e-12 && ratio2 < min_ratio2) {
+      printf("N %d: two-step error ratio %.2f < %g\n", N, ratio2, min_ratio2);
+      fail = 1;
+    }
     hx_mesh_destroy(&h);
   }
   return fail;

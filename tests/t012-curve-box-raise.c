@@ -17,8 +17,13 @@
 static hx_mesh *box(int order, int smooth) {
   hx_box_opts o;
   hx_box_opts_default(&o);
-  o.n[0] = 6; o.n[1] = 4; o.n[2] = 4;
-  o.order = order; o.kershaw = 1; o.eps_y = o.eps_z = 0.3; o.smooth = smooth;
+  o.n[0] = 6;
+  o.n[1] = 4;
+  o.n[2] = 4;
+  o.order = order;
+  o.kershaw = 1;
+  o.eps_y = o.eps_z = 0.3;
+  o.smooth = smooth;
   hx_mesh *m = NULL;
   if (hx_mesher_box(HX_COMM_SELF, &o, &m)) printf("box: %s\n", hx_error_message());
   return m;
@@ -56,19 +61,25 @@ int main(int argc, char **argv) {
   if (!lo) return 1;
   for (int N = 2; N <= 5; N++) {
     hx_mesh *ref = box(N, 1), *h;
-    if (!ref || hx_mesh_raise_order(lo, N, &h)) { printf("raise: %s\n", hx_error_message()); return 1; }
+    if (!ref || hx_mesh_raise_order(lo, N, &h)) {
+      printf("raise: %s\n", hx_error_message());
+      return 1;
+    }
     int conn;
     double d = compare(h, ref, &conn);
     int chk = hx_mesh_check(h, 1e-13, NULL);
-    printf("raise 1 -> %d: max node difference %s, same connectivity %d, check %d\n", N,
-           d < 1e-14 ? "< 1e-14" : ">= 1e-14", conn, chk);
+    printf("raise 1 -> %d: max node difference %s, same connectivity %d, check %d\n", N, d < 1e-14 ? "< 1e-14" : ">= 1e-14", conn,
+           chk);
     if (d >= 1e-14 || !conn || chk) fail = 1;
     hx_mesh_destroy(&ref);
     hx_mesh_destroy(&h);
   }
   hx_mesh_destroy(&lo);
   hx_mesh *m3 = box(3, 3), *same, *up;
-  if (!m3 || hx_mesh_raise_order(m3, 3, &same) || hx_mesh_raise_order(m3, 6, &up)) { printf("raise: %s\n", hx_error_message()); return 1; }
+  if (!m3 || hx_mesh_raise_order(m3, 3, &same) || hx_mesh_raise_order(m3, 6, &up)) {
+    printf("raise: %s\n", hx_error_message());
+    return 1;
+  }
   int conn;
   double d = compare(same, m3, &conn);
   printf("raise 3 -> 3 (s = 3): max node difference %s, same connectivity %d\n", d < 1e-14 ? "< 1e-14" : ">= 1e-14", conn);
@@ -83,12 +94,15 @@ int main(int argc, char **argv) {
   for (hx_lid e = 0; e < m3->num_elem; e++)
     for (int c = 0; c < 3; c++) {
       const double *a = hx_mesh_elem_x(up, e, c), *b = hx_mesh_elem_x(m3, e, c);
-      for (int k = 0; k < 4; k++) for (int j = 0; j < 4; j++) for (int i = 0; i < 4; i++) {
-        double s = 0;
-        for (int kk = 0; kk < 7; kk++) for (int jj = 0; jj < 7; jj++) for (int ii = 0; ii < 7; ii++)
-          s += B[i * 7 + ii] * B[j * 7 + jj] * B[k * 7 + kk] * a[hx_lex(7, ii, jj, kk)];
-        dmax = fmax(dmax, fabs(s - b[hx_lex(4, i, j, k)]));
-      }
+      for (int k = 0; k < 4; k++)
+        for (int j = 0; j < 4; j++)
+          for (int i = 0; i < 4; i++) {
+            double s = 0;
+            for (int kk = 0; kk < 7; kk++)
+              for (int jj = 0; jj < 7; jj++)
+                for (int ii = 0; ii < 7; ii++) s += B[i * 7 + ii] * B[j * 7 + jj] * B[k * 7 + kk] * a[hx_lex(7, ii, jj, kk)];
+            dmax = fmax(dmax, fabs(s - b[hx_lex(4, i, j, k)]));
+          }
     }
   printf("raise 3 -> 6 (s = 3): order-6 map at the order-3 nodes differs by %s\n", dmax < 1e-13 ? "< 1e-13" : ">= 1e-13");
   if (dmax >= 1e-13) fail = 1;

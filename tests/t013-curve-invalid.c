@@ -32,9 +32,13 @@ int main(int argc, char **argv) {
   if (tm_shell(1, 1, 1.0, 2.0, &m)) return 1;
   for (int c = 0; c < 3; c++) {
     double *x = hx_mesh_elem_x(m, 2, c);
-    double t = x[0]; x[0] = x[1]; x[1] = t;
+    double t = x[0];
+    x[0] = x[1];
+    x[1] = t;
   }
-  hx_gid t = m->vert_id[16]; m->vert_id[16] = m->vert_id[17]; m->vert_id[17] = t;
+  hx_gid t = m->vert_id[16];
+  m->vert_id[16] = m->vert_id[17];
+  m->vert_id[17] = t;
   rc = hx_mesh_raise_order(m, 3, &h);
   printf("inverted input: rc %d already_inverted %d\n", rc, strstr(hx_error_message(), "already inverted at order 1") != NULL);
   printf("  %s\n", hx_error_message());

@@ -64,7 +64,10 @@ int main(int argc, char **argv) {
   /* (a) */
   hx_mesh *m = one_elem(3, affine);
   hx_elem_quality q;
-  if (hx_quality_mesh(m, &o, &q, &r)) { printf("%s\n", hx_error_message()); return 1; }
+  if (hx_quality_mesh(m, &o, &q, &r)) {
+    printf("%s\n", hx_error_message());
+    return 1;
+  }
   double detA = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) - A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
                 A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
   double len[3];
@@ -107,8 +110,8 @@ int main(int argc, char **argv) {
     bo.kershaw = 1;
     bo.eps_y = bo.eps_z = 0.3;
     if (hx_mesher_box(HX_COMM_SELF, &bo, &m) || hx_quality_mesh(m, &o, NULL, &r)) return 1;
-    printf("kershaw p %d: min det J %.4e, scaled Jacobian min %.4f, corner SJ min %.4f, inverted %lld\n", p,
-           r.stat[0].min, r.stat[4].min, r.stat[5].min, (long long)r.num_inverted);
+    printf("kershaw p %d: min det J %.4e, scaled Jacobian min %.4f, corner SJ min %.4f, inverted %lld\n", p, r.stat[0].min,
+           r.stat[4].min, r.stat[5].min, (long long)r.num_inverted);
     if (fabs(r.stat[0].min - 0.09 / 13824) > 1e-12 || r.num_inverted) fail = 1;
     hx_quality_report_free(&r);
     hx_mesh_destroy(&m);
@@ -117,12 +120,17 @@ int main(int argc, char **argv) {
   /* (d) a 3x1x1 box with its middle element's x mirrored (inverted) */
   hx_box_opts bo;
   hx_box_opts_default(&bo);
-  bo.n[0] = 3; bo.n[1] = bo.n[2] = 1; bo.order = 2;
+  bo.n[0] = 3;
+  bo.n[1] = bo.n[2] = 1;
+  bo.order = 2;
   if (hx_mesher_box(HX_COMM_SELF, &bo, &m)) return 1;
   double *x1 = hx_mesh_elem_x(m, 1, 0);
-  for (int k = 0; k < 3; k++) for (int j = 0; j < 3; j++) {
-    double t = x1[hx_lex(3, 0, j, k)]; x1[hx_lex(3, 0, j, k)] = x1[hx_lex(3, 2, j, k)]; x1[hx_lex(3, 2, j, k)] = t;
-  }
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < 3; j++) {
+      double t = x1[hx_lex(3, 0, j, k)];
+      x1[hx_lex(3, 0, j, k)] = x1[hx_lex(3, 2, j, k)];
+      x1[hx_lex(3, 2, j, k)] = t;
+    }
   o.num_worst = 2;
   if (hx_quality_mesh(m, &o, NULL, &r)) return 1;
   printf("inverted: %lld element(s), worst %lld (scaled Jacobian %.3f), then %lld\n", (long long)r.num_inverted,

@@ -26,7 +26,11 @@ int main(int argc, char **argv) {
   int fail = 0;
   hx_box_opts bo;
   hx_box_opts_default(&bo);
-  bo.n[0] = 12; bo.n[1] = bo.n[2] = 4; bo.order = 3; bo.kershaw = 1; bo.eps_y = bo.eps_z = 0.3;
+  bo.n[0] = 12;
+  bo.n[1] = bo.n[2] = 4;
+  bo.order = 3;
+  bo.kershaw = 1;
+  bo.eps_y = bo.eps_z = 0.3;
   hx_mesh *m;
   if (hx_mesher_box(HX_COMM_SELF, &bo, &m)) return 1;
   hx_quality_opts o;
@@ -57,7 +61,8 @@ int main(int argc, char **argv) {
   FILE *f = fopen("t015.png", "rb");
   if (!f || fread(b, 1, 24, f) != 24) fail = 1;
   if (f) fclose(f);
-  unsigned w = (unsigned)b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19], ht = (unsigned)b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
+  unsigned w = (unsigned)b[16] << 24 | b[17] << 16 | b[18] << 8 | b[19],
+           ht = (unsigned)b[20] << 24 | b[21] << 16 | b[22] << 8 | b[23];
   int sig = !memcmp(b, "\x89PNG\r\n\x1a\n", 8) && !memcmp(b + 12, "IHDR", 4);
   printf("png: signature %d, %u x %u, non-trivial %d\n", sig, w, ht, file_size("t015.png") > 5000);
   if (!sig || w != 920 || ht != 640 || file_size("t015.png") < 5000) fail = 1;

@@ -19,7 +19,13 @@ int main(int argc, char **argv) {
 #endif
   hx_box_opts bo;
   hx_box_opts_default(&bo);
-  bo.n[0] = 12; bo.n[1] = bo.n[2] = 6; bo.order = 3; bo.kershaw = 1; bo.eps_y = 0.3; bo.eps_z = 0.2; bo.smooth = 2;
+  bo.n[0] = 12;
+  bo.n[1] = bo.n[2] = 6;
+  bo.order = 3;
+  bo.kershaw = 1;
+  bo.eps_y = 0.3;
+  bo.eps_z = 0.2;
+  bo.smooth = 2;
   hx_mesh *m;
   if (hx_mesher_box(comm, &bo, &m)) return 1;
   hx_quality_opts o;
@@ -27,7 +33,10 @@ int main(int argc, char **argv) {
   o.num_worst = 4;
   o.quad_type = HX_QUAD_GL;
   hx_quality_report r;
-  if (hx_quality_mesh(m, &o, NULL, &r)) { printf("%s\n", hx_error_message()); return 1; }
+  if (hx_quality_mesh(m, &o, NULL, &r)) {
+    printf("%s\n", hx_error_message());
+    return 1;
+  }
   if (hx_comm_rank(comm) == 0) {
     for (int s = 0; s < HX_QUALITY_NUM_STATS; s++)
       printf("%-24s %.10e %.10e %.10e\n", hx_quality_stat_names[s], r.stat[s].min, r.stat[s].mean, r.stat[s].max);

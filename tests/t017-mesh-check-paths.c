@@ -21,8 +21,8 @@ static void run(const char *what, hx_mesh *m) {
   for (hx_lid l = 1; l < map->num_lnodes; l++) sorted &= map->l2g[l] > map->l2g[l - 1];
   hx_mesh_check_report r;
   int rc = hx_mesh_check(m, 1e-12, &r);
-  printf("%-7s lnodes %d mult_sum %lld max_mult %lld sorted %d check %d mismatch %lld bad %lld\n", what,
-         map->num_lnodes, mult_sum, max_mult, sorted, rc, (long long)r.id_mismatch, (long long)r.bad_elems);
+  printf("%-7s lnodes %d mult_sum %lld max_mult %lld sorted %d check %d mismatch %lld bad %lld\n", what, map->num_lnodes,
+         mult_sum, max_mult, sorted, rc, (long long)r.id_mismatch, (long long)r.bad_elems);
   hx_lmap_destroy(&map);
 }
 
@@ -30,7 +30,10 @@ int main(int argc, char **argv) {
   tm_init(&argc, &argv);
   hx_box_opts o;
   hx_box_opts_default(&o);
-  o.n[0] = 6; o.n[1] = 5; o.n[2] = 4; o.order = 3;
+  o.n[0] = 6;
+  o.n[1] = 5;
+  o.n[2] = 4;
+  o.order = 3;
   hx_mesh *m;
   if (hx_mesher_box(HX_COMM_SELF, &o, &m)) return 1;
   size_t n = (size_t)m->num_elem * hx_mesh_nodes_per_elem(m);

@@ -43,7 +43,8 @@ int main(int argc, char **argv) {
           hx_mesh_copy(m, &d);
           for (size_t p = 0; p < n; p++) d->node_id[p] = (hx_gid)p;
           for (hx_lid e = 0; e < d->num_elem; e++)
-            for (int c = 0; c < 8; c++) d->vert_id[e * 8 + c] = d->node_id[(size_t)e * hx_mesh_nodes_per_elem(d) + hx_corner_lex(d->nd, c)];
+            for (int c = 0; c < 8; c++)
+              d->vert_id[e * 8 + c] = d->node_id[(size_t)e * hx_mesh_nodes_per_elem(d) + hx_corner_lex(d->nd, c)];
           hx_mesh_destroy(&d);
           /* write the copy, compare the result with the original (shared ids) */
           hx_mesh_copy(m, &d);

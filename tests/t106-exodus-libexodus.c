@@ -28,22 +28,21 @@
 #endif
 
 /* Exodus manual: HEX27 node -> reference point in {-1,0,1}^3 (HEX8 = the first 8) */
-static const int REF[27][3] = {
-    {-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1},
-    {0, -1, -1},  {1, 0, -1},  {0, 1, -1}, {-1, 0, -1}, {-1, -1, 0}, {1, -1, 0}, {1, 1, 0}, {-1, 1, 0},
-    {0, -1, 1},   {1, 0, 1},   {0, 1, 1},  {-1, 0, 1},  {0, 0, 0},   {0, 0, -1}, {0, 0, 1}, {-1, 0, 0},
-    {1, 0, 0},    {0, -1, 0},  {0, 1, 0}};
+static const int REF[27][3] = {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1},  {1, 1, 1},
+                               {-1, 1, 1},   {0, -1, -1}, {1, 0, -1}, {0, 1, -1},  {-1, 0, -1}, {-1, -1, 0}, {1, -1, 0},
+                               {1, 1, 0},    {-1, 1, 0},  {0, -1, 1}, {1, 0, 1},   {0, 1, 1},   {-1, 0, 1},  {0, 0, 0},
+                               {0, 0, -1},   {0, 0, 1},   {-1, 0, 0}, {1, 0, 0},   {0, -1, 0},  {0, 1, 0}};
 /* Exodus manual: hex side -> its corner nodes (1-based) */
 static const int SIDE[6][4] = {{1, 2, 6, 5}, {2, 3, 7, 6}, {3, 4, 8, 7}, {1, 5, 8, 4}, {1, 4, 3, 2}, {5, 6, 7, 8}};
 
 static int fails;
-#define CHECK(c, ...)                  \
-  do {                                 \
-    if (!(c)) {                        \
-      printf("FAIL: " __VA_ARGS__);    \
-      printf("\n");                    \
-      fails++;                         \
-    }                                  \
+#define CHECK(c, ...)                                                                                                            \
+  do {                                                                                                                           \
+    if (!(c)) {                                                                                                                  \
+      printf("FAIL: " __VA_ARGS__);                                                                                              \
+      printf("\n");                                                                                                              \
+      fails++;                                                                                                                   \
+    }                                                                                                                            \
   } while (0)
 
 static void one(const char *kind, int mesh_order, int out_order) {
@@ -76,14 +75,14 @@ static void one(const char *kind, int mesh_order, int out_order) {
   int ndim = 0, nn = 0, ne = 0, nblk = 0, nns = 0, nss = 0;
   CHECK(ex_get_init(exoid, title, &ndim, &nn, &ne, &nblk, &nns, &nss) >= 0, "%s: ex_get_init", path);
   const int npe = out_order == 1 ? 8 : 27, nd = m->nd, npm = nd * nd * nd;
-  CHECK(ndim == 3 && ne == m->num_elem && nblk == 1 && nns == 0, "%s: dim %d elems %d (ours %lld) blocks %d nodesets %d",
-        path, ndim, ne, (long long)m->num_elem, nblk, nns);
+  CHECK(ndim == 3 && ne == m->num_elem && nblk == 1 && nns == 0, "%s: dim %d elems %d (ours %lld) blocks %d nodesets %d", path,
+        ndim, ne, (long long)m->num_elem, nblk, nns);
   int bid = 0, cnt = 0, npb = 0, ned = 0, nfa = 0, nat = 0;
   char type[MAX_STR_LENGTH + 1] = "";
   CHECK(ex_get_ids(exoid, EX_ELEM_BLOCK, &bid) >= 0, "%s: block ids", path);
   CHECK(ex_get_block(exoid, EX_ELEM_BLOCK, bid, type, &cnt, &npb, &ned, &nfa, &nat) >= 0, "%s: ex_get_block", path);
-  CHECK(cnt == ne && npb == npe && !strcmp(type, npe == 8 ? "HEX8" : "HEX27"), "%s: block %d: %d x %s with %d nodes",
-        path, bid, cnt, type, npb);
+  CHECK(cnt == ne && npb == npe && !strcmp(type, npe == 8 ? "HEX8" : "HEX27"), "%s: block %d: %d x %s with %d nodes", path, bid,
+        cnt, type, npb);
   if (cnt != m->num_elem || npb != npe || nn <= 0) {
     ex_close(exoid);
     hx_mesh_destroy(&m);
@@ -128,8 +127,8 @@ static void one(const char *kind, int mesh_order, int out_order) {
   for (int i = 0; i < nn; i++) /* test meshes are small */
     for (int j = i + 1; j < nn && ids[i] >= 0; j++) dup += ids[j] == ids[i];
   CHECK(badid == 0 && dup == 0 && unused == 0,
-        "%s: %lld Exodus nodes carry two of our ids, %lld ids have two Exodus nodes, %lld nodes unused", path,
-        (long long)badid, (long long)dup, (long long)unused);
+        "%s: %lld Exodus nodes carry two of our ids, %lld ids have two Exodus nodes, %lld nodes unused", path, (long long)badid,
+        (long long)dup, (long long)unused);
   printf("%s: %s, %d elements, %d nodes, max |x_exo - x_ours| = %.1e\n", path, type, ne, nn, maxerr);
   /* sidesets */
   int maxb = 0;
@@ -173,8 +172,7 @@ static void one(const char *kind, int mesh_order, int out_order) {
       }
       int found = 0;
       for (hx_lid q = 0; q < m->num_faces && !found; q++)
-        if (!used[q] && m->faces[q].elem == e && m->faces[q].face == face && m->faces[q].bid == sids[s])
-          used[q] = 1, found = 1;
+        if (!used[q] && m->faces[q].elem == e && m->faces[q].face == face && m->faces[q].bid == sids[s]) used[q] = 1, found = 1;
       nomatch += !found;
     }
     CHECK(nomatch == 0, "%s: sideset %d: %lld (element, side) pairs are not boundary faces of ours", path, sids[s],

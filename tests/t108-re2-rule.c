@@ -46,8 +46,8 @@ static hx_mesh *fixture(const char *path) {
     if (sscanf(line, "order %d", &order) == 1) {
       bad = order < 1 || order > 9 || hx_mesh_create(HX_COMM_SELF, order, 1, &m);
       if (!bad) want = 3 * (size_t)hx_mesh_nodes_per_elem(m);
-    } else if (sscanf(line, "face %d type %d p %lf %lf %lf n %lf %lf %lf r %lf", &face, &type, &s.p[0], &s.p[1], &s.p[2],
-                      &s.n[0], &s.n[1], &s.n[2], &s.r) == 9) {
+    } else if (sscanf(line, "face %d type %d p %lf %lf %lf n %lf %lf %lf r %lf", &face, &type, &s.p[0], &s.p[1], &s.p[2], &s.n[0],
+                      &s.n[1], &s.n[2], &s.r) == 9) {
       int idx;
       s.type = type;
       bad = !m || hx_mesh_add_surface(m, &s, &idx) || hx_mesh_add_face(m, 0, face, 1, idx);

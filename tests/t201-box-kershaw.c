@@ -30,7 +30,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0, rank = hx_comm_rank(comm);
@@ -42,7 +43,10 @@ int main(int argc, char **argv) {
     o.kershaw = 1;
     o.eps_y = o.eps_z = 0.3;
     hx_mesh *m;
-    if (hx_mesher_box(comm, &o, &m)) { printf("box failed: %s\n", hx_error_message()); return 1; }
+    if (hx_mesher_box(comm, &o, &m)) {
+      printf("box failed: %s\n", hx_error_message());
+      return 1;
+    }
     hx_mesh_check_report r;
     int rc = hx_mesh_check(m, 1e-12, &r);
     double vol = mesh_volume(m);
@@ -54,7 +58,12 @@ int main(int argc, char **argv) {
   for (int s = 2; s <= 3; s++) {
     hx_box_opts o;
     hx_box_opts_default(&o);
-    o.n[0] = 12; o.n[1] = o.n[2] = 4; o.order = 3; o.kershaw = 1; o.eps_y = o.eps_z = 0.3; o.smooth = s;
+    o.n[0] = 12;
+    o.n[1] = o.n[2] = 4;
+    o.order = 3;
+    o.kershaw = 1;
+    o.eps_y = o.eps_z = 0.3;
+    o.smooth = s;
     hx_mesh *m;
     if (hx_mesher_box(comm, &o, &m)) return 1;
     hx_mesh_check_report r;
@@ -68,8 +77,12 @@ int main(int argc, char **argv) {
   for (int t = 0; t < 3; t++) {
     hx_box_opts o;
     hx_box_opts_default(&o);
-    o.n[0] = bad[t][0]; o.n[1] = bad[t][1]; o.n[2] = bad[t][2];
-    o.kershaw = 1; o.eps_y = bad[t][3] ? 1.5 : 0.3; o.eps_z = 0.3;
+    o.n[0] = bad[t][0];
+    o.n[1] = bad[t][1];
+    o.n[2] = bad[t][2];
+    o.kershaw = 1;
+    o.eps_y = bad[t][3] ? 1.5 : 0.3;
+    o.eps_z = 0.3;
     hx_mesh *m = NULL;
     hx_error_clear();
     int rc = hx_mesher_box(comm, &o, &m);

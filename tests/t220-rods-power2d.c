@@ -29,8 +29,8 @@ static void brute_neighbours(int n, const double *xy, const double *w, int i, ch
     if (j == i) continue;
     /* |x - ci|^2 - wi <= |x - cj|^2 - wj */
     double a0 = 2 * (xy[2 * j] - xy[2 * i]), a1 = 2 * (xy[2 * j + 1] - xy[2 * i + 1]);
-    double b = xy[2 * j] * xy[2 * j] + xy[2 * j + 1] * xy[2 * j + 1] - xy[2 * i] * xy[2 * i] -
-               xy[2 * i + 1] * xy[2 * i + 1] + w[i] - w[j];
+    double b = xy[2 * j] * xy[2 * j] + xy[2 * j + 1] * xy[2 * j + 1] - xy[2 * i] * xy[2 * i] - xy[2 * i + 1] * xy[2 * i + 1] +
+               w[i] - w[j];
     double qx[256], qy[256];
     int ql[256], q = 0;
     for (int k = 0; k < m; k++) {

@@ -52,8 +52,8 @@ int main(int argc, char **argv) {
   printf("min det J positive %d\n", s.min_detj > 0);
   printf("scaled Jacobian min >= 0.5 %d below 0.5: %ld\n", s.min_ratio >= 0.5, s.below_half);
   printf("area %.9f exact %.9f rel err < 1e-9 %d\n", area, exact, fabs(area - exact) < 1e-9 * exact);
-  fprintf(stderr, "scaled Jacobian min %.4f mean %.4f, max aspect %.2f, area rel err %.2e\n", s.min_ratio,
-          s.mean_ratio, s.max_aspect, fabs(area - exact) / exact);
+  fprintf(stderr, "scaled Jacobian min %.4f mean %.4f, max aspect %.2f, area rel err %.2e\n", s.min_ratio, s.mean_ratio,
+          s.max_aspect, fabs(area - exact) / exact);
   fail = info.elems_per_layer > 27700 || rods_by_type[0] != 264 || rods_by_type[1] != 25 || rc || open || cyl >= 1e-12 ||
          s.min_detj <= 0 || s.min_ratio < 0.5 || fabs(area - exact) >= 1e-9 * exact;
   hx_mesh_destroy(&m);

@@ -41,8 +41,7 @@ int main(int argc, char **argv) {
   double F = info.duct_size[0], r0 = 0.292;
   double exact = (sqrt(3.0) / 2 * F * F - 37 * HX_PI * r0 * r0) * 1.5;
   printf("rods %d layers %d elements %d\n", info.num_rods, info.num_layers, (int)m->num_elem);
-  printf("surfaces: planes %d (6 duct + 2 ends), duct faces %ld, inlet %ld outlet %ld\n", planes, faces[4], faces[2],
-         faces[3]);
+  printf("surfaces: planes %d (6 duct + 2 ends), duct faces %ld, inlet %ld outlet %ld\n", planes, faces[4], faces[2], faces[3]);
   printf("check %d conformity violations %ld on cylinders %d\n", rc, open, cyl < 1e-12);
   printf("min det J positive %d scaled Jacobian >= 0.5 %d\n", s.min_detj > 0, s.min_ratio >= 0.5);
   printf("volume %.9f exact %.9f rel err < 1e-9 %d\n", s.volume, exact, fabs(s.volume - exact) < 1e-9 * exact);

@@ -86,8 +86,8 @@ int main(int argc, char **argv) {
   }
   long open = m->comm == HX_COMM_SELF || hx_comm_size(comm) == 1 ? rc_conformity(m) : 0;
   if (rank == 0) {
-    printf("elements %lld per layer %d layers %d rods %d sites %d\n", (long long)m->num_elem_global,
-           (int)info.elems_per_layer, info.num_layers, info.num_rods, info.num_sites);
+    printf("elements %lld per layer %d layers %d rods %d sites %d\n", (long long)m->num_elem_global, (int)info.elems_per_layer,
+           info.num_layers, info.num_rods, info.num_sites);
     printf("names %s %s %s %s %s\n", m->bnames[1], m->bnames[2], m->bnames[3], m->bnames[4], m->bnames[5]);
     printf("faces per id: rod_type1 %.0f periodic %.0f %.0f duct %.0f rod_type2 %.0f\n", fsum[1], fsum[2], fsum[3], fsum[4],
            fsum[5]);

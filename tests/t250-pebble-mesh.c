@@ -105,8 +105,8 @@ static int run(int argc, char **argv) {
   }
   double rmin = INFINITY, rmax = 0;
   for (hx_lid i = 0; i < bed->n; i++) rmin = fmin(rmin, bed->r[i]), rmax = fmax(rmax, bed->r[i]);
-  printf("case %s: %d spheres (radii %.3f..%.3f), %d elements at order %d, %d bridges + %d at walls\n", which,
-         (int)bed->n, rmin, rmax, (int)m->num_elem, m->order, (int)st.num_bridges, (int)st.num_wall_bridges);
+  printf("case %s: %d spheres (radii %.3f..%.3f), %d elements at order %d, %d bridges + %d at walls\n", which, (int)bed->n, rmin,
+         rmax, (int)m->num_elem, m->order, (int)st.num_bridges, (int)st.num_wall_bridges);
   if (!strcmp(which, "poly")) TM_EXPECT(rmax > 1.1 * rmin, "the polydisperse bed has equal radii");
   if (o.aspect > 0) {
     printf("--aspect %g: %d diagram edges cut (+%d segments)\n", o.aspect, (int)st.num_cut_edges, (int)st.num_cut_segments);
@@ -127,8 +127,7 @@ static int run(int argc, char **argv) {
   printf("faces: %ld interior (shared by 2), %ld boundary (%d recorded); %ld faces in 3+ elements, %ld boundary "
          "mismatches, %ld shared faces with different nodes\n",
          wt.shared, wt.boundary, (int)m->num_faces, wt.bad_share, wt.bad_bound, wt.bad_nodes);
-  TM_EXPECT(wt.bad_share == 0 && wt.bad_bound == 0 && wt.bad_nodes == 0 && wt.boundary == m->num_faces,
-         "mesh is not watertight");
+  TM_EXPECT(wt.bad_share == 0 && wt.bad_bound == 0 && wt.bad_nodes == 0 && wt.boundary == m->num_faces, "mesh is not watertight");
   /* 3. boundary ids contiguous from 1 */
   for (int b = 1; b < m->num_bnames; b++) {
     long n = 0;
@@ -176,7 +175,8 @@ static int run(int argc, char **argv) {
     g->r = S->r;
     if (non == 2) {
       double L = 0;
-      for (int c = 0; c < 3; c++) g->a[c] = bed->xyz[3 * on[0] + c], g->u[c] = bed->xyz[3 * on[1] + c] - g->a[c], L += g->u[c] * g->u[c];
+      for (int c = 0; c < 3; c++)
+        g->a[c] = bed->xyz[3 * on[0] + c], g->u[c] = bed->xyz[3 * on[1] + c] - g->a[c], L += g->u[c] * g->u[c];
       L = sqrt(L);
       for (int c = 0; c < 3; c++) g->u[c] /= L;
       g->len = L;
@@ -214,8 +214,8 @@ static int run(int argc, char **argv) {
   free(br);
   double vbox = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]), p = (double)hits / nmc;
   double vmc = vbox * p, sigma = vbox * sqrt(p * (1 - p) / nmc);
-  printf("fluid volume: mesh %.6f, Monte Carlo %.6f +- %.6f (1 sigma, %ld samples); difference %.2f sigma\n", vol, vmc,
-         sigma, nmc, (vol - vmc) / sigma);
+  printf("fluid volume: mesh %.6f, Monte Carlo %.6f +- %.6f (1 sigma, %ld samples); difference %.2f sigma\n", vol, vmc, sigma,
+         nmc, (vol - vmc) / sigma);
   TM_EXPECT(fabs(vol - vmc) < 4 * sigma, "fluid volume differs from the Monte-Carlo estimate by more than 4 sigma");
   hx_mesh_destroy(&m);
   hx_pebble_bed_destroy(&bed);

@@ -91,10 +91,10 @@ static int run(hx_comm comm, const char *which) {
     printf("case %s: %d spheres, %lld elements at order %d (bulk %d, inlet %d, outlet %d)\n", which, (int)bed->n,
            (long long)md->num_elem_global, md->order, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet);
   TM_EXPECT(cnt[0] == ms->num_elem && md->num_elem_global == ms->num_elem, "element count %lld (global %lld) vs 1 rank %d",
-         (long long)cnt[0], (long long)md->num_elem_global, (int)ms->num_elem);
+            (long long)cnt[0], (long long)md->num_elem_global, (int)ms->num_elem);
   TM_EXPECT(cnt[1] == hx_comm_size(comm), "only %lld of %d ranks got elements", (long long)cnt[1], hx_comm_size(comm));
   TM_EXPECT(st.elems_bulk == st1.elems_bulk && st.elems_inlet == st1.elems_inlet && st.elems_outlet == st1.elems_outlet,
-         "stats differ from the 1-rank run");
+            "stats differ from the 1-rank run");
   int64_t off = 0;
   hx_comm_exscan_int64(comm, md->num_elem, &off);
   TM_EXPECT(md->elem_offset == off, "elem_offset %lld, expected %lld", (long long)md->elem_offset, (long long)off);
@@ -121,8 +121,7 @@ static int run(hx_comm comm, const char *which) {
   /* boundary faces */
   frec *a = NULL, *b = NULL;
   hx_lid nb = 0;
-  if (hx_malloc((size_t)(md->num_faces + 1) * sizeof *a, &a) || hx_malloc((size_t)(ms->num_faces + 1) * sizeof *b, &b))
-    return 1;
+  if (hx_malloc((size_t)(md->num_faces + 1) * sizeof *a, &a) || hx_malloc((size_t)(ms->num_faces + 1) * sizeof *b, &b)) return 1;
   for (hx_lid k = 0; k < md->num_faces; k++)
     a[k] = (frec){md->faces[k].elem + md->elem_offset, md->faces[k].face, md->faces[k].bid, md->faces[k].surf};
   for (hx_lid k = 0; k < ms->num_faces; k++)
@@ -133,7 +132,9 @@ static int run(hx_comm comm, const char *which) {
   int64_t fb[2] = {md->num_faces, nb != md->num_faces || memcmp(a, b, (size_t)nb * sizeof *a) != 0};
   hx_comm_sum_int64(comm, fb, 2);
   hx_free(&a), hx_free(&b);
-  if (rank == 0) printf("boundary faces %lld (1 rank %d), ranks with other records %lld\n", (long long)fb[0], (int)ms->num_faces, (long long)fb[1]);
+  if (rank == 0)
+    printf("boundary faces %lld (1 rank %d), ranks with other records %lld\n", (long long)fb[0], (int)ms->num_faces,
+           (long long)fb[1]);
   TM_EXPECT(fb[0] == ms->num_faces && fb[1] == 0, "boundary faces differ from the 1-rank mesh");
   int same_names = md->num_bnames == ms->num_bnames && md->num_surfaces == ms->num_surfaces &&
                    !memcmp(md->surfaces, ms->surfaces, (size_t)ms->num_surfaces * sizeof *ms->surfaces);

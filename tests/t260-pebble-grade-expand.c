@@ -43,8 +43,7 @@ static void check_columns(const hx_mesh *m, const hx_pebble_bed *bed, double T, 
   double *P = malloc((size_t)np * 3 * sizeof *P);
   for (hx_lid e = 0; e < m->num_elem; e++)
     for (int c = 0; c < 8; c++)
-      for (int d = 0; d < 3; d++)
-        P[3 * (e * 8 + c) + d] = m->x[(size_t)e * 3 * n3 + (size_t)d * n3 + hx_corner_lex(m->nd, c)];
+      for (int d = 0; d < 3; d++) P[3 * (e * 8 + c) + d] = m->x[(size_t)e * 3 * n3 + (size_t)d * n3 + hx_corner_lex(m->nd, c)];
   double Td = T * 2 * R, worst = 0;
   *hmax = 0;
   counts[0] = counts[1] = counts[2] = 0;
@@ -91,8 +90,8 @@ static void check_columns(const hx_mesh *m, const hx_pebble_bed *bed, double T, 
       counts[range]++;
     }
   }
-  printf("  radial columns: %ld even, %ld blended, %ld full; tallest %.3f; largest deviation %.2e\n", counts[0],
-         counts[1], counts[2], *hmax, worst);
+  printf("  radial columns: %ld even, %ld blended, %ld full; tallest %.3f; largest deviation %.2e\n", counts[0], counts[1],
+         counts[2], *hmax, worst);
   TM_EXPECT(worst < 1e-9, "T = %g: the layer radii deviate by %.2e from the rule", T, worst);
   free(P);
 }
@@ -118,8 +117,8 @@ static void check_valid(const hx_mesh *m, double T) {
   hx_mesh_check_report rep;
   int rc = hx_mesh_check(m, 1e-12, &rep);
   TM_EXPECT(rc == HX_OK && rep.bad_elems == 0 && rep.off_surface == 0,
-         "T = %g, order %d: hx_mesh_check: %lld bad elements, %lld nodes off their surfaces", T, m->order,
-         (long long)rep.bad_elems, (long long)rep.off_surface);
+            "T = %g, order %d: hx_mesh_check: %lld bad elements, %lld nodes off their surfaces", T, m->order,
+            (long long)rep.bad_elems, (long long)rep.off_surface);
   hx_error_clear();
   tm_faces wt;
   if (tm_watertight(m, &wt, 0)) {
@@ -154,10 +153,8 @@ static int run(void) {
         check_columns(m, bed, T, counts, &hmax);
         if (T > 0)
           TM_EXPECT(counts[0] > 10 && counts[1] > 10 && counts[2] > 10,
-                 "T = %g: too few radial columns checked in a range (%ld / %ld / %ld)", T, counts[0], counts[1],
-                 counts[2]);
-        else
-          TM_EXPECT(counts[0] > 30 && hmax > 2 * 0.1 * 2 * R, "control: %ld columns, tallest %.3f", counts[0], hmax);
+                    "T = %g: too few radial columns checked in a range (%ld / %ld / %ld)", T, counts[0], counts[1], counts[2]);
+        else TM_EXPECT(counts[0] > 30 && hmax > 2 * 0.1 * 2 * R, "control: %ld columns, tallest %.3f", counts[0], hmax);
       }
       hx_mesh_destroy(&m);
     }

@@ -48,7 +48,10 @@ int main(void) {
       for (int i = 0; i < 9; i++) {
         double Tp[9], Tm[9], Tp2[9], Tm2[9];
         for (int k = 0; k < 9; k++) Tp[k] = Tm[k] = Tp2[k] = Tm2[k] = T[k];
-        Tp[i] += h; Tm[i] -= h; Tp2[i] += 2 * h; Tm2[i] -= 2 * h;
+        Tp[i] += h;
+        Tm[i] -= h;
+        Tp2[i] += 2 * h;
+        Tm2[i] -= 2 * h;
         Pfd[i] = (8 * (m->mu(Tp, par) - m->mu(Tm, par)) - (m->mu(Tp2, par) - m->mu(Tm2, par))) / (12 * h);
       }
       double d[9];
@@ -58,10 +61,15 @@ int main(void) {
       /* dP vs directional FD of P */
       double Pp[9], Pm[9], Pp2[9], Pm2[9], Tp[9], Tm[9], Tp2[9], Tm2[9];
       for (int k = 0; k < 9; k++) {
-        Tp[k] = T[k] + h * dT[k]; Tm[k] = T[k] - h * dT[k];
-        Tp2[k] = T[k] + 2 * h * dT[k]; Tm2[k] = T[k] - 2 * h * dT[k];
+        Tp[k] = T[k] + h * dT[k];
+        Tm[k] = T[k] - h * dT[k];
+        Tp2[k] = T[k] + 2 * h * dT[k];
+        Tm2[k] = T[k] - 2 * h * dT[k];
       }
-      m->P(Tp, par, Pp); m->P(Tm, par, Pm); m->P(Tp2, par, Pp2); m->P(Tm2, par, Pm2);
+      m->P(Tp, par, Pp);
+      m->P(Tm, par, Pm);
+      m->P(Tp2, par, Pp2);
+      m->P(Tm2, par, Pm2);
       for (int i = 0; i < 9; i++) d[i] = dP[i] - (8 * (Pp[i] - Pm[i]) - (Pp2[i] - Pm2[i])) / (12 * h);
       e = norm9(d, 9) / fmax(norm9(dP, 9), 1e-12);
       if (e > err_dP) err_dP = e;
@@ -81,8 +89,7 @@ int main(void) {
         for (int b = 0; b < 9; b++) err_sym = fmax(err_sym, fabs(H[9 * a + b] - H[9 * b + a]) / hn);
       for (int k = 0; k < 3; k++)
         for (int j = 0; j < 3; j++)
-          for (int l = 0; l < 3; l++)
-            err_hkk = fmax(err_hkk, fabs(hkk[9 * k + 3 * j + l] - H[9 * (3 * k + j) + 3 * k + l]) / hn);
+          for (int l = 0; l < 3; l++) err_hkk = fmax(err_hkk, fabs(hkk[9 * k + 3 * j + l] - H[9 * (3 * k + j) + 3 * k + l]) / hn);
       /* the run-time dispatch gives the same numbers as the registry entry */
       double P2[9];
       hx_metric_P(m->id, par, T, P2);
@@ -90,10 +97,9 @@ int main(void) {
       err_disp = fmax(err_disp, fabs(hx_metric_mu(m->id, par, T) - m->mu(T, par)));
     }
     int ok = err_P < 1e-6 && err_dP < 1e-6 && err_H < 1e-12 && err_sym < 1e-12 && err_hkk == 0 && err_disp == 0;
-    printf("metric %d P %s dP %s H %s\n", m->id, err_P < 1e-6 ? "ok" : "BAD", err_dP < 1e-6 ? "ok" : "BAD",
-           ok ? "ok" : "BAD");
-    fprintf(stderr, "metric %d: rel err P %.2e dP %.2e H:dT %.2e sym %.2e hkk %.2e\n", m->id, err_P, err_dP, err_H,
-            err_sym, err_hkk);
+    printf("metric %d P %s dP %s H %s\n", m->id, err_P < 1e-6 ? "ok" : "BAD", err_dP < 1e-6 ? "ok" : "BAD", ok ? "ok" : "BAD");
+    fprintf(stderr, "metric %d: rel err P %.2e dP %.2e H:dT %.2e sym %.2e hkk %.2e\n", m->id, err_P, err_dP, err_H, err_sym,
+            err_hkk);
     if (!ok) fail = 1;
   }
   /* values that are known exactly: mu = 0 at T = I for every metric */

@@ -27,7 +27,9 @@ typedef struct state {
 
 static int eval(hx_tmop *tm, const double *x, const double *v, state *s) {
   size_t n = hx_tmop_size(tm);
-  s->g = calloc(n, sizeof(double)); s->hv = calloc(n, sizeof(double)); s->dg = calloc(n, sizeof(double));
+  s->g = calloc(n, sizeof(double));
+  s->hv = calloc(n, sizeof(double));
+  s->dg = calloc(n, sizeof(double));
   HX_CALL(hx_tmop_energy(tm, x, &s->e));
   HX_CALL(hx_tmop_min_detj(tm, x, &s->md));
   HX_CALL(hx_tmop_grad_raw(tm, x, s->g));
@@ -36,7 +38,11 @@ static int eval(hx_tmop *tm, const double *x, const double *v, state *s) {
   HX_CALL(hx_tmop_diag(tm, s->dg));
   return HX_OK;
 }
-static void state_free(state *s) { free(s->g); free(s->hv); free(s->dg); }
+static void state_free(state *s) {
+  free(s->g);
+  free(s->hv);
+  free(s->dg);
+}
 
 static int check(hx_comm comm, int metric, int p, int full, int *fail) {
   int rank = hx_comm_rank(comm);
@@ -68,7 +74,10 @@ static int check(hx_comm comm, int metric, int p, int full, int *fail) {
   double *gp2 = calloc(n, sizeof(double)), *gm2 = calloc(n, sizeof(double));
   for (int k = 0; k < 2; k++) {
     double hh = h * (k + 1);
-    for (size_t i = 0; i < n; i++) { xp[i] = x0[i] + hh * v[i]; xm[i] = x0[i] - hh * v[i]; }
+    for (size_t i = 0; i < n; i++) {
+      xp[i] = x0[i] + hh * v[i];
+      xm[i] = x0[i] - hh * v[i];
+    }
     HX_CALL(hx_tmop_energy(tm, xp, &Ep[k]));
     HX_CALL(hx_tmop_energy(tm, xm, &Em[k]));
     HX_CALL(hx_tmop_grad_raw(tm, xp, k ? gp2 : gp));
@@ -85,10 +94,12 @@ static int check(hx_comm comm, int metric, int p, int full, int *fail) {
     int c = t % 3;
     memset(xp, 0, n * sizeof(double));
     hx_lid li = -1;
-    for (hx_lid i = 0; i < map->num_lnodes; i++) if (map->l2g[i] == want) li = i;
+    for (hx_lid i = 0; i < map->num_lnodes; i++)
+      if (map->l2g[i] == want) li = i;
     if (li >= 0) xp[3 * li + c] = 1.0;
     HX_CALL(hx_tmop_hess_apply(tm, xp, xm, 1));
-    if (li >= 0 && getenv("DBG")) fprintf(stderr, "rank %d id %lld c %d Hii %.6e diag %.6e\n", rank, (long long)want, c, xm[3 * li + c], s.dg[3 * li + c]);
+    if (li >= 0 && getenv("DBG"))
+      fprintf(stderr, "rank %d id %lld c %d Hii %.6e diag %.6e\n", rank, (long long)want, c, xm[3 * li + c], s.dg[3 * li + c]);
     if (li >= 0) err_d = nmax(err_d, fabs(xm[3 * li + c] - s.dg[3 * li + c]) / fmax(fabs(s.dg[3 * li + c]), 1e-300));
   }
   hx_comm_max_double(comm, &err_d, 1);
@@ -108,23 +119,31 @@ static int check(hx_comm comm, int metric, int p, int full, int *fail) {
       e = nmax(e, rel(tm, s.g, s2.g, n, tmp));
       e = nmax(e, rel(tm, s.hv, s2.hv, n, tmp));
       e = nmax(e, rel(tm, s.dg, s2.dg, n, tmp));
-      if (variant == 0) err_s = e; else err_t = e;
+      if (variant == 0) err_s = e;
+      else err_t = e;
       state_free(&s2);
       hx_tmop_destroy(&tm2);
     }
     ok = ok && err_s < 1e-12 && err_t < 1e-12;
   }
   if (rank == 0) {
-    printf("metric %d p %d fd-grad %s fd-hess %s diag %s", metric, p, err_g < 1e-6 ? "ok" : "BAD",
-           err_h < 1e-6 ? "ok" : "BAD", err_d < 1e-10 ? "ok" : "BAD");
+    printf("metric %d p %d fd-grad %s fd-hess %s diag %s", metric, p, err_g < 1e-6 ? "ok" : "BAD", err_h < 1e-6 ? "ok" : "BAD",
+           err_d < 1e-10 ? "ok" : "BAD");
     if (full) printf(" stored-vs-onthefly %s threads-1-vs-2 %s", err_s < 1e-12 ? "ok" : "BAD", err_t < 1e-12 ? "ok" : "BAD");
     printf("\n");
-    fprintf(stderr, "metric %d p %d: E %.6e grad %.2e hess %.2e diag %.2e strat %.2e thr %.2e\n", metric, p, s.e,
-            err_g, err_h, err_d, err_s, err_t);
+    fprintf(stderr, "metric %d p %d: E %.6e grad %.2e hess %.2e diag %.2e strat %.2e thr %.2e\n", metric, p, s.e, err_g, err_h,
+            err_d, err_s, err_t);
   }
   if (!ok) *fail = 1;
   state_free(&s);
-  free(v); free(xp); free(xm); free(tmp); free(gp); free(gm); free(gp2); free(gm2);
+  free(v);
+  free(xp);
+  free(xm);
+  free(tmp);
+  free(gp);
+  free(gm);
+  free(gp2);
+  free(gm2);
   hx_lmap_destroy(&map);
   hx_tmop_destroy(&tm);
   hx_mesh_destroy(&m);
@@ -136,14 +155,21 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0;
   for (int p = 1; p <= 4 && !fail; p++)
-    if (check(comm, 303, p, 1, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+    if (check(comm, 303, p, 1, &fail)) {
+      printf("error: %s\n", hx_error_message());
+      fail = 1;
+    }
   for (const hx_metric_info *mi = hx_metrics(); mi->id && !fail; mi++)
-    if (mi->id != 303 && check(comm, mi->id, 2, 0, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+    if (mi->id != 303 && check(comm, mi->id, 2, 0, &fail)) {
+      printf("error: %s\n", hx_error_message());
+      fail = 1;
+    }
 #if HX_HAVE_MPI
   MPI_Finalize();
 #endif

@@ -14,7 +14,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0, rank = hx_comm_rank(comm);
@@ -29,7 +30,10 @@ int main(int argc, char **argv) {
       if (v == 1) o.quad_type = HX_QUAD_GL;
       if (v == 2) o.target = HX_TARGET_IDEAL_SHAPE_EQUAL_SIZE;
       hx_tmop *tm;
-      if (hx_tmop_create(m, &o, &tm)) { printf("create failed: %s\n", hx_error_message()); return 1; }
+      if (hx_tmop_create(m, &o, &tm)) {
+        printf("create failed: %s\n", hx_error_message());
+        return 1;
+      }
       double e, md;
       if (hx_tmop_energy(tm, hx_tmop_x0(tm), &e) || hx_tmop_min_detj(tm, hx_tmop_x0(tm), &md)) return 1;
       double want = v == 2 ? 3.44458e+04 / 13824.0 : 3.44458e+04;

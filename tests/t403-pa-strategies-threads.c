@@ -104,10 +104,10 @@ static int check(hx_comm comm, int metric, int target, int p, int qtype, int *fa
   double sens = rel(ref, s0.v[H_RAW], s0.v[H_CON], n, tmp);
   int ok = worst < 1e-12 && sens > 1e-6;
   if (rank == 0) {
-    printf("metric %d target %d p %d %s: strategies x threads %s\n", metric, target, p,
-           qtype == HX_QUAD_GLL ? "gll" : "gauss", ok ? "ok" : "BAD");
-    fprintf(stderr, "metric %d target %d p %d q %d: worst %.2e (%s), raw-vs-constrained %.2e, E %.6e\n", metric,
-            target, p, qtype, worst, worst_what, sens, s0.e);
+    printf("metric %d target %d p %d %s: strategies x threads %s\n", metric, target, p, qtype == HX_QUAD_GLL ? "gll" : "gauss",
+           ok ? "ok" : "BAD");
+    fprintf(stderr, "metric %d target %d p %d q %d: worst %.2e (%s), raw-vs-constrained %.2e, E %.6e\n", metric, target, p, qtype,
+            worst, worst_what, sens, s0.e);
   }
   if (!ok) *fail = 1;
   state_free(&s0);
@@ -124,7 +124,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0;

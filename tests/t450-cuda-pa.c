@@ -33,8 +33,7 @@ static double relv(const double *a, const double *b, size_t n) {
 }
 
 /* run every kernel of backend be on x (E-vector), direction v */
-static int eval(const hx_backend *be, const hx_mesh *m, const hx_pa_desc *d, const double *x, const double *v,
-                res *r) {
+static int eval(const hx_backend *be, const hx_mesh *m, const hx_pa_desc *d, const double *x, const double *v, res *r) {
   hx_pa *pa;
   HX_CALL(hx_pa_create(be, m, d, &pa));
   size_t n = hx_pa_evec_size(pa);
@@ -64,13 +63,17 @@ static int eval(const hx_backend *be, const hx_mesh *m, const hx_pa_desc *d, con
   return rc;
 }
 
-static void res_free(res *r) { free(r->g); free(r->hv); free(r->dg); }
+static void res_free(res *r) {
+  free(r->g);
+  free(r->hv);
+  free(r->dg);
+}
 
 static double cmp(const res *a, const res *b, size_t n) {
-  double r[6] = {fabs(a->e - b->e) / fabs(b->e), fabs(a->md - b->md) / fabs(b->md), relv(a->g, b->g, n),
-                 relv(a->hv, b->hv, n), relv(a->dg, b->dg, n), fabs(a->mdn - b->mdn) / fabs(b->mdn)};
-  fprintf(stderr, "  rel: energy %.1e detJ %.1e grad %.1e H.v %.1e diag %.1e detJ(nodes) %.1e\n", r[0], r[1], r[2],
-          r[3], r[4], r[5]);
+  double r[6] = {fabs(a->e - b->e) / fabs(b->e), fabs(a->md - b->md) / fabs(b->md),   relv(a->g, b->g, n), relv(a->hv, b->hv, n),
+                 relv(a->dg, b->dg, n),          fabs(a->mdn - b->mdn) / fabs(b->mdn)};
+  fprintf(stderr, "  rel: energy %.1e detJ %.1e grad %.1e H.v %.1e diag %.1e detJ(nodes) %.1e\n", r[0], r[1], r[2], r[3], r[4],
+          r[5]);
   double e = 0;
   for (int i = 0; i < 6; i++) e = (isnan(r[i]) || isnan(e)) ? NAN : fmax(e, r[i]); /* NaN sticks */
   return e;
@@ -92,8 +95,7 @@ static int check(const char *what, hx_mesh *m, hx_pa_desc *d, int *fail) {
     double e = cmp(&rg, &rc_, n);
     worst = (isnan(e) || isnan(worst)) ? NAN : fmax(worst, e);
     if (!(rg.md > 0)) *fail = 1, fprintf(stderr, "%s: the test mesh is not valid\n", what);
-    fprintf(stderr, "%s %s: E %.15e/%.15e detJ %.6e rel %.2e\n", what, s ? "on-the-fly" : "stored", rc_.e, rg.e,
-            rg.md, e);
+    fprintf(stderr, "%s %s: E %.15e/%.15e detJ %.6e rel %.2e\n", what, s ? "on-the-fly" : "stored", rc_.e, rg.e, rg.md, e);
     res_free(&rc_);
     res_free(&rg);
   }
@@ -108,7 +110,8 @@ int main(int argc, char **argv) {
 #if HX_HAVE_MPI
   MPI_Init(&argc, &argv);
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
 #endif
   int rc = body();
 #if HX_HAVE_MPI
@@ -131,24 +134,36 @@ static int body(void) {
     hx_pa_desc d;
     hx_pa_desc_default(&d);
     snprintf(what, sizeof what, "kershaw 6^3 p %d m303", p);
-    if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+    if (check(what, m, &d, &fail)) {
+      printf("error: %s\n", hx_error_message());
+      fail = 1;
+    }
     if (p == 2)
       for (const hx_metric_info *mi = hx_metrics(); mi->id && !fail; mi++) {
         d.metric = mi->id;
         d.metric_param = 0;
         snprintf(what, sizeof what, "kershaw 6^3 p 2 m%d", mi->id);
-        if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+        if (check(what, m, &d, &fail)) {
+          printf("error: %s\n", hx_error_message());
+          fail = 1;
+        }
       }
     if (p == 3) { /* the bench pairing nq = p + 2 (Gauss-Legendre) and a generic pair (GLL nq = 9) */
       hx_pa_desc_default(&d);
       d.quad_type = HX_QUAD_GL;
       d.quad_order = 2 * p + 2;
       snprintf(what, sizeof what, "kershaw 6^3 p 3 GL qo 8");
-      if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+      if (check(what, m, &d, &fail)) {
+        printf("error: %s\n", hx_error_message());
+        fail = 1;
+      }
       hx_pa_desc_default(&d);
       d.quad_order = 14;
       snprintf(what, sizeof what, "kershaw 6^3 p 3 GLL qo 14");
-      if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+      if (check(what, m, &d, &fail)) {
+        printf("error: %s\n", hx_error_message());
+        fail = 1;
+      }
     }
     hx_mesh_destroy(&m);
   }
@@ -185,14 +200,20 @@ static int body(void) {
     for (int k = 0; k < 2 && !fail; k++) {
       d.metric = k ? 302 : 303;
       snprintf(what, sizeof what, "curved p 3 per-point W m%d", d.metric);
-      if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+      if (check(what, m, &d, &fail)) {
+        printf("error: %s\n", hx_error_message());
+        fail = 1;
+      }
     }
     /* one W per element (w_per_elem, the layout of target 4): the first num_elem entries */
     d.w_per_elem = 1;
     for (int k = 0; k < 2 && !fail; k++) {
       d.metric = k ? 318 : 303;
       snprintf(what, sizeof what, "curved p 3 per-element W m%d", d.metric);
-      if (check(what, m, &d, &fail)) { printf("error: %s\n", hx_error_message()); fail = 1; }
+      if (check(what, m, &d, &fail)) {
+        printf("error: %s\n", hx_error_message());
+        fail = 1;
+      }
     }
     free(Wi);
     free(dW);

@@ -38,8 +38,8 @@ static int solve(const char *backend, int p, int strat, int lsolver, line *L, in
     char buf[256];
     while (fgets(buf, sizeof buf, f) && *nl < 64) {
       line *l = &L[*nl];
-      if (sscanf(buf, "newton %d energy %le |r| %le lin %d step %lf min detJ %le", &l->it, &l->e, &l->r, &l->lin,
-                 &l->step, &l->md) == 6)
+      if (sscanf(buf, "newton %d energy %le |r| %le lin %d step %lf min detJ %le", &l->it, &l->e, &l->r, &l->lin, &l->step,
+                 &l->md) == 6)
         (*nl)++;
     }
     *nx = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
@@ -58,7 +58,8 @@ int main(int argc, char **argv) {
 #if HX_HAVE_MPI
   MPI_Init(&argc, &argv);
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
 #endif
   int rc = body();
 #if HX_HAVE_MPI
@@ -73,8 +74,12 @@ static int body(void) {
     return 0;
   }
   int fail = 0;
-  struct { int p, strat, lin; } cases[] = {{1, HX_HESS_ONTHEFLY, HX_LIN_MINRES}, {2, HX_HESS_ONTHEFLY, HX_LIN_MINRES},
-                                           {3, HX_HESS_ONTHEFLY, HX_LIN_MINRES}, {2, HX_HESS_STORED, HX_LIN_CG}};
+  struct {
+    int p, strat, lin;
+  } cases[] = {{1, HX_HESS_ONTHEFLY, HX_LIN_MINRES},
+               {2, HX_HESS_ONTHEFLY, HX_LIN_MINRES},
+               {3, HX_HESS_ONTHEFLY, HX_LIN_MINRES},
+               {2, HX_HESS_STORED, HX_LIN_CG}};
   for (int k = 0; k < 4; k++) {
     line a[64], b[64];
     int na, nb;
@@ -93,8 +98,8 @@ static int body(void) {
       same = a[i].it == b[i].it && a[i].lin == b[i].lin && a[i].step == b[i].step;
       double w = fmax(fabs(b[i].e - a[i].e) / a[0].e, fmax(fabs(b[i].r - a[i].r) / a[0].r, rd(b[i].md, a[i].md)));
       if (w > 1e-10 || !same)
-        fprintf(stderr, "  line %d: lin %d/%d step %g/%g E %.12e/%.12e |r| %.6e/%.6e detJ %.10e/%.10e\n", i, a[i].lin,
-                b[i].lin, a[i].step, b[i].step, a[i].e, b[i].e, a[i].r, b[i].r, a[i].md, b[i].md);
+        fprintf(stderr, "  line %d: lin %d/%d step %g/%g E %.12e/%.12e |r| %.6e/%.6e detJ %.10e/%.10e\n", i, a[i].lin, b[i].lin,
+                a[i].step, b[i].step, a[i].e, b[i].e, a[i].r, b[i].r, a[i].md, b[i].md);
       worst = fmax(worst, w);
     }
     double dx = 0, sx = 0;
@@ -110,12 +115,11 @@ static int body(void) {
     int strict = cases[k].p != 3;
     int ok = same && (!strict || worst < 1e-10) && dx < 1e-9 && ra.newton_iters == rb.newton_iters &&
              ra.linear_iters == rb.linear_iters;
-    fprintf(stderr, "p %d strat %d lin %d: newton %d/%d linear %d/%d lines %d/%d worst %.2e dx %.2e E %.10e\n",
-            cases[k].p, cases[k].strat, cases[k].lin, ra.newton_iters, rb.newton_iters, ra.linear_iters,
-            rb.linear_iters, na, nb, worst, dx, rb.energy);
-    printf("newton p %d %s %s: history cpu-vs-cuda %s\n", cases[k].p,
-           cases[k].strat == HX_HESS_STORED ? "stored" : "on-the-fly", cases[k].lin == HX_LIN_CG ? "cg" : "minres",
-           ok ? "ok" : "BAD");
+    fprintf(stderr, "p %d strat %d lin %d: newton %d/%d linear %d/%d lines %d/%d worst %.2e dx %.2e E %.10e\n", cases[k].p,
+            cases[k].strat, cases[k].lin, ra.newton_iters, rb.newton_iters, ra.linear_iters, rb.linear_iters, na, nb, worst, dx,
+            rb.energy);
+    printf("newton p %d %s %s: history cpu-vs-cuda %s\n", cases[k].p, cases[k].strat == HX_HESS_STORED ? "stored" : "on-the-fly",
+           cases[k].lin == HX_LIN_CG ? "cg" : "minres", ok ? "ok" : "BAD");
     if (!ok) fail = 1;
     free(xa);
     free(xb);

@@ -55,8 +55,8 @@ static hx_mesh *annulus(hx_comm comm, int p) {
   return m;
 }
 
-static int solve(hx_comm comm, const char *backend, int kind, line *L, int *nl, double **xout, size_t *nx,
-                 hx_tmop_result *res, double *off) {
+static int solve(hx_comm comm, const char *backend, int kind, line *L, int *nl, double **xout, size_t *nx, hx_tmop_result *res,
+                 double *off) {
   hx_mesh *m = kind == 0 ? test_kershaw(comm, 6, 4, 4, 2, 0.3) : annulus(comm, 2);
   if (!m) return 1;
   if (kind == 0) test_perturb(m, 0.02 / 8);
@@ -75,8 +75,8 @@ static int solve(hx_comm comm, const char *backend, int kind, line *L, int *nl, 
       char buf[256];
       while (fgets(buf, sizeof buf, f) && *nl < 64) {
         line *l = &L[*nl];
-        if (sscanf(buf, "newton %d energy %le |r| %le lin %d step %lf min detJ %le", &l->it, &l->e, &l->r, &l->lin,
-                   &l->step, &l->md) == 6)
+        if (sscanf(buf, "newton %d energy %le |r| %le lin %d step %lf min detJ %le", &l->it, &l->e, &l->r, &l->lin, &l->step,
+                   &l->md) == 6)
           (*nl)++;
       }
     }
@@ -123,8 +123,7 @@ int main(int argc, char **argv) {
 static int body(hx_comm comm) {
   int rank = hx_comm_rank(comm), size = hx_comm_size(comm);
   if (!hx_backend_cuda.available || !hx_cuda_device_available()) {
-    if (rank == 0)
-      printf("t452: skipped: %s\n", hx_backend_cuda.available ? "no CUDA device" : "CUDA backend not in this build");
+    if (rank == 0) printf("t452: skipped: %s\n", hx_backend_cuda.available ? "no CUDA device" : "CUDA backend not in this build");
     return 0;
   }
   int fail = 0;
@@ -134,8 +133,7 @@ static int body(hx_comm comm) {
     double *xa = NULL, *xb = NULL, offa, offb;
     size_t n = 0;
     hx_tmop_result ra, rb;
-    if (solve(comm, "cpu", kind, a, &na, &xa, &n, &ra, &offa) ||
-        solve(comm, "cuda", kind, b, &nb, &xb, &n, &rb, &offb)) {
+    if (solve(comm, "cpu", kind, a, &na, &xa, &n, &ra, &offa) || solve(comm, "cuda", kind, b, &nb, &xb, &n, &rb, &offb)) {
       printf("error: %s\n", hx_error_message());
       return 1;
     }
@@ -145,11 +143,11 @@ static int body(hx_comm comm) {
       same = na == nb && na > 1;
       for (int i = 0; same && i < na; i++) {
         same = a[i].it == b[i].it && a[i].lin == b[i].lin && a[i].step == b[i].step;
-        double w = fmax(fabs(b[i].e - a[i].e) / a[0].e,
-                        fmax(fabs(b[i].r - a[i].r) / a[0].r, fabs(b[i].md - a[i].md) / fabs(a[i].md)));
+        double w =
+            fmax(fabs(b[i].e - a[i].e) / a[0].e, fmax(fabs(b[i].r - a[i].r) / a[0].r, fabs(b[i].md - a[i].md) / fabs(a[i].md)));
         if (w > 1e-9 || !same)
-          fprintf(stderr, "  line %d: lin %d/%d step %g/%g E %.12e/%.12e |r| %.6e/%.6e detJ %.10e/%.10e\n", i, a[i].lin,
-                  b[i].lin, a[i].step, b[i].step, a[i].e, b[i].e, a[i].r, b[i].r, a[i].md, b[i].md);
+          fprintf(stderr, "  line %d: lin %d/%d step %g/%g E %.12e/%.12e |r| %.6e/%.6e detJ %.10e/%.10e\n", i, a[i].lin, b[i].lin,
+                  a[i].step, b[i].step, a[i].e, b[i].e, a[i].r, b[i].r, a[i].md, b[i].md);
         worst = fmax(worst, w);
       }
     }
@@ -161,15 +159,15 @@ static int body(hx_comm comm) {
     hx_comm_sum_double(comm, &dx, 1);
     hx_comm_sum_double(comm, &sx, 1);
     dx = sqrt(dx / sx);
-    int ok = same && worst < 1e-9 && dx < 1e-9 && ra.newton_iters == rb.newton_iters &&
-             ra.linear_iters == rb.linear_iters && ra.newton_iters > 1 && (kind == 0 || (offa < 1e-10 && offb < 1e-10));
+    int ok = same && worst < 1e-9 && dx < 1e-9 && ra.newton_iters == rb.newton_iters && ra.linear_iters == rb.linear_iters &&
+             ra.newton_iters > 1 && (kind == 0 || (offa < 1e-10 && offb < 1e-10));
     double okd = ok;
     hx_comm_min_double(comm, &okd, 1);
     ok = okd > 0.5;
     if (rank == 0) {
       fprintf(stderr, "%s np %d: newton %d/%d linear %d/%d worst %.2e dx %.2e off %.1e/%.1e E %.10e\n",
-              kind ? "annulus" : "kershaw", size, ra.newton_iters, rb.newton_iters, ra.linear_iters, rb.linear_iters,
-              worst, dx, offa, offb, rb.energy);
+              kind ? "annulus" : "kershaw", size, ra.newton_iters, rb.newton_iters, ra.linear_iters, rb.linear_iters, worst, dx,
+              offa, offb, rb.energy);
       printf("newton %s: history cpu-vs-cuda %s\n", kind ? "annulus sliding on cylinders" : "kershaw p 2 sliding planes",
              ok ? "ok" : "BAD");
     }

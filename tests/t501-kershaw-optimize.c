@@ -16,7 +16,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0, rank = hx_comm_rank(comm), size = hx_comm_size(comm);
@@ -53,13 +54,12 @@ int main(int argc, char **argv) {
       else ok = r.energy < 1e-8 * r.energy0 && dmax < 1e-6 * h && r.min_detj > 0;
       if (rank == 0) {
         if (golden)
-          printf("p %d %s E0 %.6e min_detj0 %.6e newton %d %s\n", p, names[variant], r.energy0, r.min_detj0,
-                 r.newton_iters, ok ? "ok" : "BAD");
-        else if (!ok)
-          printf("p %d %s BAD\n", p, names[variant]);
-        fprintf(stderr, "p %d %-12s E0 %.6e E1 %.3e newton %d linear %d |x-x_cart|/h %.2e min detJ %.4e (%s) %.2fs\n",
-                p, names[variant], r.energy0, r.energy, r.newton_iters, r.linear_iters, dmax / h, r.min_detj,
-                r.stop_reason, r.time_total);
+          printf("p %d %s E0 %.6e min_detj0 %.6e newton %d %s\n", p, names[variant], r.energy0, r.min_detj0, r.newton_iters,
+                 ok ? "ok" : "BAD");
+        else if (!ok) printf("p %d %s BAD\n", p, names[variant]);
+        fprintf(stderr, "p %d %-12s E0 %.6e E1 %.3e newton %d linear %d |x-x_cart|/h %.2e min detJ %.4e (%s) %.2fs\n", p,
+                names[variant], r.energy0, r.energy, r.newton_iters, r.linear_iters, dmax / h, r.min_detj, r.stop_reason,
+                r.time_total);
       }
       if (!ok) fail = 1;
       hx_mesh_destroy(&m);

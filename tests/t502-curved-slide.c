@@ -46,7 +46,8 @@ static hx_mesh *annulus(hx_comm comm, int p) {
   }
   hx_surface *P = &m->surfaces[3];
   P->p[0] = P->p[1] = P->p[2] = 0;
-  P->n[0] = 1; P->n[1] = P->n[2] = 0;
+  P->n[0] = 1;
+  P->n[1] = P->n[2] = 0;
   m->surfaces[5].p[2] = 1.0; /* z = 1 after the stretch */
   return m;
 }
@@ -71,7 +72,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0, rank = hx_comm_rank(comm);
@@ -80,9 +82,15 @@ int main(int argc, char **argv) {
   for (int mode = 0; mode < 3; mode++) {
     hx_mesh *m = annulus(comm, 2), *m0 = annulus(comm, 2);
     if (!m || !m0) return 1;
-    if (mode == 2 && (pad_surfaces(m) || pad_surfaces(m0))) { printf("padding failed: %s\n", hx_error_message()); return 1; }
+    if (mode == 2 && (pad_surfaces(m) || pad_surfaces(m0))) {
+      printf("padding failed: %s\n", hx_error_message());
+      return 1;
+    }
     hx_mesh_check_report rep;
-    if (hx_mesh_check(m, 1e-10, &rep)) { printf("test mesh invalid: %s\n", hx_error_message()); return 1; }
+    if (hx_mesh_check(m, 1e-10, &rep)) {
+      printf("test mesh invalid: %s\n", hx_error_message());
+      return 1;
+    }
     hx_tmop_opts o;
     hx_tmop_opts_default(&o);
     o.backend = "cpu";
@@ -91,7 +99,10 @@ int main(int argc, char **argv) {
     o.boundary = mode == 0 ? HX_BND_FIXED : HX_BND_SLIDE;
     if (getenv("T502_LOG")) o.log = stderr;
     hx_tmop_result r;
-    if (hx_tmop_optimize(m, &o, &r)) { printf("optimize failed: %s\n", hx_error_message()); return 1; }
+    if (hx_tmop_optimize(m, &o, &r)) {
+      printf("optimize failed: %s\n", hx_error_message());
+      return 1;
+    }
     /* curved-face nodes: on their cylinder, and how far they slid */
     double off = 0, moved = 0, circ_off = 0, circ_moved = 0, line_moved = 0;
     int nd = m->nd;
@@ -114,8 +125,7 @@ int main(int argc, char **argv) {
             if (z0 == 0.0 || z0 == 1.0) { /* on a circle: on the cylinder (above) and its plane */
               circ_off = fmax(circ_off, fabs(hx_mesh_elem_x(m, bf->elem, 2)[a] - z0));
               circ_moved = fmax(circ_moved, sqrt(d));
-            } else if (fabs(x0) < 1e-14)
-              line_moved = fmax(line_moved, sqrt(d));
+            } else if (fabs(x0) < 1e-14) line_moved = fmax(line_moved, sqrt(d));
           }
     }
     hx_comm_max_double(comm, &off, 1);
@@ -123,17 +133,21 @@ int main(int argc, char **argv) {
     double cm[4] = {circ_off, circ_moved, line_moved, 0};
     hx_comm_max_double(comm, cm, 3);
     int ok = r.energy < r.energy0 && r.min_detj > 0 && off < 1e-10 && cm[0] < 1e-10;
-    if (mode == 0) { efix = r.energy; ok = ok && moved == 0; }
-    else ok = ok && moved > 1e-3 && r.energy < 0.99 * efix && cm[1] > 1e-3 && cm[2] == 0;
+    if (mode == 0) {
+      efix = r.energy;
+      ok = ok && moved == 0;
+    } else ok = ok && moved > 1e-3 && r.energy < 0.99 * efix && cm[1] > 1e-3 && cm[2] == 0;
     if (mode == 1) eslide = r.energy;
     if (mode == 2) ok = ok && fabs(r.energy - eslide) <= 1e-12 * eslide;
     if (rank == 0) {
-      printf("%s: energy drops %d, on cylinders %d, curved nodes %s, det J > 0 %d: %s\n", mode_name[mode],
-             r.energy < r.energy0, off < 1e-10, moved > 1e-3 ? "moved" : "stayed", r.min_detj > 0, ok ? "ok" : "BAD");
-      printf("%s: circle nodes on both surfaces %d, %s; cylinder-line nodes %s\n", mode_name[mode], cm[0] < 1e-10,
-             cm[1] > 1e-3 ? "moved" : "stayed", cm[2] > 0 ? "moved" : "stayed");
-      fprintf(stderr, "%s: E %.6e -> %.6e, newton %d, off-surface %.2e, max slide %.3e (circles %.3e, off plane %.2e), min det %.3e (%s)\n",
-              mode_name[mode], r.energy0, r.energy, r.newton_iters, off, moved, cm[1], cm[0], r.min_detj, r.stop_reason);
+      printf("%s: energy drops %d, on cylinders %d, curved nodes %s, det J > 0 %d: %s\n", mode_name[mode], r.energy < r.energy0,
+             off<1e-10, moved> 1e-3 ? "moved" : "stayed", r.min_detj > 0, ok ? "ok" : "BAD");
+      printf("%s: circle nodes on both surfaces %d, %s; cylinder-line nodes %s\n", mode_name[mode],
+             cm[0]<1e-10, cm[1]> 1e-3 ? "moved" : "stayed", cm[2] > 0 ? "moved" : "stayed");
+      fprintf(
+          stderr,
+          "%s: E %.6e -> %.6e, newton %d, off-surface %.2e, max slide %.3e (circles %.3e, off plane %.2e), min det %.3e (%s)\n",
+          mode_name[mode], r.energy0, r.energy, r.newton_iters, off, moved, cm[1], cm[0], r.min_detj, r.stop_reason);
     }
     if (!ok) fail = 1;
     hx_mesh_destroy(&m);

@@ -40,7 +40,8 @@ int main(int argc, char **argv) {
 #if HX_HAVE_MPI
   MPI_Init(&argc, &argv);
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
 #endif
   int fail = 0;
   /* (A) */
@@ -51,8 +52,7 @@ int main(int argc, char **argv) {
   hx_cpu_min_detj_nodes(m->nd, m->num_elem, m->x, 1, &a1);
   hx_cpu_min_detj_nodes(m->nd, m->num_elem, m->x, 2, &a2);
   double e1 = fabs(a1 - ref) / fabs(ref), e2 = fabs(a2 - a1);
-  printf("A: perturbed Kershaw p = 4: node min det J %.6e (core %.6e), rel err %.1e, 1 vs 2 threads %.1e\n", a1, ref,
-         e1, e2);
+  printf("A: perturbed Kershaw p = 4: node min det J %.6e (core %.6e), rel err %.1e, 1 vs 2 threads %.1e\n", a1, ref, e1, e2);
   fail |= !(e1 < 1e-12 && e2 == 0 && ref > 0);
   hx_mesh_destroy(&m);
 
@@ -67,8 +67,7 @@ int main(int argc, char **argv) {
     if (nodes < 0) break;
   }
   quad = qp_min(m);
-  printf("B: interior node moved by %.2f: min det J at the nodes %.4e, at the 6^3 quadrature points %.4e\n", shift,
-         nodes, quad);
+  printf("B: interior node moved by %.2f: min det J at the nodes %.4e, at the 6^3 quadrature points %.4e\n", shift, nodes, quad);
   fail |= !(nodes < 0 && quad > 0 && fabs(node_min_core(m) - nodes) <= 1e-12 * fabs(nodes));
 
   /* (C) */
@@ -83,8 +82,8 @@ int main(int argc, char **argv) {
     fail = 1;
   } else {
     double after = node_min_core(m);
-    printf("C: fixed boundary: energy %.4e -> %.4e, node min det J %.4e -> %.4e (%s)\n", r.energy0, r.energy, nodes,
-           after, r.stop_reason);
+    printf("C: fixed boundary: energy %.4e -> %.4e, node min det J %.4e -> %.4e (%s)\n", r.energy0, r.energy, nodes, after,
+           r.stop_reason);
     fail |= !(r.energy < 1e-3 * r.energy0 && after > 0);
   }
   hx_mesh_destroy(&m);

@@ -47,8 +47,8 @@ static int is_boundary_node(const hx_mesh *m, hx_lid e, int a) {
     if (b->elem != e) continue;
     /* faces in hx_mesh order: 0 -x, 1 +x, 2 -y, 3 +y, 4 -z, 5 +z */
     int t = b->face;
-    if ((t == 0 && i == 0) || (t == 1 && i == nd - 1) || (t == 2 && j == 0) || (t == 3 && j == nd - 1) ||
-        (t == 4 && k == 0) || (t == 5 && k == nd - 1))
+    if ((t == 0 && i == 0) || (t == 1 && i == nd - 1) || (t == 2 && j == 0) || (t == 3 && j == nd - 1) || (t == 4 && k == 0) ||
+        (t == 5 && k == nd - 1))
       return 1;
   }
   return 0;
@@ -59,7 +59,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0, rank = hx_comm_rank(comm);
@@ -131,18 +132,16 @@ int main(int argc, char **argv) {
       } else {
         for (size_t i = 0; i < nx; i++) dx = fmax(dx, fabs(m->x[i] - xref[i]));
         hx_comm_max_double(comm, &dx, 1);
-        ok = ok && dx < 1e-12 && fabs(r.energy - r0.energy) <= 1e-12 * r0.energy &&
-             r.newton_iters == r0.newton_iters;
+        ok = ok && dx < 1e-12 && fabs(r.energy - r0.energy) <= 1e-12 * r0.energy && r.newton_iters == r0.newton_iters;
       }
       const char *names[3] = {"onthefly-1thread", "stored-1thread", "onthefly-2threads"};
       if (rank == 0) {
-        printf("p %d eps %.2f fixed %s: energy drops, det J > 0, boundary fixed %s\n", p, eps, names[variant],
-               ok ? "ok" : "BAD");
+        printf("p %d eps %.2f fixed %s: energy drops, det J > 0, boundary fixed %s\n", p, eps, names[variant], ok ? "ok" : "BAD");
         fprintf(stderr,
                 "p %d eps %.2f %-18s E0 %.6e E %.6e (%.1f%%) newton %d (%s) min detJ %.4e -> %.4e (log min %.4e, "
                 "recheck %.4e) boundary move %.1e interior move %.2e vs reference %.1e\n",
-                p, eps, names[variant], r.energy0, r.energy, 100 * (1 - r.energy / r.energy0), r.newton_iters,
-                r.stop_reason, r.min_detj0, r.min_detj, md_log, md_chk, bmove, imove, dx);
+                p, eps, names[variant], r.energy0, r.energy, 100 * (1 - r.energy / r.energy0), r.newton_iters, r.stop_reason,
+                r.min_detj0, r.min_detj, md_log, md_chk, bmove, imove, dx);
       }
       if (!ok) fail = 1;
       hx_mesh_destroy(&m);

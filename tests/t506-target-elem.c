@@ -80,7 +80,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0, err = 0, rank = hx_comm_rank(comm);
@@ -92,7 +93,9 @@ int main(int argc, char **argv) {
     for (int i = 0; i < 3; i++) {
       double e2 = energy_at(m, metrics[i], 2, 0.02, &err), e4 = energy_at(m, metrics[i], 4, 0.02, &err);
       int ok = !err && e2 > 0 && fabs(e4 - e2) <= 1e-12 * e2;
-      if (rank == 0) printf("(a) metric %d equal elements: E(ideal-elem) %.15e = E(ideal-equal) %.15e %s\n", metrics[i], e4, e2, ok ? "ok" : "BAD");
+      if (rank == 0)
+        printf("(a) metric %d equal elements: E(ideal-elem) %.15e = E(ideal-equal) %.15e %s\n", metrics[i], e4, e2,
+               ok ? "ok" : "BAD");
       fail |= !ok;
     }
     hx_mesh_destroy(&m);
@@ -104,7 +107,9 @@ int main(int argc, char **argv) {
     stretch(m);
     double e4 = energy_of(m, 315, 4, &err), e2 = energy_of(m, 315, 2, &err);
     int ok = !err && fabs(e4) <= 1e-14 && e2 > 1e-3;
-    if (rank == 0) printf("(b) metric 315, stretched order 1: E(ideal-elem) %.3e (0 expected), E(ideal-equal) %.3e %s\n", e4, e2, ok ? "ok" : "BAD");
+    if (rank == 0)
+      printf("(b) metric 315, stretched order 1: E(ideal-elem) %.3e (0 expected), E(ideal-equal) %.3e %s\n", e4, e2,
+             ok ? "ok" : "BAD");
     fail |= !ok;
     hx_mesh_destroy(&m);
   }
@@ -133,7 +138,8 @@ int main(int argc, char **argv) {
     exact = sums[0];
     double e4 = energy_of(m, 315, 4, &err);
     int ok = !err && exact > 0 && fabs(e4 - exact) <= 1e-12 * exact;
-    if (rank == 0) printf("(c) metric 315, stretched order 2: E(ideal-elem) %.15e, analytic %.15e %s\n", e4, exact, ok ? "ok" : "BAD");
+    if (rank == 0)
+      printf("(c) metric 315, stretched order 2: E(ideal-elem) %.15e, analytic %.15e %s\n", e4, exact, ok ? "ok" : "BAD");
     fail |= !ok;
     /* (c') --weight equal: the mean element volume in place of V_e */
     double exact_eq = sums[2] / (double)m->num_elem_global * sums[1];
@@ -142,8 +148,7 @@ int main(int argc, char **argv) {
     equal_weight = 0;
     ok = !err && exact_eq > 0 && fabs(e4q - exact_eq) <= 1e-12 * exact_eq && fabs(e4 - exact_eq) > 1e-3 * exact_eq;
     if (rank == 0)
-      printf("(c') metric 315, stretched order 2, equal weights: E %.15e, analytic %.15e %s\n", e4q, exact_eq,
-             ok ? "ok" : "BAD");
+      printf("(c') metric 315, stretched order 2, equal weights: E %.15e, analytic %.15e %s\n", e4q, exact_eq, ok ? "ok" : "BAD");
     fail |= !ok;
     /* (d) Newton, metric 338 + target 4, boundary fixed */
     hx_tmop_opts o;

@@ -83,7 +83,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0, rank = hx_comm_rank(comm);
@@ -157,7 +158,8 @@ int main(int argc, char **argv) {
     int ok = w[0] > 0 && w[1] == 0 && moved > 1e-6;
     if (rank == 0)
       printf("Kershaw order 3, metric 318: elements whose aspect ratio rose: %lld free, %lld with keep_aspect 1; "
-             "largest move kept %.3e %s\n", (long long)w[0], (long long)w[1], moved, ok ? "ok" : "BAD");
+             "largest move kept %.3e %s\n",
+             (long long)w[0], (long long)w[1], moved, ok ? "ok" : "BAD");
     fail |= !ok;
     free(a0);
     hx_mesh_destroy(&m0);
@@ -181,7 +183,8 @@ int main(int argc, char **argv) {
     int ok = far[0] > 1e-6 && far[1] <= rule.D && far[1] > 1e-3 * far[0];
     if (rank == 0)
       printf("Kershaw order 3, metric 318: largest element move %.3e free; %.3e with a rule passing moves <= %.3e "
-             "%s\n", far[0], far[1], rule.D, ok ? "ok" : "BAD");
+             "%s\n",
+             far[0], far[1], rule.D, ok ? "ok" : "BAD");
     fail |= !ok;
     hx_mesh_destroy(&m0);
   }

@@ -18,7 +18,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   const double c = 40, d = 1;
@@ -58,8 +59,8 @@ int main(int argc, char **argv) {
   double node_exact = c * 0.25 / 5 - d; /* (t - 1/2)^2 = 1/20 at the inner GLL nodes */
   int ok = fabs(mn - node_exact) <= 1e-12 && mn > 0 && exact < 0 && fabs(mf - exact) <= 1e-12;
   if (hx_comm_rank(comm) == 0)
-    printf("min det J at the GLL nodes %.15f (analytic %.15f), at Gauss %d^3 %.15f (analytic %.15f) %s\n", mn,
-           node_exact, m->nd + 3, mf, exact, ok ? "ok" : "BAD");
+    printf("min det J at the GLL nodes %.15f (analytic %.15f), at Gauss %d^3 %.15f (analytic %.15f) %s\n", mn, node_exact,
+           m->nd + 3, mf, exact, ok ? "ok" : "BAD");
   hx_tmop_destroy(&tm);
   hx_mesh_destroy(&m);
 #if HX_HAVE_MPI

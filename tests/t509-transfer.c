@@ -70,7 +70,7 @@ static void opts(hx_tmop_opts *o, double keep) {
 /* (a) and (b) on the unit-aspect box 4 x 4 x 4 (elements of size 1/4) */
 static int box_cases(hx_comm comm, int rank) {
   int fail = 0;
-  double moved_a = 0; /* (a)'s largest move, for (e) */
+  double moved_a = 0;                 /* (a)'s largest move, for (e) */
   for (int big = 0; big < 3; big++) { /* (a), (b), (e) */
     hx_mesh *lo = test_kershaw(comm, 4, 4, 4, 2, 1.0), *m = test_kershaw(comm, 4, 4, 4, 4, 1.0);
     if (!lo || !m) return 1;
@@ -131,8 +131,8 @@ static int box_cases(hx_comm comm, int rank) {
       moved_a = moved;
       int ok = err < 1e-13 && cnt[0] == 0 && moved > 1e-3;
       if (rank == 0)
-        printf("%s (a) polynomial moves carried exactly: max error %.3e, moved %.3e, held back %lld (0)\n",
-               ok ? "ok  " : "FAIL", err, moved, held);
+        printf("%s (a) polynomial moves carried exactly: max error %.3e, moved %.3e, held back %lld (0)\n", ok ? "ok  " : "FAIL",
+               err, moved, held);
       fail |= !ok;
     } else {
       int ok = cnt[1] == 0 && held > 0 && moved > 1e-3 && rounds > 0;
@@ -204,7 +204,8 @@ static int bed_case(hx_comm comm, int rank) {
   int ok = crc == 0 && rep.off_surface == 0 && rep.bad_elems == 0 && rep.id_mismatch == 0;
   if (rank == 0)
     printf("%s (c) hx_mesh_check after the transfer: off-surface %lld (largest %.2e), id mismatches %lld, det J <= 0 %lld\n",
-           ok ? "ok  " : "FAIL", (long long)rep.off_surface, rep.surf_max_rel, (long long)rep.id_mismatch, (long long)rep.bad_elems);
+           ok ? "ok  " : "FAIL", (long long)rep.off_surface, rep.surf_max_rel, (long long)rep.id_mismatch,
+           (long long)rep.bad_elems);
   fail |= !ok;
   ok = below == 0 && s[1] > s[0] * 1.01;
   if (rank == 0)
@@ -261,7 +262,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int rank = hx_comm_rank(comm);

@@ -55,7 +55,8 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   hx_comm comm = MPI_COMM_WORLD;
 #else
-  (void)argc; (void)argv;
+  (void)argc;
+  (void)argv;
   hx_comm comm = HX_COMM_SELF;
 #endif
   int fail = 0, rank = hx_comm_rank(comm), np = hx_comm_size(comm);
@@ -112,8 +113,8 @@ int main(int argc, char **argv) {
       else outside_moved += moved;
     }
     int ok2 = inside == rb.repair_free && inside < ne && outside_moved == 0 && inside_moved > 0;
-    printf("patches: %lld of %lld elements (2 layers), %lld of them moved, %lld outside moved %s\n", inside,
-           (long long)ne, inside_moved, outside_moved, ok2 ? "ok" : "BAD");
+    printf("patches: %lld of %lld elements (2 layers), %lld of them moved, %lld outside moved %s\n", inside, (long long)ne,
+           inside_moved, outside_moved, ok2 ? "ok" : "BAD");
     fail |= !ok2;
     free(bad), free(l1), free(l2);
   }
@@ -134,8 +135,8 @@ int main(int argc, char **argv) {
     int64_t c[3] = {0, 0, 0}; /* below S in C1, in C3; below min(S, A's) in C3 */
     for (hx_lid e = 0; e < ne; e++) c[0] += sb[e] < S, c[1] += s3[e] < S, c[2] += s3[e] < fmin(S, sa[e]) * (1 - 1e-12);
     hx_comm_sum_int64(comm, c, 3);
-    int okc = c[0] > 0 && c[1] < c[0] && c[2] == 0 && r1.repair_passes == 1 && r1.repair_after == c[0] &&
-              r3.repair_passes > 1 && r3.repair_after == c[1] && r3.repair_bad == cnt[0];
+    int okc = c[0] > 0 && c[1] < c[0] && c[2] == 0 && r1.repair_passes == 1 && r1.repair_after == c[0] && r3.repair_passes > 1 &&
+              r3.repair_after == c[1] && r3.repair_bad == cnt[0];
     if (rank == 0)
       printf("one Newton step per repair solve: below %g after 1 pass %lld, after %d passes %lld (result: %lld -> %lld); "
              "below min(%g, before): %lld %s\n",

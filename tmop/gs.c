@@ -24,11 +24,11 @@ struct hx_gs {
   hx_lid num_nodes;
   unsigned char *owned; /* [num_nodes] */
   int num_nbrs;
-  int *nbr;             /* [num_nbrs] ascending ranks */
-  hx_lid *off;          /* [num_nbrs + 1] into idx */
-  hx_lid *idx;          /* local node of each shared entry, per neighbour sorted by id */
+  int *nbr;              /* [num_nbrs] ascending ranks */
+  hx_lid *off;           /* [num_nbrs + 1] into idx */
+  hx_lid *idx;           /* local node of each shared entry, per neighbour sorted by id */
   unsigned char *shared; /* [num_nodes] 1 if held by another rank too */
-  double *buf;          /* send+recv buffers, 2 * off[num_nbrs] * 3 doubles */
+  double *buf;           /* send+recv buffers, 2 * off[num_nbrs] * 3 doubles */
 };
 
 const unsigned char *hx_gs_owned(const hx_gs *gs) { return gs->owned; }
@@ -50,7 +50,9 @@ void hx_gs_destroy(hx_gs **gs) {
 }
 
 #if HX_HAVE_MPI
-typedef struct { int64_t id, rank; } id_rank;
+typedef struct {
+  int64_t id, rank;
+} id_rank;
 static int cmp_id_rank(const void *a, const void *b) {
   const id_rank *x = a, *y = b;
   if (x->id != y->id) return x->id < y->id ? -1 : 1;
@@ -222,8 +224,7 @@ static int exchange(const hx_gs *gs, const double *v, int ncomp, double *sbuf, d
     for (hx_lid k = a; k < b; k++)
       for (int c = 0; c < ncomp; c++) sbuf[(size_t)k * ncomp + c] = v[(size_t)gs->idx[k] * ncomp + c];
     MPI_Irecv(rbuf + (size_t)a * ncomp, (int)((b - a) * ncomp), MPI_DOUBLE, gs->nbr[n], 7401, gs->comm, &req[2 * n]);
-    MPI_Isend(sbuf + (size_t)a * ncomp, (int)((b - a) * ncomp), MPI_DOUBLE, gs->nbr[n], 7401, gs->comm,
-              &req[2 * n + 1]);
+    MPI_Isend(sbuf + (size_t)a * ncomp, (int)((b - a) * ncomp), MPI_DOUBLE, gs->nbr[n], 7401, gs->comm, &req[2 * n + 1]);
   }
   int mrc = MPI_Waitall(2 * nn, req, MPI_STATUSES_IGNORE);
   hx_free(&req);

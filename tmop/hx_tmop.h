@@ -74,22 +74,22 @@ typedef struct hx_tmop_opts {
                            mesh's order; called from threads. Only for a mesh of the caller's order:
                            hx_tmop_optimize's keep_sj, or hx_tmop_transfer's m */
   void *elem_ok_ctx;
-  double repair_sj;     /* > 0: after the solve (and keep_sj's rounds), a second solve on patches about the
-                           elements whose Nek5000 scaled Jacobian is below repair_sj: only nodes inside
-                           them (repair_rings layers of elements about each) move, those elements' energy
-                           counts repair_weight times, and keep_sj is repair_sj for it, so no element ends
-                           below min(repair_sj, its value after the first solve) (0: off, default) */
-  int repair_rings;     /* layers of elements about each one below repair_sj (default 2) */
-  double repair_weight; /* their energy's weight (default 10) */
-  int repair_iters;     /* Newton steps of the repair solve (default 10) */
-  int repair_passes;    /* repair solves at most, each on the patches of the elements the last one
-                           left, while it gains: fewer left, or their smallest Nek5000 scaled
-                           Jacobian higher by 1e-3 (default 3) */
+  double repair_sj;                /* > 0: after the solve (and keep_sj's rounds), a second solve on patches about the
+                                      elements whose Nek5000 scaled Jacobian is below repair_sj: only nodes inside
+                                      them (repair_rings layers of elements about each) move, those elements' energy
+                                      counts repair_weight times, and keep_sj is repair_sj for it, so no element ends
+                                      below min(repair_sj, its value after the first solve) (0: off, default) */
+  int repair_rings;                /* layers of elements about each one below repair_sj (default 2) */
+  double repair_weight;            /* their energy's weight (default 10) */
+  int repair_iters;                /* Newton steps of the repair solve (default 10) */
+  int repair_passes;               /* repair solves at most, each on the patches of the elements the last one
+                                      left, while it gains: fewer left, or their smallest Nek5000 scaled
+                                      Jacobian higher by 1e-3 (default 3) */
   const unsigned char *fixed_node; /* non-NULL: [num_elem][nd^3] E-nodes marked are fixed (the repair
                            solve's nodes on the border of its patches) */
-  const double *elem_weight; /* non-NULL: [num_elem] each element's energy weight is multiplied by it
-                           (targets 3 and 4, whose weights are per element or point) */
-  FILE *log;            /* one line per Newton iteration (NULL: none); rank 0 writes */
+  const double *elem_weight;       /* non-NULL: [num_elem] each element's energy weight is multiplied by it
+                                 (targets 3 and 4, whose weights are per element or point) */
+  FILE *log;                       /* one line per Newton iteration (NULL: none); rank 0 writes */
 } hx_tmop_opts;
 
 void hx_tmop_opts_default(hx_tmop_opts *o);
@@ -101,18 +101,18 @@ typedef struct hx_tmop_result {
   double energy0, energy;     /* initial / final objective */
   double min_detj0, min_detj; /* min det A over quadrature points, before / after */
   int newton_iters, linear_iters;
-  int converged;              /* 1: |r| <= rtol |r0| */
-  long long nodes_reverted;   /* keep_sj: global nodes put back (rounds: keep_sj_rounds) */
+  int converged;            /* 1: |r| <= rtol |r0| */
+  long long nodes_reverted; /* keep_sj: global nodes put back (rounds: keep_sj_rounds) */
   int keep_sj_rounds;
-  char stop_reason[64];       /* "converged", "iteration cap", "line search failed" */
-  long long repair_bad;       /* repair_sj: elements below it after the first solve, */
-  long long repair_free;      /* the elements of the first pass's patches, */
-  long long repair_after;     /* and those left after the last pass (global counts) */
-  int repair_newton;          /* the repair solves' Newton steps, all passes (the fields above it are
-                                 the first solve's; time_total includes the repair) */
-  int repair_passes;          /* the repair solves run */
-  long long vector_dofs;      /* 3 x global unique nodes */
-  double time_total;          /* seconds */
+  char stop_reason[64];   /* "converged", "iteration cap", "line search failed" */
+  long long repair_bad;   /* repair_sj: elements below it after the first solve, */
+  long long repair_free;  /* the elements of the first pass's patches, */
+  long long repair_after; /* and those left after the last pass (global counts) */
+  int repair_newton;      /* the repair solves' Newton steps, all passes (the fields above it are
+                             the first solve's; time_total includes the repair) */
+  int repair_passes;      /* the repair solves run */
+  long long vector_dofs;  /* 3 x global unique nodes */
+  double time_total;      /* seconds */
   double time_energy, time_grad, time_hess_setup, time_hess_apply, time_diag, time_mindet;
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;
 } hx_tmop_result;
@@ -136,8 +136,7 @@ int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
     its corners that no element now below keep_sj has (best effort: an element all of whose
     corners are such may end below). *nback: elements with some
     corner below alpha 1; *rounds: the rounds. */
-int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback,
-                     int *rounds);
+int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback, int *rounds);
 
 typedef struct hx_tmop hx_tmop;
 /** Set up the problem for mesh (borrowed: must outlive tm; its x is the initial state). */

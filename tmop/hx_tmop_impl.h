@@ -4,30 +4,30 @@
 #include "hx_tmop.h"
 
 struct hx_tmop {
-  hx_mesh *mesh;          /* borrowed: must outlive the problem */
+  hx_mesh *mesh; /* borrowed: must outlive the problem */
   hx_tmop_opts o;
   hx_lmap *lmap;
   hx_gs *gs;
-  int gs_active;          /* more than one rank: assembled vectors need hx_gs_sum */
-  int sync_timers;        /* HX_TMOP_SYNC_TIMERS: operator timers wait for the backend */
-  const hx_backend *be;   /* borrowed static table entry */
+  int gs_active;        /* more than one rank: assembled vectors need hx_gs_sum */
+  int sync_timers;      /* HX_TMOP_SYNC_TIMERS: operator timers wait for the backend */
+  const hx_backend *be; /* borrowed static table entry */
   hx_pa *pa;
-  hx_lid nl;              /* local unique nodes */
-  size_t nL, nE;          /* L-vector length (3 nl), E-vector length */
-  double *x0;             /* [nl][3] initial positions (host) */
-  double *hL;             /* host L scratch (MPI exchange of backend vectors) */
-  double *dX, *dV, *dY;   /* backend E-vectors: linearization point, input, output */
+  hx_lid nl;               /* local unique nodes */
+  size_t nL, nE;           /* L-vector length (3 nl), E-vector length */
+  double *x0;              /* [nl][3] initial positions (host) */
+  double *hL;              /* host L scratch (MPI exchange of backend vectors) */
+  double *dX, *dV, *dY;    /* backend E-vectors: linearization point, input, output */
   double *dLa, *dLb, *dLt; /* backend L scratch: host-API input/output, projected Hessian input */
-  int *ncon;              /* [nl] number of constrained directions (0..3) */
-  int *curved;            /* [nl] the node's track: s >= 0 it slides on curved surface s, -2 - c on
-                             circle c (where two surfaces meet), -1 neither (fixed, or on planes) */
-  double *circ;           /* [ncirc][7] circles: centre, unit axis, radius */
+  int *ncon;               /* [nl] number of constrained directions (0..3) */
+  int *curved;             /* [nl] the node's track: s >= 0 it slides on curved surface s, -2 - c on
+                              circle c (where two surfaces meet), -1 neither (fixed, or on planes) */
+  double *circ;            /* [ncirc][7] circles: centre, unit axis, radius */
   int ncirc;
-  double *nrm;            /* [nl][3][3] orthonormal constrained directions (initial) */
-  hx_lid ncurved;         /* nodes on curved surfaces: their list, surfaces, host/backend buffers */
+  double *nrm;    /* [nl][3][3] orthonormal constrained directions (initial) */
+  hx_lid ncurved; /* nodes on curved surfaces: their list, surfaces, host/backend buffers */
   hx_lid *cidx;
-  int *csurf;             /* their tracks (as curved[]) */
-  double *hC, *dC;        /* [ncurved][9] positions (3) or normals (9) */
+  int *csurf;      /* their tracks (as curved[]) */
+  double *hC, *dC; /* [ncurved][9] positions (3) or normals (9) */
   double t_energy, t_grad, t_hess_setup, t_hess_apply, t_diag, t_mindet;
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;
 };

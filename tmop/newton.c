@@ -195,8 +195,7 @@ static int optimize_once(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *r
   if ((rc = norm(tm, r, &rn))) goto done;
   double rn0 = rn;
   if (o->log && rank == 0)
-    fprintf(o->log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", 0, E, rn, 0, 0.0,
-            mind);
+    fprintf(o->log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", 0, E, rn, 0, 0.0, mind);
   /* Eisenstat-Walker type 1 state */
   double eta = 0.5, eta_prev = 0.5, lin_res_prev = 0, rn_prev = rn;
   const double ew_alpha = 0.5 * (1.0 + sqrt(5.0));
@@ -280,8 +279,7 @@ static int optimize_once(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *r
     mind = mdt;
     res->newton_iters = it + 1;
     if (o->log && rank == 0)
-      fprintf(o->log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", it + 1, E, rn, li,
-              s, mind);
+      fprintf(o->log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", it + 1, E, rn, li, s, mind);
   }
   if (it == o->newton_iters && rn <= o->newton_rtol * rn0) {
     res->converged = 1;
@@ -291,7 +289,9 @@ static int optimize_once(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *r
   res->min_detj = mind;
   /* the one whole-vector download: the optimized nodes */
   if ((rc = BE->vec_download(PA, x, tm->hL, n))) goto done;
-  if ((o->keep_sj > 0 || o->keep_aspect > 0 || o->elem_ok) && (rc = hx_tmop_keep_sj(tm, tm->hL, &res->nodes_reverted, &res->keep_sj_rounds))) goto done;
+  if ((o->keep_sj > 0 || o->keep_aspect > 0 || o->elem_ok) &&
+      (rc = hx_tmop_keep_sj(tm, tm->hL, &res->nodes_reverted, &res->keep_sj_rounds)))
+    goto done;
   hx_tmop_to_mesh(tm, tm->hL, mesh);
   bufs[0] = x, bufs[1] = xt, bufs[2] = r, bufs[3] = rt;
 done:

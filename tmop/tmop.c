@@ -236,8 +236,7 @@ static int surfaces_circle(const hx_surface *s1, const hx_surface *s2, const dou
     if (dot3(e, s2->n) < 0) h = -h;
     for (int k = 0; k < 3; k++) a[k] = s2->n[k], c[k] = s1->p[k] + h * a[k];
     r = s2->r;
-  } else
-    return 0;
+  } else return 0;
   C[6] = r;
   double d[3], e[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
   return fabs(dot3(e, a)) <= 1e-8 * r && fabs(circle_radial(C, x, d) - r) <= 1e-8 * r;
@@ -365,7 +364,8 @@ static int build_constraints(hx_tmop *tm) {
       else if (tm->ncon[i] == 3) cnt[2]++;
       else cnt[3]++;
     }
-    fprintf(stderr, "constraints: %d surfaces; boundary nodes: %lld on circles, %lld on one curved surface, %lld fixed, %lld on planes\n",
+    fprintf(stderr,
+            "constraints: %d surfaces; boundary nodes: %lld on circles, %lld on one curved surface, %lld fixed, %lld on planes\n",
             m->num_surfaces, cnt[0], cnt[1], cnt[2], cnt[3]);
   }
   hx_free(&set);
@@ -516,9 +516,7 @@ const double *hx_tmop_x0(const hx_tmop *tm) { return tm->x0; }
 hx_pa *hx_tmop_pa(hx_tmop *tm) { return tm->pa; }
 double hx_tmop_dot(const hx_tmop *tm, const double *a, const double *b) { return hx_gs_dot(tm->gs, a, b, 3); }
 
-void hx_tmop_to_mesh(const hx_tmop *tm, const double *x, hx_mesh *mesh) {
-  hx_lmap_scatter(tm->lmap, mesh, 3, x, mesh->x);
-}
+void hx_tmop_to_mesh(const hx_tmop *tm, const double *x, hx_mesh *mesh) { hx_lmap_scatter(tm->lmap, mesh, 3, x, mesh->x); }
 
 /* ------------------------------------------------------------------ operators */
 
@@ -656,8 +654,8 @@ static int fold_ctx(int nd, int k, hx_quality_ctx **qc) {
 /* Per element of the E-vector xe (those with only[e], or all where only is NULL): the smallest
    det J at the points of qc[0 .. nqc) into f (-1 where NaN), and, unless r is NULL, the Nek5000
    ratio at the GLL nodes into r; with ok, tm->o.elem_ok's verdict (1 without one) into ok. */
-static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp,
-                      double *f, unsigned char *ok, const unsigned char *only) {
+static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp, double *f,
+                      unsigned char *ok, const unsigned char *only) {
   const hx_mesh *m = tm->mesh;
   const hx_tmop_opts *o = &tm->o;
   size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
@@ -687,8 +685,7 @@ static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const
    min(keep_sj, its initial Nek ratio r0), 2 folded between its nodes (f, the smallest det J of
    fold_state) where it was not, 4 (keep_aspect > 0) its aspect ratio a above max(keep_aspect,
    its initial a0), 8 failing elem_ok (w) where it passed */
-static int keep_fails(const hx_tmop_opts *o, double r0, double r1, double f0, double f1, double a0, double a1, int w0,
-                      int w1) {
+static int keep_fails(const hx_tmop_opts *o, double r0, double r1, double f0, double f1, double a0, double a1, int w0, int w1) {
   return (!(r1 >= fmin(o->keep_sj, r0))) | (!(f1 > 0) && f0 > 0) << 1 |
          (o->keep_aspect > 0 && a1 > fmax(o->keep_aspect, a0)) << 2 | (w0 && !w1) << 3;
 }
@@ -771,7 +768,8 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
     if (getenv("HX_TMOP_DEBUG")) {
       if ((rc = hx_comm_sum_int64(m->comm, why, 4))) break;
       if (hx_comm_rank(m->comm) == 0)
-        fprintf(stderr, "keep-sj round %d: elements failing: %lld below min(keep_sj, before), %lld folded, %lld aspect, %lld rule\n",
+        fprintf(stderr,
+                "keep-sj round %d: elements failing: %lld below min(keep_sj, before), %lld folded, %lld aspect, %lld rule\n",
                 *rounds, (long long)why[0], (long long)why[1], (long long)why[2], (long long)why[3]);
     }
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
@@ -824,8 +822,8 @@ static int repair_below(hx_tmop *tm, unsigned char *bad, int64_t *nbad, double *
    elements within repair_rings layers (sharing a node) of one bad, weight[e] is repair_weight
    on those bad and 1 elsewhere, border[l] flags the L-nodes that an element outside the
    patches has too; *nfree the global count of the elements marked */
-static int repair_patches(hx_tmop *tm, const unsigned char *bad, unsigned char *patch, double *weight,
-                          uint64_t *border, int64_t *nfree) {
+static int repair_patches(hx_tmop *tm, const unsigned char *bad, unsigned char *patch, double *weight, uint64_t *border,
+                          int64_t *nfree) {
   hx_mesh *m = tm->mesh;
   const hx_tmop_opts *o = &tm->o;
   hx_lid ne = m->num_elem, nl = tm->nl;
@@ -913,8 +911,7 @@ static int repair_elem_ok(void *ctx, hx_lid e, const double *xe) {
 
 /* one repair pass: the patches about the elements bad[e] solved as a mesh of their own, their
    nodes copied back; then bad, *nbad and *rmin are those left */
-static int repair_pass(hx_tmop *tm, const hx_tmop_opts *o, unsigned char *bad, int64_t *nbad, double *rmin,
-                       hx_tmop_result *res) {
+static int repair_pass(hx_tmop *tm, const hx_tmop_opts *o, unsigned char *bad, int64_t *nbad, double *rmin, hx_tmop_result *res) {
   hx_mesh *mesh = tm->mesh, *sub = NULL;
   hx_lid ne = mesh->num_elem;
   size_t n3 = (size_t)hx_mesh_nodes_per_elem(mesh);
@@ -1050,12 +1047,11 @@ static void transfer_elem(const hx_tmop *tm, const hx_mesh *lo, const double *lo
   }
 }
 
-int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback,
-                     int *rounds) {
+int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback, int *rounds) {
   *nback = 0, *rounds = 0;
   HX_CHECK(lo->num_elem == m->num_elem && lo->order <= m->order, HX_ERR_INPUT,
-           "transfer: the low-order mesh has %lld elements of order %d, the mesh %lld of order %d",
-           (long long)lo->num_elem, lo->order, (long long)m->num_elem, m->order);
+           "transfer: the low-order mesh has %lld elements of order %d, the mesh %lld of order %d", (long long)lo->num_elem,
+           lo->order, (long long)m->num_elem, m->order);
   for (size_t i = 0; i < (size_t)m->num_elem * 8; i++)
     HX_CHECK(lo->vert_id[i] == m->vert_id[i], HX_ERR_INPUT, "transfer: element %lld has other corners in the low-order mesh",
              (long long)(i / 8));
@@ -1102,8 +1098,8 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
      keep_sj as meshed end as after phase 1 (their corners keep phase-1 alpha), and the rounds
      end: alpha only falls, or a corner freezes. */
   double soft = o->transfer_keep > o->keep_sj ? o->transfer_keep : 0;
-  enum { PROTECTED = 1, FROZEN = 2 };     /* node2 bits (phase 2) */
-  enum { HALVE = 1, RESTORE = 2 };        /* flag bits, or-ed over the ranks */
+  enum { PROTECTED = 1, FROZEN = 2 };        /* node2 bits (phase 2) */
+  enum { HALVE = 1, RESTORE = 2 };           /* flag bits, or-ed over the ranks */
   unsigned char *node2 = NULL, *lev1 = NULL; /* lev1: phase 1's levels */
   int phase = 1;
   if (!rc && soft > 0) rc = hx_malloc((size_t)nl + 1, &node2);

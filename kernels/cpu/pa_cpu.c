@@ -60,20 +60,19 @@ static int thread_id(void) {
    element nodal values xe [3][nd^3]. work: 3 nd^2 nq + 3 nd nq^2 doubles. */
 /* Same with the output layout A[q * qs + m * ms], m = 3c + d: (9, 1) is the
    point-major layout above, (1, nq^3) the entry-major one the vectorized path uses. */
-static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
-                                  int qs, int ms, double *work);
-static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
-                                    int qs, int ms, double *work);
-void hx_cpu_elem_jacobian(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
-                          double *work) {
+static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A, int qs, int ms,
+                                  double *work);
+static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye, int qs, int ms,
+                                    double *work);
+void hx_cpu_elem_jacobian(int nd, int nq, const double *B, const double *G, const double *xe, double *A, double *work) {
   elem_jacobian_strided(nd, nq, B, G, xe, A, 9, 1, work);
 }
 
 #define HX_INLINE static inline __attribute__((always_inline))
-HX_INLINE void jac_body(int nd, int nq, const double *restrict B, const double *restrict G,
-                        const double *restrict xe, double *restrict A, int qs, int ms, double *restrict work) {
+HX_INLINE void jac_body(int nd, int nq, const double *restrict B, const double *restrict G, const double *restrict xe,
+                        double *restrict A, int qs, int ms, double *restrict work) {
   int nd2 = nd * nd, nq2 = nq * nq;
-  double *bx = work, *gx = bx + nd2 * nq;          /* [k][j][qx] */
+  double *bx = work, *gx = bx + nd2 * nq;                               /* [k][j][qx] */
   double *bb = gx + nd2 * nq, *bg = bb + nd * nq2, *gb = bg + nd * nq2; /* [k][qy][qx] */
   for (int c = 0; c < 3; c++) {
     const double *u = xe + (size_t)c * nd2 * nd;
@@ -127,15 +126,14 @@ HX_INLINE void jac_body(int nd, int nq, const double *restrict B, const double *
 
 /* Transpose of elem_jacobian: ye[c][b] = sum_q sum_d D_{b,d}(q) F[q][3c+d].
    work: 3 nd nq^2 + 3 nd^2 nq doubles. */
-static void elem_jacobian_t(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
-                            double *work) {
+static void elem_jacobian_t(int nd, int nq, const double *B, const double *G, const double *F, double *ye, double *work) {
   elem_jacobian_t_strided(nd, nq, B, G, F, ye, 9, 1, work);
 }
-HX_INLINE void jact_body(int nd, int nq, const double *restrict B, const double *restrict G,
-                         const double *restrict F, double *restrict ye, int qs, int ms, double *restrict work) {
+HX_INLINE void jact_body(int nd, int nq, const double *restrict B, const double *restrict G, const double *restrict F,
+                         double *restrict ye, int qs, int ms, double *restrict work) {
   int nd2 = nd * nd, nq2 = nq * nq;
-  double *t0 = work, *t1 = t0 + nd * nq2, *t2 = t1 + nd * nq2;  /* [k][qy][qx] */
-  double *s_b = t2 + nd * nq2, *s_g = s_b + nd2 * nq;             /* [k][j][qx] */
+  double *t0 = work, *t1 = t0 + nd * nq2, *t2 = t1 + nd * nq2; /* [k][qy][qx] */
+  double *s_b = t2 + nd * nq2, *s_g = s_b + nd2 * nq;          /* [k][j][qx] */
   for (int c = 0; c < 3; c++) {
     /* contract qz: t0 = sum_qz B F_0, t1 = sum_qz B F_1, t2 = sum_qz G F_2 */
     for (int k = 0; k < nd; k++)
@@ -185,25 +183,25 @@ HX_INLINE void jact_body(int nd, int nq, const double *restrict B, const double 
   X(2, 2) X(2, 3) X(2, 4) X(2, 6) X(3, 3) X(3, 4) X(3, 5) X(3, 6) X(4, 4) X(4, 5) X(4, 6) X(5, 5) X(5, 6) \
   X(5, 7) X(6, 6) X(6, 7) X(6, 8)
 /* clang-format on */
-static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A,
-                                  int qs, int ms, double *work) {
-#define X(ND, NQ)                                                                    \
-  if (nd == ND && nq == NQ) {                                                        \
-    if (qs == 1) jac_body(ND, NQ, B, G, xe, A, 1, NQ * NQ * NQ, work);               \
-    else jac_body(ND, NQ, B, G, xe, A, 9, 1, work);                                  \
-    return;                                                                          \
+static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A, int qs, int ms,
+                                  double *work) {
+#define X(ND, NQ)                                                                                                                \
+  if (nd == ND && nq == NQ) {                                                                                                    \
+    if (qs == 1) jac_body(ND, NQ, B, G, xe, A, 1, NQ *NQ *NQ, work);                                                             \
+    else jac_body(ND, NQ, B, G, xe, A, 9, 1, work);                                                                              \
+    return;                                                                                                                      \
   }
   HX_JAC_CASES(X)
 #undef X
   jac_body(nd, nq, B, G, xe, A, qs, ms, work);
 }
-static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
-                                    int qs, int ms, double *work) {
-#define X(ND, NQ)                                                                    \
-  if (nd == ND && nq == NQ) {                                                        \
-    if (qs == 1) jact_body(ND, NQ, B, G, F, ye, 1, NQ * NQ * NQ, work);              \
-    else jact_body(ND, NQ, B, G, F, ye, 9, 1, work);                                 \
-    return;                                                                          \
+static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye, int qs, int ms,
+                                    double *work) {
+#define X(ND, NQ)                                                                                                                \
+  if (nd == ND && nq == NQ) {                                                                                                    \
+    if (qs == 1) jact_body(ND, NQ, B, G, F, ye, 1, NQ *NQ *NQ, work);                                                            \
+    else jact_body(ND, NQ, B, G, F, ye, 9, 1, work);                                                                             \
+    return;                                                                                                                      \
   }
   HX_JAC_CASES(X)
 #undef X
@@ -214,7 +212,6 @@ static void elem_jacobian_t_strided(int nd, int nq, const double *B, const doubl
 
 /* scratch layout per thread: A (9 nq^3) | F or dA (9 nq^3) | contraction work | extra */
 static size_t work_len(int nd, int nq) { return (size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq + 16; }
-
 
 /* the target at point q of element el (gq = el nq^3 + q): per point, per element or constant */
 static inline const double *point_winv(const hx_pa *pa, hx_lid el, size_t gq) {
@@ -249,10 +246,10 @@ static inline void flux(const cpu_data *cd, const double *M, const double *Wi, d
 
 /* scratch layout per thread: A (9 nq^3) | F or dA (9 nq^3) | F2 (9 nq^3) | contraction work */
 
-#define CPU_PAR_BEGIN(pa, cd)                                            \
-  int nt_ = (cd)->num_threads;                                           \
-  (void)nt_;                                                             \
-  _Pragma("omp parallel num_threads(nt_)") {                             \
+#define CPU_PAR_BEGIN(pa, cd)                                                                                                    \
+  int nt_ = (cd)->num_threads;                                                                                                   \
+  (void)nt_;                                                                                                                     \
+  _Pragma("omp parallel num_threads(nt_)") {                                                                                     \
     double *scr_ = (cd)->scratch + (size_t)thread_id() * (cd)->scratch_len;
 #define CPU_PAR_END }
 
@@ -334,8 +331,8 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
    dP = (1/3){a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T]},
    a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3);
    F = wt s dP. tau^(1/3) comes from a separate scalar loop (hx_cbrt). */
-static void onthefly_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A,
-                             const double *restrict dA, double *restrict F, double *restrict t13) {
+static void onthefly_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, const double *restrict dA,
+                             double *restrict F, double *restrict t13) {
   for (int q = 0; q < nq3; q++) {
     double sq = point_winv(pa, el, (size_t)el * nq3 + q)[0];
     double T0 = sq * A[q], T1 = sq * A[nq3 + q], T2 = sq * A[2 * nq3 + q];
@@ -361,8 +358,8 @@ static void onthefly_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *
       td += T[m] * D[m];
     }
     double u = t13[q], u2 = u * u, itau = 1.0 / tau;
-    double b = 2.0 / u2;                          /* 2 tau^(-2/3) */
-    double g = -(2.0 / 3.0) * b * itau;           /* -(4/3) tau^(-5/3) */
+    double b = 2.0 / u2;                           /* 2 tau^(-2/3) */
+    double g = -(2.0 / 3.0) * b * itau;            /* -(4/3) tau^(-5/3) */
     double a = (1.0 / 3.0) * b * I1 * itau * itau; /* (2/3) I1 tau^(-8/3) */
     /* M = C dT^T, then K = C dT^T C */
     double M[9], K[9];
@@ -370,8 +367,7 @@ static void onthefly_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *
     hx_m3_mul(M, C, K);
     double f = wt / 3.0;
     for (int m = 0; m < 9; m++)
-      F[m * nq3 + q] =
-          f * (a * ((2.0 / 3.0) * cd_ * C[m] + K[m]) + b * D[m] + g * (td * C[m] + cd_ * T[m]));
+      F[m * nq3 + q] = f * (a * ((2.0 / 3.0) * cd_ * C[m] + K[m]) + b * D[m] + g * (td * C[m] + cd_ * T[m]));
   }
 }
 
@@ -387,7 +383,7 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   int soa = !stored && cd->wscalar && metric == 303;
   CPU_PAR_BEGIN(pa, cd)
   double *dA = scr_, *A = dA + 9 * (size_t)nq3, *work = A + 9 * (size_t)nq3;
-  double *F = dA; /* the flux overwrites dA point by point */
+  double *F = dA;                             /* the flux overwrites dA point by point */
   double *Fs = work + work_len(nd, nq) + nq3; /* SoA flux, after the contraction work (cpu_setup) */
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
@@ -459,8 +455,8 @@ static int cpu_diag(const hx_pa *pa, double *dg) {
       double wt = point_weight(pa, q, el, gq);
       for (int c = 0; c < 3; c++) {
         double M[9], R[9];
-        hx_m3_mul(Wi, hkk + 9 * c, M);    /* W^{-1} H_c */
-        hx_m3_mul_abt(M, Wi, R);          /* W^{-1} H_c W^{-T} */
+        hx_m3_mul(Wi, hkk + 9 * c, M); /* W^{-1} H_c */
+        hx_m3_mul_abt(M, Wi, R);       /* W^{-1} H_c W^{-T} */
         for (int i = 0; i < 9; i++) Hh[(size_t)q * 27 + 9 * c + i] = wt * R[i];
       }
     }
@@ -642,8 +638,8 @@ static int cpu_lsetup(hx_pa *pa, const hx_lspace *ls) {
   if (ls->ncurved) memcpy(cd->curved, ls->curved, (size_t)ls->ncurved * sizeof(hx_lid));
   memset(cd->loff, 0, (nl + 2) * sizeof(size_t));
   for (size_t g = 0; g < ne; g++) {
-    HX_CHECK(ls->e2l[g] >= 0 && (size_t)ls->e2l[g] < nl, HX_ERR_INTERNAL, "lsetup: E-node %zu maps to L-node %d of %zu",
-             g, (int)ls->e2l[g], nl);
+    HX_CHECK(ls->e2l[g] >= 0 && (size_t)ls->e2l[g] < nl, HX_ERR_INTERNAL, "lsetup: E-node %zu maps to L-node %d of %zu", g,
+             (int)ls->e2l[g], nl);
     cd->loff[ls->e2l[g] + 2]++;
   }
   for (size_t l = 0; l < nl; l++) cd->loff[l + 2] += cd->loff[l + 1];
@@ -678,9 +674,10 @@ static int cpu_e2l(const hx_pa *pa, const double *E, double *L) {
   return HX_OK;
 }
 
-#define CPU_VLOOP(n) \
-  _Pragma("omp parallel for schedule(static) num_threads(((const cpu_data *)pa->data)->num_threads)") \
-  for (long long i = 0; i < (long long)(n); i++)
+#define CPU_VLOOP(n)                                                                                                             \
+  _Pragma("omp parallel for schedule(static) num_threads(((const cpu_data *)pa->data)->num_threads)") for (long long i = 0;      \
+                                                                                                           i < (long long)(n);   \
+                                                                                                           i++)
 
 static int cpu_vzero(const hx_pa *pa, size_t n, double *y) {
   (void)pa;
@@ -706,8 +703,8 @@ static int cpu_waxpy(const hx_pa *pa, size_t n, double *w, const double *x, doub
   return HX_OK;
 }
 
-static int cpu_lc3(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y, double b,
-                   const double *z, double s) {
+static int cpu_lc3(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y, double b, const double *z,
+                   double s) {
   CPU_VLOOP(n) w[i] = (x[i] + a * y[i] + b * z[i]) * s;
   return HX_OK;
 }
@@ -814,39 +811,39 @@ static int cpu_e2l_constrain(const hx_pa *pa, const double *E, const double *v, 
 }
 
 const hx_backend hx_backend_cpu = {
-  .name = "cpu",
-  .available = 1,
-  .setup = cpu_setup,
-  .energy = cpu_energy,
-  .grad = cpu_grad,
-  .hess_setup = cpu_hess_setup,
-  .hess_apply = cpu_hess_apply,
-  .diag = cpu_diag,
-  .min_detj = cpu_min_detj,
-  .destroy = cpu_destroy,
-  .vec_alloc = cpu_vec_alloc,
-  .vec_free = cpu_vec_free,
-  .vec_upload = cpu_vec_copy,
-  .vec_download = cpu_vec_copy,
-  .host_memory = 1,
-  .lsetup = cpu_lsetup,
-  .l2e = cpu_l2e,
-  .e2l = cpu_e2l,
-  .vzero = cpu_vzero,
-  .axpby = cpu_axpby,
-  .waxpy = cpu_waxpy,
-  .lc3 = cpu_lc3,
-  .inv_abs = cpu_inv_abs,
-  .dot = cpu_dot,
-  .project = cpu_project,
-  .precond = cpu_precond,
-  .constrain = cpu_constrain,
-  .pick = cpu_pick,
-  .put = cpu_put,
-  .nrm_put = cpu_nrm_put,
-  .axpby_dot = cpu_axpby_dot,
-  .precond_dot = cpu_precond_dot,
-  .l2e_proj = cpu_l2e_proj,
-  .e2l_constrain = cpu_e2l_constrain,
-  .min_detj_nodes = cpu_min_detj_nodes,
+    .name = "cpu",
+    .available = 1,
+    .setup = cpu_setup,
+    .energy = cpu_energy,
+    .grad = cpu_grad,
+    .hess_setup = cpu_hess_setup,
+    .hess_apply = cpu_hess_apply,
+    .diag = cpu_diag,
+    .min_detj = cpu_min_detj,
+    .destroy = cpu_destroy,
+    .vec_alloc = cpu_vec_alloc,
+    .vec_free = cpu_vec_free,
+    .vec_upload = cpu_vec_copy,
+    .vec_download = cpu_vec_copy,
+    .host_memory = 1,
+    .lsetup = cpu_lsetup,
+    .l2e = cpu_l2e,
+    .e2l = cpu_e2l,
+    .vzero = cpu_vzero,
+    .axpby = cpu_axpby,
+    .waxpy = cpu_waxpy,
+    .lc3 = cpu_lc3,
+    .inv_abs = cpu_inv_abs,
+    .dot = cpu_dot,
+    .project = cpu_project,
+    .precond = cpu_precond,
+    .constrain = cpu_constrain,
+    .pick = cpu_pick,
+    .put = cpu_put,
+    .nrm_put = cpu_nrm_put,
+    .axpby_dot = cpu_axpby_dot,
+    .precond_dot = cpu_precond_dot,
+    .l2e_proj = cpu_l2e_proj,
+    .e2l_constrain = cpu_e2l_constrain,
+    .min_detj_nodes = cpu_min_detj_nodes,
 };

@@ -31,8 +31,7 @@ static double now(void) {
 static int sync_be(const hx_backend *be) { return be == &hx_backend_cuda ? hx_cuda_sync() : HX_OK; }
 
 /* seconds per call of kernel k (0 energy, 1 grad, 2 hess_setup, 3 hess_apply, 4 diag, 5 min_detj) */
-static int time_kernel(const hx_backend *be, hx_pa *pa, int k, double *x, double *v, double *y, double min_time,
-                       double *sec) {
+static int time_kernel(const hx_backend *be, hx_pa *pa, int k, double *x, double *v, double *y, double min_time, double *sec) {
   double e;
   int reps = 1;
   for (;;) {
@@ -109,13 +108,12 @@ static int run(const hx_backend *be, int p, int n, int gl, double min_time, doub
   double bytes = (double)nel * 8.0 * (81.0 * nq * nq * nq + 2.0 * 3 * nd * nd * nd);
   double gbs = sec_store > 0 ? bytes / sec_store * 1e-9 : 0;
   if (csv)
-    printf("%d,%d,%d,%lld,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", p, nq, n, nel, vdofs, rate[1][0],
-           rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs,
-           roof > 0 ? gbs / roof : 0);
+    printf("%d,%d,%d,%lld,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", p, nq, n, nel, vdofs, rate[1][0], rate[1][1],
+           rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs, roof > 0 ? gbs / roof : 0);
   else
-    printf("%2d %3d %4d %9lld %11.0f | %9.1f %9.1f | %9.1f %9.1f | %9.1f %9.1f %9.1f %9.1f | %7.1f %5.2f\n", p, nq, n,
-           nel, vdofs, rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5],
-           gbs, roof > 0 ? gbs / roof : 0);
+    printf("%2d %3d %4d %9lld %11.0f | %9.1f %9.1f | %9.1f %9.1f | %9.1f %9.1f %9.1f %9.1f | %7.1f %5.2f\n", p, nq, n, nel, vdofs,
+           rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs,
+           roof > 0 ? gbs / roof : 0);
   fflush(stdout);
   return HX_OK;
 }
@@ -168,12 +166,14 @@ static int body(int argc, char **argv) {
     }
     printf("# device: %s\n# device-to-device copy bandwidth (1 GiB, read+write): %.1f GB/s\n", info, roof);
   }
-  if (csv) printf("p,nq,n,elements,vdofs,energy,grad,hv_stored,hv_onthefly,setup_stored,diag_stored,diag_onthefly,mindetj,gbs_stored,frac_roof\n");
+  if (csv)
+    printf("p,nq,n,elements,vdofs,energy,grad,hv_stored,hv_onthefly,setup_stored,diag_stored,diag_onthefly,mindetj,gbs_stored,"
+           "frac_roof\n");
   else
     printf("# MDOF/s (vector DOFs per second); a = stored H, b = on-the-fly\n"
            "%2s %3s %4s %9s %11s | %9s %9s | %9s %9s | %9s %9s %9s %9s | %7s %5s\n",
-           "p", "Q", "n", "elements", "vDOFs", "energy", "grad", "H.v(a)", "H.v(b)", "setup(a)", "diag(a)", "diag(b)",
-           "mindetJ", "GB/s(a)", "roof");
+           "p", "Q", "n", "elements", "vDOFs", "energy", "grad", "H.v(a)", "H.v(b)", "setup(a)", "diag(a)", "diag(b)", "mindetJ",
+           "GB/s(a)", "roof");
   static const int sizes[] = {6, 12, 18, 24, 30, 36, 48, 60, 72, 96};
   for (int k = 0; k < norders; k++) {
     int p = orders[k];

@@ -44,12 +44,11 @@ extern "C" {
 #include "hx_lvec_point.h"
 #include "hx_metric_point.h"
 
-#define HX_CALL_CUDA(expr)                                                                                     \
-  do {                                                                                                         \
-    cudaError_t hx_ce_ = (expr);                                                                               \
-    if (hx_ce_ != cudaSuccess)                                                                                 \
-      return hx_error_set(HX_ERR_BACKEND, __FILE__, __LINE__, "CUDA: %s failed: %s", #expr,                    \
-                          cudaGetErrorString(hx_ce_));                                                         \
+#define HX_CALL_CUDA(expr)                                                                                                       \
+  do {                                                                                                                           \
+    cudaError_t hx_ce_ = (expr);                                                                                                 \
+    if (hx_ce_ != cudaSuccess)                                                                                                   \
+      return hx_error_set(HX_ERR_BACKEND, __FILE__, __LINE__, "CUDA: %s failed: %s", #expr, cudaGetErrorString(hx_ce_));         \
   } while (0)
 /* after a launch: configuration errors now, execution errors at the next sync */
 #define HX_CHECK_LAUNCH(name) HX_CALL_CUDA(cudaGetLastError())
@@ -68,31 +67,31 @@ struct kparams {
   int w_const, wscalar, w_elem;
   double Winv_c[9];
   double detW_c;
-  const double *Winv; /* device [num_elem][nq^3][9] or NULL */
-  const double *detW; /* device [num_elem][nq^3] or NULL */
+  const double *Winv;       /* device [num_elem][nq^3][9] or NULL */
+  const double *detW;       /* device [num_elem][nq^3] or NULL */
   const double *B, *G, *wq; /* device [nq][nd], [nq][nd], [nq] */
 };
 
 struct cuda_data {
-  double *B, *G, *wq;     /* device copies of pa->B, pa->G, pa->wq */
-  double *Winv, *detW;    /* device per-point target (NULL if w_const) */
-  double *elem_val;       /* [num_elem] per-element energy / min det J */
-  double *scalar;         /* [1] reduction result */
-  double *H;              /* stored Hessian [num_elem][81][nq^3] */
-  double *Alin;           /* on-the-fly: A(x_lin) [num_elem][9][nq^3] */
-  const double *x_lin;    /* borrowed linearization point (device E-vector) */
+  double *B, *G, *wq;  /* device copies of pa->B, pa->G, pa->wq */
+  double *Winv, *detW; /* device per-point target (NULL if w_const) */
+  double *elem_val;    /* [num_elem] per-element energy / min det J */
+  double *scalar;      /* [1] reduction result */
+  double *H;           /* stored Hessian [num_elem][81][nq^3] */
+  double *Alin;        /* on-the-fly: A(x_lin) [num_elem][9][nq^3] */
+  const double *x_lin; /* borrowed linearization point (device E-vector) */
   int wscalar;
-  int smem_optin;         /* device's opt-in shared memory per block (bytes) */
+  int smem_optin; /* device's opt-in shared memory per block (bytes) */
   /* L-space (lsetup) */
   long long nl, ncurved;
-  int *e2l;               /* [num_elem nd^3] */
-  long long *loff;        /* [nl + 1] CSR transpose of e2l */
-  int *lidx;              /* [num_elem nd^3] E-nodes per L-node, ascending */
-  unsigned char *owned;   /* [nl] or NULL */
-  int *ncon;              /* [nl] */
-  double *nrm;            /* [nl][9] */
-  int *curved;            /* [ncurved] */
-  double *part;           /* [DOT_BLOCKS] dot partial sums */
+  int *e2l;             /* [num_elem nd^3] */
+  long long *loff;      /* [nl + 1] CSR transpose of e2l */
+  int *lidx;            /* [num_elem nd^3] E-nodes per L-node, ascending */
+  unsigned char *owned; /* [nl] or NULL */
+  int *ncon;            /* [nl] */
+  double *nrm;          /* [nl][9] */
+  int *curved;          /* [ncurved] */
+  double *part;         /* [DOT_BLOCKS] dot partial sums */
 };
 
 /* ------------------------------------------------------------------ shared layout */
@@ -133,7 +132,7 @@ __device__ __forceinline__ void forward(int nd_, int nq_, int tpe, int tl, const
                                         const double *__restrict__ Gs, elem_sh s, double *out) {
   const int nd = ND ? ND : nd_, nq = NQ ? NQ : nq_;
   const int nd2 = nd * nd, nq2 = nq * nq, nq3 = nq2 * nq;
-  double *bx = s.s1, *gx = s.s1 + 3 * nd2 * nq;                       /* [c][k][j][qx] */
+  double *bx = s.s1, *gx = s.s1 + 3 * nd2 * nq;                        /* [c][k][j][qx] */
   double *bb = s.s2, *bg = bb + 3 * nd * nq2, *gb = bg + 3 * nd * nq2; /* [c][k][qy][qx] */
   for (int idx = tl; idx < 3 * nd2 * nq; idx += tpe) {
     int qx = idx % nq, ckj = idx / nq;
@@ -186,7 +185,7 @@ __device__ __forceinline__ void transposed(int nd_, int nq_, int tpe, int tl, co
   const int nd = ND ? ND : nd_, nq = NQ ? NQ : nq_;
   const int nd2 = nd * nd, nq2 = nq * nq, nq3 = nq2 * nq;
   double *t0 = s.s2, *t1 = t0 + 3 * nd * nq2, *t2 = t1 + 3 * nd * nq2; /* [c][k][qy][qx] */
-  double *sgx = s.s1, *sbx = s.s1 + 3 * nd2 * nq;                     /* [c][k][j][qx] */
+  double *sgx = s.s1, *sbx = s.s1 + 3 * nd2 * nq;                      /* [c][k][j][qx] */
   for (int idx = tl; idx < 3 * nd * nq2; idx += tpe) {
     int qyx = idx % nq2, k = (idx / nq2) % nd, c = idx / (nd * nq2);
     const double *F0 = s.F + (3 * c) * nq3, *F1 = F0 + nq3, *F2 = F1 + nq3;
@@ -266,8 +265,7 @@ struct block_ctx {
   bool active;
 };
 
-template <int ND, int NQ>
-__device__ __forceinline__ block_ctx prologue(const kparams &p, bool diag) {
+template <int ND, int NQ> __device__ __forceinline__ block_ctx prologue(const kparams &p, bool diag) {
   extern __shared__ double smem[];
   const int nd = ND ? ND : p.nd, nq = NQ ? NQ : p.nq;
   block_ctx b;
@@ -348,8 +346,7 @@ __global__ void k_scalar(kparams p, const double *__restrict__ x, double *__rest
 }
 
 /* gradient: F = wt P(T) W^{-T} */
-template <int ND, int NQ>
-__global__ void k_grad(kparams p, const double *__restrict__ x, double *__restrict__ g) {
+template <int ND, int NQ> __global__ void k_grad(kparams p, const double *__restrict__ x, double *__restrict__ g) {
   const int nd = ND ? ND : p.nd, nq = NQ ? NQ : p.nq, nq3 = nq * nq * nq;
   block_ctx b = prologue<ND, NQ>(p, false);
   load_u<ND, NQ>(p, b, x);
@@ -375,8 +372,7 @@ __global__ void k_grad(kparams p, const double *__restrict__ x, double *__restri
 }
 
 /* stored strategy setup: H(T) per point, [num_elem][81][nq^3] */
-template <int ND, int NQ>
-__global__ void k_hess_store(kparams p, const double *__restrict__ x, double *__restrict__ H) {
+template <int ND, int NQ> __global__ void k_hess_store(kparams p, const double *__restrict__ x, double *__restrict__ H) {
   const int nq = NQ ? NQ : p.nq, nq3 = nq * nq * nq;
   block_ctx b = prologue<ND, NQ>(p, false);
   load_u<ND, NQ>(p, b, x);
@@ -395,8 +391,7 @@ __global__ void k_hess_store(kparams p, const double *__restrict__ x, double *__
 }
 
 /* on-the-fly setup: A(x_lin) per point, [num_elem][9][nq^3] (coalesced in the apply) */
-template <int ND, int NQ>
-__global__ void k_jac_store(kparams p, const double *__restrict__ x, double *__restrict__ Aout) {
+template <int ND, int NQ> __global__ void k_jac_store(kparams p, const double *__restrict__ x, double *__restrict__ Aout) {
   const int nq = NQ ? NQ : p.nq, nq3 = nq * nq * nq;
   block_ctx b = prologue<ND, NQ>(p, false);
   load_u<ND, NQ>(p, b, x);
@@ -416,8 +411,11 @@ __global__ void k_jac_store(kparams p, const double *__restrict__ x, double *__r
    registers: with a 216-thread bound it took 226 and fell from 96 % to 71 % of the
    copy roofline). */
 template <int ND, int NQ, bool STORED, int MET = 0, int MINB = 1>
-__global__ void __launch_bounds__((STORED ? 1024 : NQ == 6 ? 216 : 256), MINB) k_hess_apply(kparams p, const double *__restrict__ xl, const double *__restrict__ H,
-                             const double *__restrict__ dx, double *__restrict__ y) {
+__global__ void __launch_bounds__((STORED    ? 1024
+                                   : NQ == 6 ? 216
+                                             : 256),
+                                  MINB) k_hess_apply(kparams p, const double *__restrict__ xl, const double *__restrict__ H,
+                                                     const double *__restrict__ dx, double *__restrict__ y) {
   const int nd = ND ? ND : p.nd, nq = NQ ? NQ : p.nq, nq3 = nq * nq * nq;
   block_ctx b = prologue<ND, NQ>(p, false);
   /* points per thread: 1 when nq^3 <= 256 is known at compile time, else up to 4 */
@@ -476,11 +474,10 @@ __global__ void __launch_bounds__((STORED ? 1024 : NQ == 6 ? 216 : 256), MINB) k
 /* Jacobi diagonal: Hh_c = wt W^{-1} H_{c.c.} W^{-T} per point (27), then for each
    (m, n) the three 1D contractions with BB/BG/GG, all three components at once. */
 template <int ND, int NQ, bool STORED>
-__global__ void k_diag(kparams p, const double *__restrict__ xl, const double *__restrict__ H,
-                       double *__restrict__ dg) {
+__global__ void k_diag(kparams p, const double *__restrict__ xl, const double *__restrict__ H, double *__restrict__ dg) {
   const int nd = ND ? ND : p.nd, nq = NQ ? NQ : p.nq, nq2 = nq * nq, nq3 = nq2 * nq, nd2 = nd * nd;
   block_ctx b = prologue<ND, NQ>(p, true);
-  __syncthreads(); /* the 1D tables (weights) are read below */
+  __syncthreads();    /* the 1D tables (weights) are read below */
   double *Hh = b.s.F; /* [27][nq3] */
   (void)xl;
   for (int q = b.tl; q < nq3; q += p.tpe) {
@@ -614,8 +611,7 @@ __global__ void k_reduce(const double *__restrict__ v, long long n, int mode, do
 #define DOT_BLOCKS 264
 #define VEC_THREADS 256
 
-__global__ void k_l2e(long long ne, int npe, const int *__restrict__ e2l, const double *__restrict__ L,
-                      double *__restrict__ E) {
+__global__ void k_l2e(long long ne, int npe, const int *__restrict__ e2l, const double *__restrict__ L, double *__restrict__ E) {
   for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < ne; g += (long long)gridDim.x * blockDim.x) {
     long long e = g / npe, a = g % npe, l = e2l[g];
     for (int c = 0; c < 3; c++) E[(e * 3 + c) * npe + a] = L[3 * l + c];
@@ -652,8 +648,8 @@ __global__ void k_l2e_proj(long long ne, int npe, const int *__restrict__ e2l, c
 
 /* gather, then y = Pi y + (v - Pi v) per node (the Hessian output) */
 __global__ void k_e2l_constrain(long long nl, int npe, const long long *__restrict__ loff, const int *__restrict__ lidx,
-                                const int *__restrict__ ncon, const double *__restrict__ nrm,
-                                const double *__restrict__ E, const double *__restrict__ v, double *__restrict__ L) {
+                                const int *__restrict__ ncon, const double *__restrict__ nrm, const double *__restrict__ E,
+                                const double *__restrict__ v, double *__restrict__ L) {
   for (long long l = blockIdx.x * (long long)blockDim.x + threadIdx.x; l < nl; l += (long long)gridDim.x * blockDim.x) {
     double s[3] = {0, 0, 0};
     for (long long j = loff[l]; j < loff[l + 1]; j++) {
@@ -670,7 +666,8 @@ __global__ void k_e2l_constrain(long long nl, int npe, const long long *__restri
   }
 }
 
-#define VLOOP(n) for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)(n); i += (long long)gridDim.x * blockDim.x)
+#define VLOOP(n)                                                                                                                 \
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < (long long)(n); i += (long long)gridDim.x * blockDim.x)
 
 __global__ void k_axpby(long long n, double a, const double *__restrict__ x, double b, double *__restrict__ y) {
   if (b == 0.0) {
@@ -685,8 +682,8 @@ __global__ void k_waxpy(long long n, double *__restrict__ w, const double *__res
                         const double *__restrict__ y) {
   VLOOP(n) w[i] = x[i] + a * y[i];
 }
-__global__ void k_lc3(long long n, double *__restrict__ w, const double *__restrict__ x, double a,
-                      const double *__restrict__ y, double b, const double *__restrict__ z, double s) {
+__global__ void k_lc3(long long n, double *__restrict__ w, const double *__restrict__ x, double a, const double *__restrict__ y,
+                      double b, const double *__restrict__ z, double s) {
   VLOOP(n) w[i] = (x[i] + a * y[i] + b * z[i]) * s;
 }
 __global__ void k_inv_abs(long long n, double *__restrict__ d) {
@@ -717,9 +714,8 @@ __global__ void k_dot(long long nl, const unsigned char *__restrict__ owned, con
   block_part(s, part);
 }
 /* y = a x + b y on the nl nodes, then partial sums of w.y over owned nodes */
-__global__ void k_axpby_dot(long long nl, const unsigned char *__restrict__ owned, double a,
-                            const double *__restrict__ x, double b, double *__restrict__ y,
-                            const double *__restrict__ w, double *__restrict__ part) {
+__global__ void k_axpby_dot(long long nl, const unsigned char *__restrict__ owned, double a, const double *__restrict__ x,
+                            double b, double *__restrict__ y, const double *__restrict__ w, double *__restrict__ part) {
   double s = 0;
   VLOOP(nl) {
     double t[3];
@@ -734,8 +730,8 @@ __global__ void k_axpby_dot(long long nl, const unsigned char *__restrict__ owne
   block_part(s, part);
 }
 __global__ void k_precond_dot(long long nl, const unsigned char *__restrict__ owned, const int *__restrict__ ncon,
-                              const double *__restrict__ nrm, const double *__restrict__ dinv,
-                              const double *__restrict__ r, double *__restrict__ z, double *__restrict__ part) {
+                              const double *__restrict__ nrm, const double *__restrict__ dinv, const double *__restrict__ r,
+                              double *__restrict__ z, double *__restrict__ part) {
   double s = 0;
   VLOOP(nl) {
     double zz[3];
@@ -798,8 +794,7 @@ int happly_minb(int nd) {
 
 /* raise a kernel's dynamic shared memory limit once per kernel (not per launch):
    a small table of (kernel, bytes already allowed) */
-template <typename F>
-int set_smem(F *fn, size_t smem) {
+template <typename F> int set_smem(F *fn, size_t smem) {
   static const void *fns[256];
   static size_t done[256];
   static int nfn = 0;
@@ -813,8 +808,7 @@ int set_smem(F *fn, size_t smem) {
   return HX_OK;
 }
 
-template <int ND, int NQ>
-int launch_kind(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 block, size_t smem) {
+template <int ND, int NQ> int launch_kind(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 block, size_t smem) {
   switch (k) {
   case K_ENERGY:
   case K_MINDET:
@@ -870,7 +864,7 @@ int launch_kind(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 
 #define HX_CUDA_PAIRS(X) X(2, 6) X(3, 6) X(4, 6) X(5, 6) X(6, 6) X(2, 3) X(3, 4) X(4, 5)
 
 int dispatch(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 block, size_t smem) {
-#define HX_CUDA_CASE(ND_, NQ_) \
+#define HX_CUDA_CASE(ND_, NQ_)                                                                                                   \
   if (p.nd == ND_ && p.nq == NQ_) return launch_kind<ND_, NQ_>(k, p, a, grid, block, smem);
   HX_CUDA_PAIRS(HX_CUDA_CASE)
 #undef HX_CUDA_CASE
@@ -925,8 +919,7 @@ int run_kernel(const hx_pa *pa, kind k, const launch_args &a) {
            pa->order, pa->nq, smem, cd->smem_optin);
   int nq3 = p.nq * p.nq * p.nq;
   HX_CHECK(p.tpe * 4 >= nq3 && p.tpe * 8 >= 3 * p.nd * p.nd * p.nd, HX_ERR_BACKEND,
-           "CUDA backend: %d quadrature points per direction with order %d is beyond this backend's limits", p.nq,
-           pa->order);
+           "CUDA backend: %d quadrature points per direction with order %d is beyond this backend's limits", p.nq, pa->order);
   long long nblocks = (pa->num_elem + p.epb - 1) / p.epb;
   dim3 grid((unsigned)nblocks), block((unsigned)(p.tpe * p.epb));
   return dispatch(k, p, a, grid, block, smem);
@@ -988,8 +981,7 @@ int cu_hess_setup(hx_pa *pa, const double *x) {
     launch_args a = {x, NULL, NULL, cd->Alin};
     return run_kernel(pa, K_JSTORE, a);
   }
-  if (!cd->H && pa->num_elem > 0)
-    HX_CALL_CUDA(cudaMalloc((void **)&cd->H, (size_t)pa->num_elem * 81 * nq3 * sizeof(double)));
+  if (!cd->H && pa->num_elem > 0) HX_CALL_CUDA(cudaMalloc((void **)&cd->H, (size_t)pa->num_elem * 81 * nq3 * sizeof(double)));
   launch_args a = {x, NULL, NULL, cd->H};
   return run_kernel(pa, K_HSTORE, a);
 }
@@ -1010,8 +1002,7 @@ int cu_diag(const hx_pa *pa, double *d) {
   return run_kernel(pa, stored ? K_DIAG_S : K_DIAG_F, a);
 }
 
-template <typename T>
-void cfree(T *&p) {
+template <typename T> void cfree(T *&p) {
   if (p) cudaFree((void *)p);
   p = NULL;
 }
@@ -1112,8 +1103,7 @@ unsigned vgrid(long long n) {
   return (unsigned)b;
 }
 
-template <typename T>
-int cupload(T *&d, const T *h, size_t n) {
+template <typename T> int cupload(T *&d, const T *h, size_t n) {
   cfree(d);
   HX_CALL_CUDA(cudaMalloc((void **)&d, (n + 1) * sizeof(T)));
   if (n) HX_CALL_CUDA(cudaMemcpy(d, h, n * sizeof(T), cudaMemcpyHostToDevice));
@@ -1180,8 +1170,8 @@ int cu_l2e_proj(const hx_pa *pa, const double *L, double *E) {
 int cu_e2l_constrain(const hx_pa *pa, const double *E, const double *v, double *L) {
   cuda_data *cd = cdata(pa);
   if (!cd->nl) return HX_OK;
-  k_e2l_constrain<<<vgrid(cd->nl), VEC_THREADS>>>(cd->nl, pa->nd * pa->nd * pa->nd, cd->loff, cd->lidx, cd->ncon,
-                                                  cd->nrm, E, v, L);
+  k_e2l_constrain<<<vgrid(cd->nl), VEC_THREADS>>>(cd->nl, pa->nd * pa->nd * pa->nd, cd->loff, cd->lidx, cd->ncon, cd->nrm, E, v,
+                                                  L);
   HX_CHECK_LAUNCH(k_e2l_constrain);
   return HX_OK;
 }
@@ -1208,8 +1198,8 @@ int cu_waxpy(const hx_pa *pa, size_t n, double *w, const double *x, double a, co
   return HX_OK;
 }
 
-int cu_lc3(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y, double b,
-           const double *z, double s) {
+int cu_lc3(const hx_pa *pa, size_t n, double *w, const double *x, double a, const double *y, double b, const double *z,
+           double s) {
   (void)pa;
   if (!n) return HX_OK;
   k_lc3<<<vgrid((long long)n), VEC_THREADS>>>((long long)n, w, x, a, y, b, z, s);
@@ -1239,8 +1229,7 @@ int cu_dot(const hx_pa *pa, const double *x, const double *y, double *out) {
   return finish_dot(cd, out);
 }
 
-int cu_axpby_dot(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y, const double *w,
-                 double *out) {
+int cu_axpby_dot(const hx_pa *pa, size_t n, double a, const double *x, double b, double *y, const double *w, double *out) {
   cuda_data *cd = cdata(pa);
   HX_CHECK(n == 3 * (size_t)cd->nl, HX_ERR_INTERNAL, "axpby_dot: %zu doubles, the L-space has %lld", n, 3 * cd->nl);
   k_axpby_dot<<<DOT_BLOCKS, VEC_THREADS>>>(cd->nl, cd->owned, a, x, b, y, w, cd->part);
@@ -1309,11 +1298,41 @@ int hx_cuda_device_available(void) {
 }
 
 const hx_backend hx_backend_cuda = {
-  "cuda",       1,            cu_setup,  cu_energy, cu_grad,     cu_hess_setup, cu_hess_apply, cu_diag,
-  cu_min_detj,  cu_destroy,   cu_vec_alloc, cu_vec_free, cu_vec_upload, cu_vec_download, 0 /* host_memory */,
-  cu_lsetup,    cu_l2e,       cu_e2l,    cu_vzero,  cu_axpby,    cu_waxpy,      cu_lc3,        cu_inv_abs,
-  cu_dot,       cu_project,   cu_precond, cu_constrain, cu_pick, cu_put,        cu_nrm_put,
-  cu_axpby_dot, cu_precond_dot, cu_l2e_proj, cu_e2l_constrain, cu_min_detj_nodes,
+    "cuda",
+    1,
+    cu_setup,
+    cu_energy,
+    cu_grad,
+    cu_hess_setup,
+    cu_hess_apply,
+    cu_diag,
+    cu_min_detj,
+    cu_destroy,
+    cu_vec_alloc,
+    cu_vec_free,
+    cu_vec_upload,
+    cu_vec_download,
+    0 /* host_memory */,
+    cu_lsetup,
+    cu_l2e,
+    cu_e2l,
+    cu_vzero,
+    cu_axpby,
+    cu_waxpy,
+    cu_lc3,
+    cu_inv_abs,
+    cu_dot,
+    cu_project,
+    cu_precond,
+    cu_constrain,
+    cu_pick,
+    cu_put,
+    cu_nrm_put,
+    cu_axpby_dot,
+    cu_precond_dot,
+    cu_l2e_proj,
+    cu_e2l_constrain,
+    cu_min_detj_nodes,
 };
 }
 

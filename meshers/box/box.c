@@ -57,18 +57,15 @@ int hx_mesher_box(hx_comm comm, const hx_box_opts *o, hx_mesh **out) {
     HX_CHECK(o->n[d] >= 1, HX_ERR_INPUT, "--n: element counts must be >= 1, got %d in direction %d", o->n[d], d);
     HX_CHECK(o->hi[d] > o->lo[d], HX_ERR_INPUT, "box extent must be positive in direction %d", d);
   }
-  HX_CHECK(o->order >= 1 && o->order <= HX_MAX_ORDER, HX_ERR_INPUT, "--order must be in 1..%d, got %d",
-           HX_MAX_ORDER, o->order);
+  HX_CHECK(o->order >= 1 && o->order <= HX_MAX_ORDER, HX_ERR_INPUT, "--order must be in 1..%d, got %d", HX_MAX_ORDER, o->order);
   if (o->kershaw) {
     HX_CHECK(o->n[0] % 6 == 0, HX_ERR_INPUT,
-             "--kershaw needs n_x divisible by 6 (the map's kinks at x = k/6 must fall on element faces), got n_x = %d",
-             o->n[0]);
+             "--kershaw needs n_x divisible by 6 (the map's kinks at x = k/6 must fall on element faces), got n_x = %d", o->n[0]);
     HX_CHECK(o->n[1] % 2 == 0 && o->n[2] % 2 == 0, HX_ERR_INPUT,
              "--kershaw needs n_y and n_z even (kink at 1/2), got n_y = %d, n_z = %d", o->n[1], o->n[2]);
     HX_CHECK(o->eps_y > 0 && o->eps_y <= 1 && o->eps_z > 0 && o->eps_z <= 1, HX_ERR_INPUT,
              "--kershaw: EPS_Y and EPS_Z must be in (0, 1], got %g, %g", o->eps_y, o->eps_z);
-    HX_CHECK(o->smooth >= 1 && o->smooth <= 3, HX_ERR_INPUT, "--kershaw: smoothness S must be 1, 2 or 3, got %d",
-             o->smooth);
+    HX_CHECK(o->smooth >= 1 && o->smooth <= 3, HX_ERR_INPUT, "--kershaw: smoothness S must be 1, 2 or 3, got %d", o->smooth);
   }
   int N = o->order, nd = N + 1;
   hx_gid ne_glob = (hx_gid)o->n[0] * o->n[1] * o->n[2];

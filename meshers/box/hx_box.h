@@ -9,13 +9,13 @@
 #include "hx_mesh.h"
 
 typedef struct hx_box_opts {
-  int n[3];          /* elements per direction */
-  int order;         /* geometry order N >= 1 */
+  int n[3];  /* elements per direction */
+  int order; /* geometry order N >= 1 */
   double lo[3], hi[3];
-  int kershaw;       /* apply the Kershaw map */
+  int kershaw;         /* apply the Kershaw map */
   double eps_y, eps_z; /* Kershaw parameters in (0, 1] */
-  int smooth;        /* transition smoothness s = 1, 2, 3 */
-  int separate_ids;  /* 1: ids 1..6 for xmin,xmax,ymin,ymax,zmin,zmax */
+  int smooth;          /* transition smoothness s = 1, 2, 3 */
+  int separate_ids;    /* 1: ids 1..6 for xmin,xmax,ymin,ymax,zmin,zmax */
 } hx_box_opts;
 
 void hx_box_opts_default(hx_box_opts *o);

@@ -19,22 +19,22 @@
 #include "hx_mesh.h"
 
 typedef struct hx_pebble_bed {
-  hx_lid n;          /* spheres */
-  double *xyz;       /* [n][3] centres */
-  double *r;         /* [n] radii */
-  int *line;         /* [n] input line of each sphere (0 if not from a file) */
-  char path[1024];   /* input file, for messages ("" if none) */
+  hx_lid n;        /* spheres */
+  double *xyz;     /* [n][3] centres */
+  double *r;       /* [n] radii */
+  int *line;       /* [n] input line of each sphere (0 if not from a file) */
+  char path[1024]; /* input file, for messages ("" if none) */
 } hx_pebble_bed;
 
 enum { HX_PEBBLE_CYLINDER = 0, HX_PEBBLE_BOX = 1 };
 
 typedef struct hx_pebble_opts {
-  int container;        /* HX_PEBBLE_CYLINDER (axis z through cx, cy) or HX_PEBBLE_BOX */
-  double cyl_radius;    /* cylinder radius (0: not set) */
-  double cx, cy;        /* cylinder axis */
-  double box_lo[2], box_hi[2]; /* box x/y extent */
-  double zlo, zhi;      /* bottom and top planes (NAN: from the bed, plane_gap below/above) */
-  double plane_gap;     /* default planes: this fraction of the mean diameter beyond the spheres */
+  int container;                /* HX_PEBBLE_CYLINDER (axis z through cx, cy) or HX_PEBBLE_BOX */
+  double cyl_radius;            /* cylinder radius (0: not set) */
+  double cx, cy;                /* cylinder axis */
+  double box_lo[2], box_hi[2];  /* box x/y extent */
+  double zlo, zhi;              /* bottom and top planes (NAN: from the bed, plane_gap below/above) */
+  double plane_gap;             /* default planes: this fraction of the mean diameter beyond the spheres */
   double inlet_len, outlet_len; /* extrusion lengths (0: none) */
   int inlet_layers, outlet_layers;
   double extrude_ratio; /* growth ratio of the extruded layers away from the bed */
@@ -97,10 +97,10 @@ typedef struct hx_pebble_stats {
   hx_lid num_spheres, num_ghosts, num_tets;
   hx_lid num_facets, num_wall_facets, num_dropped_facets, num_collapsed, num_negligible;
   hx_lid num_bridges, num_wall_bridges, num_overlaps;
-  double max_overlap;   /* largest overlap / d */
+  double max_overlap; /* largest overlap / d */
   hx_lid elems_bulk, elems_inlet, elems_outlet;
-  double bridge_volume; /* solid volume added by bridges (reported, approximate) */
-  double t_diagram, t_mesh; /* seconds */
+  double bridge_volume;       /* solid volume added by bridges (reported, approximate) */
+  double t_diagram, t_mesh;   /* seconds */
   hx_lid num_repaired_facets; /* facets whose first tessellation folded (their vertices then guarded) */
   int num_repair_rounds;      /* clean-up rounds after the first */
   hx_lid num_smoothed_moves;  /* node moves kept by --smooth */
@@ -128,15 +128,13 @@ int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *bed);
     every sphere inside the container (touching allowed, within 1e-9 d). */
 int hx_pebble_bed_check(const hx_pebble_bed *bed, const hx_pebble_opts *o);
 /** Mesh the fluid around the bed (order 1, with boundary faces and analytic surfaces). */
-int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
-                     hx_pebble_stats *stats);
+int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out, hx_pebble_stats *stats);
 
 /** Packing generator (tests, demos; separate from the mesher): n spheres of radius
     r (uniform in r (1 +- poly)) dropped one by one into the cylinder of radius
     cyl_radius about z, resting on z = 0 or on earlier spheres; each takes the
     lowest of `trials` random positions. Reproducible from seed. */
-int hx_pebble_pack(hx_lid n, double radius, double poly, double cyl_radius, uint64_t seed, int trials,
-                   hx_pebble_bed **out);
+int hx_pebble_pack(hx_lid n, double radius, double poly, double cyl_radius, uint64_t seed, int trials, hx_pebble_bed **out);
 /** The same; square = 1 drops into the square prism |x|, |y| <= cyl_radius instead. */
 int hx_pebble_pack2(hx_lid n, double radius, double poly, double cyl_radius, int square, uint64_t seed, int trials,
                     hx_pebble_bed **out);

@@ -123,8 +123,7 @@ int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **
         int k = 0;
         while (s[k] && !isspace((unsigned char)s[k]) && k < 31) tok[k] = s[k], k++;
         tok[k] = 0;
-        rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: expected a number, found '%s' (a line is 'x y z' or 'x y z r')", path,
-                      line_no, tok);
+        rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: expected a number, found '%s' (a line is 'x y z' or 'x y z r')", path, line_no, tok);
         break;
       }
       if (!isfinite(d)) {
@@ -175,10 +174,8 @@ int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **
 
 /* "file:line" or "sphere k" naming sphere i in messages */
 static const char *where(const hx_pebble_bed *b, hx_lid i, char *buf, size_t len) {
-  if (b->path[0] && b->line[i] > 0)
-    snprintf(buf, len, "%s:%d", b->path, b->line[i]);
-  else
-    snprintf(buf, len, "sphere %d", (int)i);
+  if (b->path[0] && b->line[i] > 0) snprintf(buf, len, "%s:%d", b->path, b->line[i]);
+  else snprintf(buf, len, "sphere %d", (int)i);
   return buf;
 }
 
@@ -189,8 +186,7 @@ static double mean_diameter(const hx_pebble_bed *b) {
 }
 
 int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *b) {
-  HX_CHECK(b->n >= 2, HX_ERR_INPUT, "%s: a bed needs at least two spheres, found %d", b->path[0] ? b->path : "bed",
-           (int)b->n);
+  HX_CHECK(b->n >= 2, HX_ERR_INPUT, "%s: a bed needs at least two spheres, found %d", b->path[0] ? b->path : "bed", (int)b->n);
   double d = mean_diameter(b);
   double zmin = INFINITY, zmax = -INFINITY;
   for (hx_lid i = 0; i < b->n; i++) {
@@ -199,8 +195,8 @@ int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *b) {
   }
   if (isnan(o->zlo)) o->zlo = zmin - o->plane_gap * d;
   if (isnan(o->zhi)) o->zhi = zmax + o->plane_gap * d;
-  HX_CHECK(o->zhi > o->zlo, HX_ERR_INPUT, "flags --bottom/--top: the top plane (%g) must lie above the bottom (%g)",
-           o->zhi, o->zlo);
+  HX_CHECK(o->zhi > o->zlo, HX_ERR_INPUT, "flags --bottom/--top: the top plane (%g) must lie above the bottom (%g)", o->zhi,
+           o->zlo);
   /* with --aspect, near contacts thinner than 0.04 d are bridged: their columns at the pierce
      point (half the gap) would need the tessellation about them cut 4 x finer than a bridge's */
   if (o->bridge_gap < 0) o->bridge_gap = o->aspect > 0 ? 0.04 : 0.02;
@@ -279,12 +275,12 @@ int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
     } else {
       for (int c = 0; c < 2; c++)
         HX_CHECK(x[c] - r >= o->box_lo[c] - tol && x[c] + r <= o->box_hi[c] + tol, HX_ERR_INPUT,
-                 "%s: sphere at (%g, %g, %g) radius %g leaves the container box in %c", where(b, i, w1, sizeof w1), x[0],
-                 x[1], x[2], r, "xy"[c]);
+                 "%s: sphere at (%g, %g, %g) radius %g leaves the container box in %c", where(b, i, w1, sizeof w1), x[0], x[1],
+                 x[2], r, "xy"[c]);
     }
     HX_CHECK(x[2] - r >= o->zlo - tol && x[2] + r <= o->zhi + tol, HX_ERR_INPUT,
-             "%s: sphere at (%g, %g, %g) radius %g crosses the bottom/top plane z = %g / %g",
-             where(b, i, w1, sizeof w1), x[0], x[1], x[2], r, o->zlo, o->zhi);
+             "%s: sphere at (%g, %g, %g) radius %g crosses the bottom/top plane z = %g / %g", where(b, i, w1, sizeof w1), x[0],
+             x[1], x[2], r, o->zlo, o->zhi);
   }
   /* pairs: a uniform grid of cell size 2 rmax, keys sorted */
   double lo[3] = {INFINITY, INFINITY, INFINITY};
@@ -334,8 +330,7 @@ int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
               rc = HX_ERROR(HX_ERR_INPUT,
                             "%s: sphere overlaps %s by %.3g%% of the diameter (more than the tolerance %.3g%%, "
                             "--overlap-tol)",
-                            where(b, j, w1, sizeof w1), where(b, i, w2, sizeof w2), 100 * (1 - dist / dij),
-                            100 * o->overlap_tol);
+                            where(b, j, w1, sizeof w1), where(b, i, w2, sizeof w2), 100 * (1 - dist / dij), 100 * o->overlap_tol);
             }
           }
         }

@@ -25,10 +25,10 @@ static double urand(uint64_t *s) {
 /* xy buckets of the spheres placed so far (cell size >= the largest diameter), so
    a drop only looks at the spheres of the 3 x 3 neighbouring columns */
 typedef struct grid {
-  int n;              /* cells per direction */
+  int n; /* cells per direction */
   double lo, h;
-  int32_t *head;      /* [n*n] first sphere of each cell, -1 */
-  int32_t *next;      /* [spheres] next sphere in the same cell */
+  int32_t *head; /* [n*n] first sphere of each cell, -1 */
+  int32_t *next; /* [spheres] next sphere in the same cell */
 } grid;
 
 typedef struct span {
@@ -46,8 +46,8 @@ static int cmp_span(const void *a, const void *b) {
    sphere). (Lifting z repeatedly over the spheres in list order, as before, needed one
    pass per layer climbed and stopped after 64: in tall beds it returned overlapping
    positions.) */
-static double rest_height(const grid *g, const double *xyz, const double *rad, double x, double y, double r,
-                          double zmin, span *buf) {
+static double rest_height(const grid *g, const double *xyz, const double *rad, double x, double y, double r, double zmin,
+                          span *buf) {
   int cx = (int)floor((x - g->lo) / g->h), cy = (int)floor((y - g->lo) / g->h), m = 0;
   for (int dy = -1; dy <= 1; dy++)
     for (int dx = -1; dx <= 1; dx++) {
@@ -70,8 +70,7 @@ static double rest_height(const grid *g, const double *xyz, const double *rad, d
   return z;
 }
 
-int hx_pebble_pack(hx_lid n, double radius, double poly, double cyl_radius, uint64_t seed, int trials,
-                   hx_pebble_bed **out) {
+int hx_pebble_pack(hx_lid n, double radius, double poly, double cyl_radius, uint64_t seed, int trials, hx_pebble_bed **out) {
   return hx_pebble_pack2(n, radius, poly, cyl_radius, 0, seed, trials, out);
 }
 

@@ -40,28 +40,28 @@
 #define MAXW 6 /* walls */
 
 typedef struct wall {
-  int cyl;      /* 1: container cylinder, 0: plane */
-  double p[3];  /* plane point / axis point */
-  double n[3];  /* plane outward normal / axis */
-  double R;     /* cylinder radius */
-  int kind;     /* 0 wall, 1 inlet (bottom), 2 outlet (top) */
-  int surf;     /* surface index */
+  int cyl;     /* 1: container cylinder, 0: plane */
+  double p[3]; /* plane point / axis point */
+  double n[3]; /* plane outward normal / axis */
+  double R;    /* cylinder radius */
+  int kind;    /* 0 wall, 1 inlet (bottom), 2 outlet (top) */
+  int surf;    /* surface index */
 } wall;
 
 typedef struct bridge {
   double p[3], u[3]; /* a point on the axis (facet centre) and the unit axis a -> b */
   double rb;
-  int32_t a, b;      /* real sphere a; b real sphere or -1 (wall) */
+  int32_t a, b; /* real sphere a; b real sphere or -1 (wall) */
   int surf;
 } bridge;
 
 typedef struct facet {
-  int32_t a, b;     /* sites: a real; b real (> a) or ghost */
-  int32_t v0, nv;   /* polygon vertices in fv[v0 .. v0+nv) (node ids), CCW about a -> b */
-  int32_t q0, nq;   /* quads */
-  int wall;         /* wall index or -1 */
-  int bridge;       /* bridge index or -1 */
-  int32_t centre;   /* the fan's centre node (the rings' centre on facets without a bridge) or -1 */
+  int32_t a, b;   /* sites: a real; b real (> a) or ghost */
+  int32_t v0, nv; /* polygon vertices in fv[v0 .. v0+nv) (node ids), CCW about a -> b */
+  int32_t q0, nq; /* quads */
+  int wall;       /* wall index or -1 */
+  int bridge;     /* bridge index or -1 */
+  int32_t centre; /* the fan's centre node (the rings' centre on facets without a bridge) or -1 */
 } facet;
 
 typedef struct quad {
@@ -255,7 +255,7 @@ static void snap(const builder *bd, uint8_t mask, double x[3]) {
 }
 
 /* the power of point x to real site s, and the real site of least power at x (its power in
-   *pmin): the cell x lies in */
+ *pmin): the cell x lies in */
 static double site_power(const builder *bd, hx_lid s, const double x[3]) {
   const double *c = bd->sx + 3 * s;
   return (x[0] - c[0]) * (x[0] - c[0]) + (x[1] - c[1]) * (x[1] - c[1]) + (x[2] - c[2]) * (x[2] - c[2]) - bd->sr[s] * bd->sr[s];
@@ -272,9 +272,7 @@ static int32_t power_owner(const builder *bd, const double x[3], double *pmin) {
 
 /* the angle of x about the cylinder W's axis, and the point of the wall at angle th (x, y) */
 static double cyl_angle(const wall *W, const double x[3]) { return atan2(x[1] - W->p[1], x[0] - W->p[0]); }
-static void cyl_at(const wall *W, double th, double x[3]) {
-  x[0] = W->p[0] + W->R * cos(th), x[1] = W->p[1] + W->R * sin(th);
-}
+static void cyl_at(const wall *W, double th, double x[3]) { x[0] = W->p[0] + W->R * cos(th), x[1] = W->p[1] + W->R * sin(th); }
 
 /* The arc of the cylinder W from x1 to x2 (both on it) along an edge of sphere a's cell, as
    the angle dth to turn from x1 (signed). Edges spanning more than 90 degrees occur only at
@@ -391,8 +389,8 @@ static int facet_roots(const builder *bd, int32_t *par, const facet *f, int32_t 
 }
 
 #define MAXPOLY 64
-#define NVAR 18 /* tessellation variants of a fan facet (the last re-builds the best) */
-#define SPREAD 32 /* a fan facet's kept variant + SPREAD: its near-contact rings spread (choice[f]) */
+#define NVAR 18    /* tessellation variants of a fan facet (the last re-builds the best) */
+#define SPREAD 32  /* a fan facet's kept variant + SPREAD: its near-contact rings spread (choice[f]) */
 #define NC_RINGS 9 /* --aspect: the most rings about a near contact */
 /* --aspect A: the tessellation sized for ASPECT_MARGIN x A, as the swept and curved elements
    come out longer than the estimates (pb67 at N = 7 after --optimize: 144 elements above 20
@@ -474,8 +472,8 @@ static void facet_plane(const builder *bd, const facet *F, const double x[3], do
    on from a sphere centre then stops being star-shaped from it and its columns fold
    (issue 5). The caller snaps the result and checks how far it moved. A vertex on the
    cylinder keeps x0. */
-static void plane_fit(const builder *bd, const int32_t *vf_start, const int32_t *vf, const int32_t *next, int32_t r1,
-                      int32_t r2, uint8_t mask, const double x0[3], double out[3]) {
+static void plane_fit(const builder *bd, const int32_t *vf_start, const int32_t *vf, const int32_t *next, int32_t r1, int32_t r2,
+                      uint8_t mask, const double x0[3], double out[3]) {
   /* not on the container cylinder: its mirror sites' power planes are only tangent to
      it, the facets there are curved onto it, and fitting planes made facets there worse */
   memcpy(out, x0, 3 * sizeof(double));
@@ -515,7 +513,8 @@ static void plane_fit(const builder *bd, const int32_t *vf_start, const int32_t 
     memcpy(M, A, sizeof M);
     for (int i = 0; i < 3; i++) M[i][c] = rhs[i];
     out[c] = (M[0][0] * (M[1][1] * M[2][2] - M[1][2] * M[2][1]) - M[0][1] * (M[1][0] * M[2][2] - M[1][2] * M[2][0]) +
-              M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) / det;
+              M[0][2] * (M[1][0] * M[2][1] - M[1][1] * M[2][0])) /
+             det;
   }
   if (!(isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]))) memcpy(out, x0, 3 * sizeof(double));
 }
@@ -543,8 +542,7 @@ static double facet_room(const builder *bd, const facet *F, const double *const 
     for (int c = 0; c < 3; c++) r[c] = pts[k][c] - p[c];
     P2[2 * k] = dot3(r, e1), P2[2 * k + 1] = dot3(r, e2);
   }
-  for (int k = 0; k < m; k++)
-    area += P2[2 * k] * P2[2 * ((k + 1) % m) + 1] - P2[2 * ((k + 1) % m)] * P2[2 * k + 1];
+  for (int k = 0; k < m; k++) area += P2[2 * k] * P2[2 * ((k + 1) % m) + 1] - P2[2 * ((k + 1) % m)] * P2[2 * k + 1];
   if (area < 0)
     for (int i = 0, j = m - 1; i < j; i++, j--)
       for (int c = 0; c < 2; c++) {
@@ -571,8 +569,7 @@ static int wall_gap_error(const builder *bd, int32_t sphere, const char *what) {
 }
 
 /* record the wall chord (c1, c2) of facet F for each real sphere of F: (cell, c1, c2) */
-static int push_chord(const builder *bd, const facet *F, int32_t c1, int32_t c2, int32_t **chord, hx_lid *nch,
-                      hx_lid *capch) {
+static int push_chord(const builder *bd, const facet *F, int32_t c1, int32_t c2, int32_t **chord, hx_lid *nch, hx_lid *capch) {
   for (int side = 0; side < 2; side++) {
     int32_t cell = side ? F->b : F->a;
     if (bd->smask[cell]) continue;
@@ -666,9 +663,7 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
         wall_project(W, x);
         if (nc + 1 > capc) {
           capc = 2 * capc + 64;
-          if ((rc = hx_realloc((size_t)capc * 3 * sizeof *cp, &cp)) ||
-              (rc = hx_realloc((size_t)capc * sizeof *cm, &cm)))
-            break;
+          if ((rc = hx_realloc((size_t)capc * 3 * sizeof *cp, &cp)) || (rc = hx_realloc((size_t)capc * sizeof *cm, &cm))) break;
         }
         memcpy(cp + 3 * nc, x, sizeof x);
         cm[nc] = (uint8_t)(cbit | (tm[P] & tm[Q] & ~cbit));
@@ -752,8 +747,8 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
       n = m;
     }
     if (n > MAXPOLY) {
-      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the wall facet of sphere %d has more than %d vertices",
-                    (int)bd->sparent[a], MAXPOLY);
+      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the wall facet of sphere %d has more than %d vertices", (int)bd->sparent[a],
+                    MAXPOLY);
       break;
     }
     uint8_t used[MAXPOLY] = {0};
@@ -788,7 +783,8 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     }
     if ((rc = grow(&bd->F, &bd->capf, nf2 + 1, sizeof *bd->F))) break;
     facet *F = &bd->F[nf2++];
-    F->a = a, F->b = mirror[a], F->v0 = (int32_t)nfv2, F->nv = nl, F->wall = cw, F->bridge = -1, F->centre = -1, F->q0 = F->nq = 0;
+    F->a = a, F->b = mirror[a], F->v0 = (int32_t)nfv2, F->nv = nl, F->wall = cw, F->bridge = -1, F->centre = -1,
+    F->q0 = F->nq = 0;
     memcpy(fv2 + nfv2, loop, (size_t)nl * sizeof *loop);
     nfv2 += nl;
     i = j;
@@ -859,8 +855,7 @@ static int collapse_keeps_facets(const builder *bd, const hx_pebble_opts *o, int
         /* the facet would vanish: never a contact facet */
         double gap;
         if (facet_contact(bd, o, F, &gap)) ok = 0;
-        if (bd->smask[F->b] == 0 && pair_gap(bd, F->a, F->b) < o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b]))
-          ok = 0;
+        if (bd->smask[F->b] == 0 && pair_gap(bd, F->a, F->b) < o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b])) ok = 0;
       }
     }
   return ok;
@@ -968,8 +963,8 @@ static double tri_fan_q(const builder *bd, const facet *F, const double *const p
 
 /* is P outside every sphere of the facets of clusters ru and rv by 5 % of its radius?
    (the negligible-facet collapse moves vertices by up to --collapse d) */
-static int collapse_clears_spheres(const builder *bd, const int32_t *next, const int32_t *vf_start, const int32_t *vf,
-                                   int32_t ru, int32_t rv, const double P[3]) {
+static int collapse_clears_spheres(const builder *bd, const int32_t *next, const int32_t *vf_start, const int32_t *vf, int32_t ru,
+                                   int32_t rv, const double P[3]) {
   for (int side = 0; side < 2; side++)
     for (int32_t t = side ? rv : ru; t >= 0; t = next[t])
       for (int32_t k = vf_start[t]; k < vf_start[t + 1]; k++) {
@@ -984,8 +979,8 @@ static int collapse_clears_spheres(const builder *bd, const int32_t *next, const
 }
 
 /* union of the vertex clusters: rv into ru, the merged vertex at P with wall mask m */
-static void cluster_union(int32_t *par, double *V, uint8_t *vmask, int32_t *csize, int32_t *next, int32_t *tail,
-                          int32_t ru, int32_t rv, const double P[3], uint8_t m) {
+static void cluster_union(int32_t *par, double *V, uint8_t *vmask, int32_t *csize, int32_t *next, int32_t *tail, int32_t ru,
+                          int32_t rv, const double P[3], uint8_t m) {
   par[rv] = ru;
   memcpy(V + 3 * ru, P, 3 * sizeof(double));
   vmask[ru] = m;
@@ -997,9 +992,9 @@ static void cluster_union(int32_t *par, double *V, uint8_t *vmask, int32_t *csiz
 /* the merge of a negligible or far wall triangle's edge (ru, rv) at P: under the pinch /
    vanish / contact-room guards of the main pass, 5 % clear of the spheres, and of no guarded
    vertex; 1 if merged */
-static int guarded_merge(const builder *bd, const hx_pebble_opts *o, int32_t *par, int32_t *next, int32_t *tail,
-                         int32_t *csize, uint8_t *vmask, uint8_t *gfl, double *V, const int32_t *vf_start,
-                         const int32_t *vf, int32_t ru, int32_t rv, const double P[3], uint8_t m) {
+static int guarded_merge(const builder *bd, const hx_pebble_opts *o, int32_t *par, int32_t *next, int32_t *tail, int32_t *csize,
+                         uint8_t *vmask, uint8_t *gfl, double *V, const int32_t *vf_start, const int32_t *vf, int32_t ru,
+                         int32_t rv, const double P[3], uint8_t m) {
   if ((gfl[ru] | gfl[rv]) || !collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
       !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
       !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
@@ -1094,8 +1089,8 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     }
     if (rc) break;
     if (steps != cnt) {
-      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: ring around sites %d-%d has %d of %d tetrahedra", (int)a, (int)b,
-                    (int)steps, (int)cnt);
+      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: ring around sites %d-%d has %d of %d tetrahedra", (int)a, (int)b, (int)steps,
+                    (int)cnt);
       break;
     }
     f->nv = (int32_t)steps;
@@ -1274,8 +1269,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
     double P[3];
     uint8_t m = vmask[ru] | vmask[rv];
-    for (int c = 0; c < 3; c++)
-      P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
+    for (int c = 0; c < 3; c++) P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
     snap(bd, m, P);
     if (dist3(P, V + 3 * ru) > tol || dist3(P, V + 3 * rv) > tol) continue;
     if (!guarded_merge(bd, o, par, next, tail, csize, vmask, gfl, V, vf_start, vf, ru, rv, P, m)) continue;
@@ -1321,8 +1315,7 @@ static int build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_b
     int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
     double P[3];
     uint8_t m = vmask[ru] | vmask[rv];
-    for (int c = 0; c < 3; c++)
-      P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
+    for (int c = 0; c < 3; c++) P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
     {
       double z[3];
       plane_fit(bd, vf_start, vf, next, ru, rv, m, P, z);
@@ -1530,8 +1523,10 @@ static int fan_ok_angle(const double *P2, int M, double ox, double oy, double mi
 static double fan_quality(const double *P2, int M, double ox, double oy) {
   double worst = INFINITY;
   for (int k = 0; k < M / 2; k++) {
-    double q[4][2] = {{ox, oy}, {P2[2 * ((2 * k + M - 1) % M)], P2[2 * ((2 * k + M - 1) % M) + 1]},
-                      {P2[4 * k], P2[4 * k + 1]}, {P2[2 * (2 * k + 1)], P2[2 * (2 * k + 1) + 1]}};
+    double q[4][2] = {{ox, oy},
+                      {P2[2 * ((2 * k + M - 1) % M)], P2[2 * ((2 * k + M - 1) % M) + 1]},
+                      {P2[4 * k], P2[4 * k + 1]},
+                      {P2[2 * (2 * k + 1)], P2[2 * (2 * k + 1) + 1]}};
     for (int v = 0; v < 4; v++) {
       const double *A = q[(v + 3) % 4], *V = q[v], *C = q[(v + 1) % 4];
       double ux = A[0] - V[0], uy = A[1] - V[1], wx = C[0] - V[0], wy = C[1] - V[1];
@@ -1555,8 +1550,10 @@ static int convex2d(const double *q[4]) {
 
 static int fan_ok_angle(const double *P2, int M, double ox, double oy, double mincos) {
   for (int k = 0; k < M / 2; k++) {
-    double q[4][2] = {{ox, oy}, {P2[2 * ((2 * k + M - 1) % M)], P2[2 * ((2 * k + M - 1) % M) + 1]},
-                      {P2[4 * k], P2[4 * k + 1]}, {P2[2 * (2 * k + 1)], P2[2 * (2 * k + 1) + 1]}};
+    double q[4][2] = {{ox, oy},
+                      {P2[2 * ((2 * k + M - 1) % M)], P2[2 * ((2 * k + M - 1) % M) + 1]},
+                      {P2[4 * k], P2[4 * k + 1]},
+                      {P2[2 * (2 * k + 1)], P2[2 * (2 * k + 1) + 1]}};
     for (int v = 0; v < 4; v++) {
       const double *A = q[(v + 3) % 4], *V = q[v], *C = q[(v + 1) % 4];
       double ux = A[0] - V[0], uy = A[1] - V[1], wx = C[0] - V[0], wy = C[1] - V[1];
@@ -1584,8 +1581,8 @@ static void foot_point(const builder *bd, const double *ca, double ra, int32_t a
    stop; -2 when a quad corner lies inside the sphere. Flags bit 1: the middle of a
    bridge-circle edge of a wall facet is put on the wall too, as edge_point does (the
    variant scoring does not, and its choices are kept as they were) */
-static double column_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, int side,
-                       const double *sl, int flags, double worst, double stop) {
+static double column_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, int side, const double *sl,
+                       int flags, double worst, double stop) {
   /* each quad is split 2 x 2 (bilinear on the facet, feet radially on the sphere) so
      that the sphere's curvature between the corners is seen, as the order-N sweep
      map will see it */
@@ -1741,8 +1738,7 @@ static double facet_columns_q(const builder *bd, const hx_pebble_opts *o, const 
 /* the linear columns of facet F's quads [q0, bd->nq) as the sweep builds them (feet
    radial, along the bridge axis on the circle; graded layers) have positive corner
    Jacobians to every real sphere of the facet */
-static int column_linear_ok(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, int side,
-                            const double *sl) {
+static int column_linear_ok(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, int side, const double *sl) {
   static const int q2l[4] = {0, 1, 3, 2}; /* quad corner -> hex corner (quad_to_lex) */
   static const int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
   double P[24], X[4][3], Y[4][3];
@@ -1920,8 +1916,8 @@ static double facet_aspect_est(const builder *bd, const hx_pebble_opts *o, const
    evaluated whole and times min(1, ASPECT_EST_MARGIN A / its estimated largest aspect ratio)^4 (a variant 10 %
    over the limit keeps 0.68 of its score: pb67 at N = 3 had 156 elements above 20 on bridge
    circles with the first power, 106 with the fourth, and fewer below 0.3 too) */
-static double variant_score(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid q0,
-                            double stop, int *asp_ok) {
+static double variant_score(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid q0, double stop,
+                            int *asp_ok) {
   *asp_ok = 1;
   if (!(o->aspect > 0)) return facet_columns_q(bd, o, F, q0, stop);
   double a = facet_aspect_est(bd, o, sl, F, q0), lim = ASPECT_EST_MARGIN * o->aspect;
@@ -1934,8 +1930,8 @@ static double variant_score(const builder *bd, const hx_pebble_opts *o, const do
 
 /* --aspect: the thinnest layer of the columns on a bridge circle of radius rb about the axis
    (p, u) of the facet between spheres a and b (feet along the axis, as the sweep places them) */
-static double circle_layer(const builder *bd, const hx_pebble_opts *o, const double *sl, int32_t a, int32_t b,
-                           const double *p, const double *u, double rb) {
+static double circle_layer(const builder *bd, const hx_pebble_opts *o, const double *sl, int32_t a, int32_t b, const double *p,
+                           const double *u, double rb) {
   double t = INFINITY;
   for (int side = 0; side < 2; side++) {
     int32_t s = side ? b : a;
@@ -2206,12 +2202,11 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
          columns 0.03 high on its circle, above 20 as meshed 14 -> 0, and about 8 % fewer elements in
          all, the wider circle needing fewer rings); the last ones are fall-backs: the requested
          radius, then the old rule */
-      static const double bvar[][5] = {{1, 1, 0, 1, 1},   {1, 2, 0, 1, 1},   {0.5, 1, 0, 1, 1}, {0, 1, 0, 1, 1},
-                                       {1, 2, 1, 1, 1},   {0.5, 2, 1, 1, 1}, {1, 1, 1, 1, 1},   {0.5, 1, 1, 1, 1},
-                                       {0, 1, 1, 1, 1},   {1, 2, 2, 1, 1},   {0.5, 2, 2, 1, 1}, {0.5, 1, 2, 1, 1},
-                                       {0, 1, 2, 1, 1},   {1, 1, 0, 1.2, 1}, {0.5, 1, 0, 1.2, 1}, {1, 1, 1, 1.2, 1},
-                                       {1, 1, 0, 1.4, 1}, {0.5, 1, 1, 1.4, 1}, {1, 1, 0, 0, 1},  {0, 1, 0, 0, 1},
-                                       {0, 1, 0, 0, 0}};
+      static const double bvar[][5] = {
+          {1, 1, 0, 1, 1}, {1, 2, 0, 1, 1},   {0.5, 1, 0, 1, 1},   {0, 1, 0, 1, 1},   {1, 2, 1, 1, 1},   {0.5, 2, 1, 1, 1},
+          {1, 1, 1, 1, 1}, {0.5, 1, 1, 1, 1}, {0, 1, 1, 1, 1},     {1, 2, 2, 1, 1},   {0.5, 2, 2, 1, 1}, {0.5, 1, 2, 1, 1},
+          {0, 1, 2, 1, 1}, {1, 1, 0, 1.2, 1}, {0.5, 1, 0, 1.2, 1}, {1, 1, 1, 1.2, 1}, {1, 1, 0, 1.4, 1}, {0.5, 1, 1, 1.4, 1},
+          {1, 1, 0, 0, 1}, {0, 1, 0, 0, 1},   {0, 1, 0, 0, 0}};
       int nbv = o->ring_sj > 0 ? (int)(sizeof bvar / sizeof bvar[0]) : 1, nmain = 6, any_aok = 0;
       int nasp = (int)(sizeof bvar / sizeof bvar[0]) - 3; /* the fall-backs' first */
       /* any_aok: a valid variant passed the aspect estimate */
@@ -2221,8 +2216,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       if (pre >= 0) best = pre, var0 = nbv; /* build the variant chosen before */
       for (int var = var0; var <= nbv && !rc; var++) {
         if (var == nmain && var < nbv && (any_aok || !(o->aspect > 0))) var = nasp; /* the extra rings only where needed */
-        if (var == nasp && var < nbv && best_q > 0) var = nbv; /* fall-backs only when nothing is valid */
-        if (var == nbv && best == var - 1 && !var0) break; /* the best is the one just built */
+        if (var == nasp && var < nbv && best_q > 0) var = nbv;                      /* fall-backs only when nothing is valid */
+        if (var == nbv && best == var - 1 && !var0) break;                          /* the best is the one just built */
         int vs = var == nbv ? (best >= 0 ? best : 0) : var;
         kept = vs;
         double ablend = o->ring_sj > 0 ? bvar[vs][0] : 0, apow = bvar[vs][1];
@@ -2268,7 +2263,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
             /* --aspect: the ring next to the circle no farther out than the limit at the
                circle's columns allows (its steps and its segments), unless the clearance
                below needs it */
-            double s0 = ASPECT_MARGIN * o->aspect * circle_layer(bd, o, sl, a, b, p, u, rb), rcap = fmin(rb + s0, s0 / (2 * sin(HX_PI / M)));
+            double s0 = ASPECT_MARGIN * o->aspect * circle_layer(bd, o, sl, a, b, p, u, rb),
+                   rcap = fmin(rb + s0, s0 / (2 * sin(HX_PI / M)));
             for (int k = 0; k < M; k++)
               if (rr2[k] > rcap) rr2[k] = fmax(rcap, rb + 0.3 * (rr2[k] - rb));
           }
@@ -2286,7 +2282,8 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
                   double sc = 1.25 * rb / dc;
                   for (int t = 0; t < 2; t++) {
                     int kk = t ? k1 : k;
-                    double lim = fmin(0.5 * (rb + hypot(P2[2 * kk], P2[2 * kk + 1])), rb + 0.85 * (rprev[kk] - rb)); /* inside the next ring */
+                    double lim = fmin(0.5 * (rb + hypot(P2[2 * kk], P2[2 * kk + 1])),
+                                      rb + 0.85 * (rprev[kk] - rb)); /* inside the next ring */
                     rr2[kk] = fmin(rr2[kk] * sc, fmax(rr2[kk], lim));
                   }
                 }
@@ -2340,233 +2337,234 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
         kept = vsel + SPREAD * sp_now;
         {
           int var = vsel;
-        /* centre: the pierce point if well inside, else the centroid */
-        double cx = 0, cy = 0, area = 0;
-        for (int k = 0; k < M; k++) {
-          const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
-          double cr = A[0] * Bp[1] - Bp[0] * A[1];
-          area += cr;
-          cx += (A[0] + Bp[0]) * cr;
-          cy += (A[1] + Bp[1]) * cr;
-        }
-        if (fabs(area) > 0) cx /= 3 * area, cy /= 3 * area;
-        double dp = poly_inner_dist(P2, M, 0, 0), dc = poly_inner_dist(P2, M, cx, cy);
-        double ox = 0, oy = 0;
-        (void)dp, (void)dc;
-        /* the fan centre: the pierce point, unless the centroid, the vertex mean or a
-           blend gives clearly better fan corners (sin of the corner angles) */
-        double vx = 0, vy = 0;
-        for (int k = 0; k < M; k++) vx += P2[2 * k] / M, vy += P2[2 * k + 1] / M;
-        double cand[5][2] = {{0, 0}, {cx, cy}, {vx, vy}, {0.5 * cx, 0.5 * cy}, {0.5 * (cx + vx), 0.5 * (cy + vy)}};
-        double qbest = -INFINITY, q0 = fan_quality(P2, M, 0, 0);
-        int found = 0;
-        for (int ci = 0; ci < 5; ci++) {
-          double q = fan_quality(P2, M, cand[ci][0], cand[ci][1]);
-          if (q > qbest) qbest = q, ox = cand[ci][0], oy = cand[ci][1];
-        }
-        if (q0 > 0 && q0 >= 0.8 * qbest && var != 1 && var != 4) ox = 0, oy = 0;
-        if (var == 5) ox = cx, oy = cy;
-        if (var >= 6) { /* extra variants: each fan centre candidate and a blend, with / without a ring */
-          int ci = (var - 6) / 2;
-          if (ci < 5) ox = cand[ci][0], oy = cand[ci][1];
-          else ox = 0.25 * (cx + vx), oy = 0.25 * (cy + vy);
-        }
-        /* star-shaped around the centre (needed by the rings); else from the centroid of
-           the polygon's kernel (a short edge that the clean-up could not collapse can make
-           a small reflex notch that every candidate above sees from behind) */
-        if (!star_from(P2, M, ox, oy)) {
-          double kx, ky;
-          if (poly_kernel_centre(P2, M, &kx, &ky) && star_from(P2, M, kx, ky)) ox = kx, oy = ky;
-        }
-        found = star_from(P2, M, ox, oy);
-        if (!found && var_outer < NVAR) continue;
-        if (!found) {
-          rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between spheres %d and %s%d is not star-shaped", (int)bd->sparent[a],
-                        bd->smask[b] ? "the wall near sphere " : "", (int)bd->sparent[b]);
-          break;
-        }
-        double cpt[3];
-        chart_point(&ch, ox, oy, cpt);
-        int32_t cid;
-        if ((rc = add_node(bd, cpt, W ? (uint8_t)(1u << F->wall) : 0, -1, &cid))) break;
-        F->centre = cid;
-        /* rings for near contacts: the gap grows like rho^2, so one ring halfway;
-           a fan that would have flat or reflex corners gets a ring too, whose inner
-           loop is a rounded polygon (angles halfway to uniform, midpoint-aligned
-           nodes slightly inside) so the fan on it has proper corners */
-        int K = 0;
-        int near_c = near_contact(bd, o, a, b);
-        if (near_c && !(o->ring_sj > 0)) K = o->rings;
-        int round_inner = !fan_ok(P2, M, ox, oy);
-        if (round_inner && K < 1) K = 1;
-        /* a vertex whose two edges lie on the same other wall (the rim of the
-           container, a box edge) becomes straight once the edges are curved onto
-           that wall: it must not be a fan corner */
-        int straight = 0;
-        for (int k = 0; k < M / 2; k++) {
-          uint8_t other = (uint8_t)(bmask[(2 * k + M - 1) % M] & bmask[2 * k]);
-          if (F->wall >= 0) other &= (uint8_t)~(1u << F->wall);
-          if (other) straight = 1;
-        }
-        if (straight && K < 1) K = 1;
-        if (var == 2 || var == 5) round_inner = 0, K = K < 1 ? 1 : K;
-        if (var == 3) round_inner = 1, K = K < 1 ? 1 : K;
-        if (var == 4) round_inner = 0, K = 0;
-        double pull = 1; /* the innermost ring's midpoint-aligned nodes pulled in by this factor, so
-                            that a boundary vertex with a straight angle is a proper fan corner */
-        if (var >= 6) round_inner = 0, K = (var & 1) ? (K < 1 ? 1 : K) : K, pull = (var & 1) ? 0.8 : 1;
-        double th[2 * MAXPOLY], inner_d = poly_inner_dist(P2, M, ox, oy);
-        {
-          double acc = 0, mean = 0;
+          /* centre: the pierce point if well inside, else the centroid */
+          double cx = 0, cy = 0, area = 0;
           for (int k = 0; k < M; k++) {
-            double t = atan2(P2[2 * k + 1] - oy, P2[2 * k] - ox);
-            if (k == 0) acc = t;
-            else {
-              double dt = t - fmod(acc, 2 * HX_PI);
-              while (dt <= 0) dt += 2 * HX_PI;
-              while (dt > 2 * HX_PI) dt -= 2 * HX_PI;
-              acc += dt;
+            const double *A = P2 + 2 * k, *Bp = P2 + 2 * ((k + 1) % M);
+            double cr = A[0] * Bp[1] - Bp[0] * A[1];
+            area += cr;
+            cx += (A[0] + Bp[0]) * cr;
+            cy += (A[1] + Bp[1]) * cr;
+          }
+          if (fabs(area) > 0) cx /= 3 * area, cy /= 3 * area;
+          double dp = poly_inner_dist(P2, M, 0, 0), dc = poly_inner_dist(P2, M, cx, cy);
+          double ox = 0, oy = 0;
+          (void)dp, (void)dc;
+          /* the fan centre: the pierce point, unless the centroid, the vertex mean or a
+             blend gives clearly better fan corners (sin of the corner angles) */
+          double vx = 0, vy = 0;
+          for (int k = 0; k < M; k++) vx += P2[2 * k] / M, vy += P2[2 * k + 1] / M;
+          double cand[5][2] = {{0, 0}, {cx, cy}, {vx, vy}, {0.5 * cx, 0.5 * cy}, {0.5 * (cx + vx), 0.5 * (cy + vy)}};
+          double qbest = -INFINITY, q0 = fan_quality(P2, M, 0, 0);
+          int found = 0;
+          for (int ci = 0; ci < 5; ci++) {
+            double q = fan_quality(P2, M, cand[ci][0], cand[ci][1]);
+            if (q > qbest) qbest = q, ox = cand[ci][0], oy = cand[ci][1];
+          }
+          if (q0 > 0 && q0 >= 0.8 * qbest && var != 1 && var != 4) ox = 0, oy = 0;
+          if (var == 5) ox = cx, oy = cy;
+          if (var >= 6) { /* extra variants: each fan centre candidate and a blend, with / without a ring */
+            int ci = (var - 6) / 2;
+            if (ci < 5) ox = cand[ci][0], oy = cand[ci][1];
+            else ox = 0.25 * (cx + vx), oy = 0.25 * (cy + vy);
+          }
+          /* star-shaped around the centre (needed by the rings); else from the centroid of
+             the polygon's kernel (a short edge that the clean-up could not collapse can make
+             a small reflex notch that every candidate above sees from behind) */
+          if (!star_from(P2, M, ox, oy)) {
+            double kx, ky;
+            if (poly_kernel_centre(P2, M, &kx, &ky) && star_from(P2, M, kx, ky)) ox = kx, oy = ky;
+          }
+          found = star_from(P2, M, ox, oy);
+          if (!found && var_outer < NVAR) continue;
+          if (!found) {
+            rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between spheres %d and %s%d is not star-shaped",
+                          (int)bd->sparent[a], bd->smask[b] ? "the wall near sphere " : "", (int)bd->sparent[b]);
+            break;
+          }
+          double cpt[3];
+          chart_point(&ch, ox, oy, cpt);
+          int32_t cid;
+          if ((rc = add_node(bd, cpt, W ? (uint8_t)(1u << F->wall) : 0, -1, &cid))) break;
+          F->centre = cid;
+          /* rings for near contacts: the gap grows like rho^2, so one ring halfway;
+             a fan that would have flat or reflex corners gets a ring too, whose inner
+             loop is a rounded polygon (angles halfway to uniform, midpoint-aligned
+             nodes slightly inside) so the fan on it has proper corners */
+          int K = 0;
+          int near_c = near_contact(bd, o, a, b);
+          if (near_c && !(o->ring_sj > 0)) K = o->rings;
+          int round_inner = !fan_ok(P2, M, ox, oy);
+          if (round_inner && K < 1) K = 1;
+          /* a vertex whose two edges lie on the same other wall (the rim of the
+             container, a box edge) becomes straight once the edges are curved onto
+             that wall: it must not be a fan corner */
+          int straight = 0;
+          for (int k = 0; k < M / 2; k++) {
+            uint8_t other = (uint8_t)(bmask[(2 * k + M - 1) % M] & bmask[2 * k]);
+            if (F->wall >= 0) other &= (uint8_t) ~(1u << F->wall);
+            if (other) straight = 1;
+          }
+          if (straight && K < 1) K = 1;
+          if (var == 2 || var == 5) round_inner = 0, K = K < 1 ? 1 : K;
+          if (var == 3) round_inner = 1, K = K < 1 ? 1 : K;
+          if (var == 4) round_inner = 0, K = 0;
+          double pull = 1; /* the innermost ring's midpoint-aligned nodes pulled in by this factor, so
+                              that a boundary vertex with a straight angle is a proper fan corner */
+          if (var >= 6) round_inner = 0, K = (var & 1) ? (K < 1 ? 1 : K) : K, pull = (var & 1) ? 0.8 : 1;
+          double th[2 * MAXPOLY], inner_d = poly_inner_dist(P2, M, ox, oy);
+          {
+            double acc = 0, mean = 0;
+            for (int k = 0; k < M; k++) {
+              double t = atan2(P2[2 * k + 1] - oy, P2[2 * k] - ox);
+              if (k == 0) acc = t;
+              else {
+                double dt = t - fmod(acc, 2 * HX_PI);
+                while (dt <= 0) dt += 2 * HX_PI;
+                while (dt > 2 * HX_PI) dt -= 2 * HX_PI;
+                acc += dt;
+              }
+              th[k] = acc;
+              mean += acc - th[0] - 2 * HX_PI * k / M;
             }
-            th[k] = acc;
-            mean += acc - th[0] - 2 * HX_PI * k / M;
+            mean /= M;
+            if (round_inner)
+              for (int k = 0; k < M; k++) th[k] = 0.5 * (th[k] + th[0] + mean + 2 * HX_PI * k / M);
           }
-          mean /= M;
-          if (round_inner)
-            for (int k = 0; k < M; k++) th[k] = 0.5 * (th[k] + th[0] + mean + 2 * HX_PI * k / M);
-        }
-        if (round_inner && K == 1 && var != 3) {
-          /* keep the rounded ring only if its quads are convex in the plane; else the
-             plain fan if that is convex, else a scaled ring */
-          double I2[4 * MAXPOLY];
-          for (int k = 0; k < M; k++) {
-            double rr = 0.5 * inner_d * ((k & 1) ? 0.85 : 1.0);
-            I2[2 * k] = ox + rr * cos(th[k]), I2[2 * k + 1] = oy + rr * sin(th[k]);
-          }
-          int ok = fan_ok_angle(I2, M, ox, oy, -0.95);
-          for (int k = 0; k < M && ok; k++) {
-            const double *q[4] = {P2 + 2 * k, P2 + 2 * ((k + 1) % M), I2 + 2 * ((k + 1) % M), I2 + 2 * k};
-            if (!convex2d(q)) ok = 0;
-          }
-          if (!ok) {
-            round_inner = 0;
-            int near = !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin && o->rings > 0;
-            if (!near && !straight && fan_ok_angle(P2, M, ox, oy, -1.0)) K = 0;
-          }
-        }
-        /* near contacts with --ring-sj: the innermost ring where the column height
-           (about g/2 + rho^2 / 2R) is three times its value at the centre, rho_c =
-           sqrt(g d), and rings from there to the polygon geometric in rho h(rho) (see
-           the bridge rings) */
-        double rfr[NC_RINGS + 1];
-        int geo = 0;
-        if (near_c && o->aspect > 0) {
-          /* --aspect: the rings are the polygon scaled about the centre by fr_1 < fr_2 < ...
-             < 0.8; the fan's spokes and chords (fr_1 x the polygon's) and each ring's
-             segments and steps (fr_j+1 x its segments, (fr_j+1 - fr_j) x its radii) below
-             ASPECT_MARGIN x A x the thinnest layer inside them (at the centre, on ring j nearest the
-             centre: columns of height |x - c| - R to each sphere) */
-          double seg = 0, rmx = 0;
-          for (int k = 0; k < M; k++) {
-            seg = fmax(seg, hypot(P2[2 * ((k + 1) % M)] - P2[2 * k], P2[2 * ((k + 1) % M) + 1] - P2[2 * k + 1]));
-            rmx = fmax(rmx, hypot(P2[2 * k] - ox, P2[2 * k + 1] - oy));
-          }
-          double fr1 = aspect_step(bd, o, sl, a, b, p, 0) / fmax(rmx, seg);
-          int Ka = 0;
-          if (fr1 < 0.6) {
-            rfr[++Ka] = fr1;
-            while (Ka < NC_RINGS) {
-              double sj = aspect_step(bd, o, sl, a, b, p, rfr[Ka] * inner_d), nx = fmin(sj / seg, rfr[Ka] + sj / rmx);
-              nx = fmax(nx, 1.2 * rfr[Ka]);
-              if (nx >= 0.8) break;
-              rfr[++Ka] = nx;
+          if (round_inner && K == 1 && var != 3) {
+            /* keep the rounded ring only if its quads are convex in the plane; else the
+               plain fan if that is convex, else a scaled ring */
+            double I2[4 * MAXPOLY];
+            for (int k = 0; k < M; k++) {
+              double rr = 0.5 * inner_d * ((k & 1) ? 0.85 : 1.0);
+              I2[2 * k] = ox + rr * cos(th[k]), I2[2 * k + 1] = oy + rr * sin(th[k]);
             }
-            if (Ka == NC_RINGS) {
-              /* the rings ran out short of 0.8 (each at least 1.2 x the last), leaving
-                 the band out to it wide (p300: aspect up to 24 with --aspect 18); spread: the
-                 rings geometric from fr_1 to the polygon instead */
-              capped = 1;
-              if (sp_now)
-                for (int j = 2; j <= Ka; j++) rfr[j] = rfr[1] * pow(1 / rfr[1], (double)(j - 1) / Ka);
+            int ok = fan_ok_angle(I2, M, ox, oy, -0.95);
+            for (int k = 0; k < M && ok; k++) {
+              const double *q[4] = {P2 + 2 * k, P2 + 2 * ((k + 1) % M), I2 + 2 * ((k + 1) % M), I2 + 2 * k};
+              if (!convex2d(q)) ok = 0;
             }
-            if (Ka > K) K = Ka;
-            if (K == Ka) geo = 1;
+            if (!ok) {
+              round_inner = 0;
+              int near = !bd->smask[b] && pair_gap(bd, a, b) < o->ring_gap * dmin && o->rings > 0;
+              if (!near && !straight && fan_ok_angle(P2, M, ox, oy, -1.0)) K = 0;
+            }
           }
-        }
-        if (near_c && o->ring_sj > 0 && o->ring_sj < 1 && !geo) {
-          double g = fmax(pair_gap(bd, a, b), 1e-3 * dmin), rhoc = sqrt(g * dmin);
-          double da = dist3(bd->sx + 3 * a, p), Ra = bd->sr[a];
-#define FAN_F(rho_) ((rho_) * fmax(sqrt(da * da + (rho_) * (rho_)) - Ra, 1e-9 * dmin))
-          if (rhoc < 0.6 * inner_d) {
-            int Kg = (int)ceil(log(FAN_F(inner_d) / FAN_F(rhoc)) / -log(o->ring_sj) - 1e-9);
-            if (Kg > 2) Kg = 2;
-            if (Kg > K) K = Kg;
-            if (K >= 1) {
-              geo = 1;
-              double f0 = FAN_F(rhoc), f1 = FAN_F(inner_d);
-              for (int j = 1; j <= K; j++) {
-                double ft = f0 * pow(f1 / f0, (double)(j - 1) / K), lo = rhoc, hi = inner_d;
-                for (int it = 0; it < 60; it++) {
-                  double mid = 0.5 * (lo + hi);
-                  if (FAN_F(mid) < ft) lo = mid;
-                  else hi = mid;
+          /* near contacts with --ring-sj: the innermost ring where the column height
+             (about g/2 + rho^2 / 2R) is three times its value at the centre, rho_c =
+             sqrt(g d), and rings from there to the polygon geometric in rho h(rho) (see
+             the bridge rings) */
+          double rfr[NC_RINGS + 1];
+          int geo = 0;
+          if (near_c && o->aspect > 0) {
+            /* --aspect: the rings are the polygon scaled about the centre by fr_1 < fr_2 < ...
+               < 0.8; the fan's spokes and chords (fr_1 x the polygon's) and each ring's
+               segments and steps (fr_j+1 x its segments, (fr_j+1 - fr_j) x its radii) below
+               ASPECT_MARGIN x A x the thinnest layer inside them (at the centre, on ring j nearest the
+               centre: columns of height |x - c| - R to each sphere) */
+            double seg = 0, rmx = 0;
+            for (int k = 0; k < M; k++) {
+              seg = fmax(seg, hypot(P2[2 * ((k + 1) % M)] - P2[2 * k], P2[2 * ((k + 1) % M) + 1] - P2[2 * k + 1]));
+              rmx = fmax(rmx, hypot(P2[2 * k] - ox, P2[2 * k + 1] - oy));
+            }
+            double fr1 = aspect_step(bd, o, sl, a, b, p, 0) / fmax(rmx, seg);
+            int Ka = 0;
+            if (fr1 < 0.6) {
+              rfr[++Ka] = fr1;
+              while (Ka < NC_RINGS) {
+                double sj = aspect_step(bd, o, sl, a, b, p, rfr[Ka] * inner_d), nx = fmin(sj / seg, rfr[Ka] + sj / rmx);
+                nx = fmax(nx, 1.2 * rfr[Ka]);
+                if (nx >= 0.8) break;
+                rfr[++Ka] = nx;
+              }
+              if (Ka == NC_RINGS) {
+                /* the rings ran out short of 0.8 (each at least 1.2 x the last), leaving
+                   the band out to it wide (p300: aspect up to 24 with --aspect 18); spread: the
+                   rings geometric from fr_1 to the polygon instead */
+                capped = 1;
+                if (sp_now)
+                  for (int j = 2; j <= Ka; j++) rfr[j] = rfr[1] * pow(1 / rfr[1], (double)(j - 1) / Ka);
+              }
+              if (Ka > K) K = Ka;
+              if (K == Ka) geo = 1;
+            }
+          }
+          if (near_c && o->ring_sj > 0 && o->ring_sj < 1 && !geo) {
+            double g = fmax(pair_gap(bd, a, b), 1e-3 * dmin), rhoc = sqrt(g * dmin);
+            double da = dist3(bd->sx + 3 * a, p), Ra = bd->sr[a];
+#define FAN_F(rho_) ((rho_)*fmax(sqrt(da * da + (rho_) * (rho_)) - Ra, 1e-9 * dmin))
+            if (rhoc < 0.6 * inner_d) {
+              int Kg = (int)ceil(log(FAN_F(inner_d) / FAN_F(rhoc)) / -log(o->ring_sj) - 1e-9);
+              if (Kg > 2) Kg = 2;
+              if (Kg > K) K = Kg;
+              if (K >= 1) {
+                geo = 1;
+                double f0 = FAN_F(rhoc), f1 = FAN_F(inner_d);
+                for (int j = 1; j <= K; j++) {
+                  double ft = f0 * pow(f1 / f0, (double)(j - 1) / K), lo = rhoc, hi = inner_d;
+                  for (int it = 0; it < 60; it++) {
+                    double mid = 0.5 * (lo + hi);
+                    if (FAN_F(mid) < ft) lo = mid;
+                    else hi = mid;
+                  }
+                  rfr[j] = 0.5 * (lo + hi) / inner_d;
                 }
-                rfr[j] = 0.5 * (lo + hi) / inner_d;
               }
             }
-          }
 #undef FAN_F
-        }
-        for (int ring = K; ring >= 1 && !rc; ring--) {
-          double fr = geo ? rfr[ring] : (double)ring / (K + 1);
-          for (int k = 0; k < M && !rc; k++) {
-            double x2, y2;
-            if (round_inner && ring == 1) {
-              double rr = fr * inner_d * ((k & 1) ? 0.85 : 1.0);
-              x2 = ox + rr * cos(th[k]), y2 = oy + rr * sin(th[k]);
-            } else {
-              double fk = fr * ((ring == 1 && (k & 1)) ? pull : 1);
-              x2 = ox + fk * (P2[2 * k] - ox), y2 = oy + fk * (P2[2 * k + 1] - oy);
+          }
+          for (int ring = K; ring >= 1 && !rc; ring--) {
+            double fr = geo ? rfr[ring] : (double)ring / (K + 1);
+            for (int k = 0; k < M && !rc; k++) {
+              double x2, y2;
+              if (round_inner && ring == 1) {
+                double rr = fr * inner_d * ((k & 1) ? 0.85 : 1.0);
+                x2 = ox + rr * cos(th[k]), y2 = oy + rr * sin(th[k]);
+              } else {
+                double fk = fr * ((ring == 1 && (k & 1)) ? pull : 1);
+                x2 = ox + fk * (P2[2 * k] - ox), y2 = oy + fk * (P2[2 * k + 1] - oy);
+              }
+              double x[3];
+              chart_point(&ch, x2, y2, x);
+              rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, -1, &In[k]);
             }
-            double x[3];
-            chart_point(&ch, x2, y2, x);
-            rc = add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, -1, &In[k]);
+            if (rc) break;
+            if ((rc = ring_quads(bd, outer, In, M, 0, QK_RING, outer_is_boundary ? bmask : NULL))) break;
+            memcpy(Rn, In, (size_t)M * sizeof *In);
+            outer = Rn;
+            outer_is_boundary = 0;
           }
           if (rc) break;
-          if ((rc = ring_quads(bd, outer, In, M, 0, QK_RING, outer_is_boundary ? bmask : NULL))) break;
-          memcpy(Rn, In, (size_t)M * sizeof *In);
-          outer = Rn;
-          outer_is_boundary = 0;
-        }
-        if (rc) break;
-        /* fan: (centre, B[2k-1], B[2k], B[2k+1]) */
-        if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M / 2, sizeof *bd->Q))) break;
-        for (int k = 0; k < M / 2; k++) {
-          quad *q = &bd->Q[bd->nq++];
-          q->x[0] = cid;
-          q->x[1] = outer[(2 * k + M - 1) % M];
-          q->x[2] = outer[2 * k];
-          q->x[3] = outer[2 * k + 1];
-          q->chamfer = 0;
-          q->kind = outer_is_boundary ? QK_FAN : QK_FAN_RINGED;
-          memset(q->emask, 0, 4);
-          if (outer_is_boundary) {
-            q->emask[1] = bmask[(2 * k + M - 1) % M];
-            q->emask[2] = bmask[2 * k];
+          /* fan: (centre, B[2k-1], B[2k], B[2k+1]) */
+          if ((rc = grow(&bd->Q, &bd->capq, bd->nq + M / 2, sizeof *bd->Q))) break;
+          for (int k = 0; k < M / 2; k++) {
+            quad *q = &bd->Q[bd->nq++];
+            q->x[0] = cid;
+            q->x[1] = outer[(2 * k + M - 1) % M];
+            q->x[2] = outer[2 * k];
+            q->x[3] = outer[2 * k + 1];
+            q->chamfer = 0;
+            q->kind = outer_is_boundary ? QK_FAN : QK_FAN_RINGED;
+            memset(q->emask, 0, 4);
+            if (outer_is_boundary) {
+              q->emask[1] = bmask[(2 * k + M - 1) % M];
+              q->emask[2] = bmask[2 * k];
+            }
           }
         }
-    
-        }
         if (rc) break;
-        if ((var == NVAR || (getenv("HX_PEBBLE_FACET") && atoi(getenv("HX_PEBBLE_FACET")) == (int)f)) && getenv("HX_PEBBLE_DEBUG")) {
-          fprintf(stderr, "facet %d var %d q %.3f: a %d (%.4f %.4f %.4f r %.3f) b %d mask %d (%.4f %.4f %.4f) wall %d nv %d\n", (int)f, var, facet_columns_q(bd, o, F, nq0, -INFINITY),
-                  (int)a, bd->sx[3 * a], bd->sx[3 * a + 1], bd->sx[3 * a + 2], bd->sr[a], (int)b, bd->smask[b], bd->sx[3 * b],
-                  bd->sx[3 * b + 1], bd->sx[3 * b + 2], F->wall, F->nv);
+        if ((var == NVAR || (getenv("HX_PEBBLE_FACET") && atoi(getenv("HX_PEBBLE_FACET")) == (int)f)) &&
+            getenv("HX_PEBBLE_DEBUG")) {
+          fprintf(stderr, "facet %d var %d q %.3f: a %d (%.4f %.4f %.4f r %.3f) b %d mask %d (%.4f %.4f %.4f) wall %d nv %d\n",
+                  (int)f, var, facet_columns_q(bd, o, F, nq0, -INFINITY), (int)a, bd->sx[3 * a], bd->sx[3 * a + 1],
+                  bd->sx[3 * a + 2], bd->sr[a], (int)b, bd->smask[b], bd->sx[3 * b], bd->sx[3 * b + 1], bd->sx[3 * b + 2],
+                  F->wall, F->nv);
           for (int k = 0; k < M; k++) {
             const double *x = bd->X + 3 * Bn[k];
             double r2[3];
             for (int c = 0; c < 3; c++) r2[c] = x[c] - p[c];
-            fprintf(stderr, "   B%d node %d mask %d: %.4f %.4f %.4f  off-plane %.3e |x-a| %.4f  2d %.4f %.4f\n", k, Bn[k], bd->nmask[Bn[k]],
-                    x[0], x[1], x[2], dot3(r2, u), dist3(x, bd->sx + 3 * a), P2[2 * k], P2[2 * k + 1]);
+            fprintf(stderr, "   B%d node %d mask %d: %.4f %.4f %.4f  off-plane %.3e |x-a| %.4f  2d %.4f %.4f\n", k, Bn[k],
+                    bd->nmask[Bn[k]], x[0], x[1], x[2], dot3(r2, u), dist3(x, bd->sx + 3 * a), P2[2 * k], P2[2 * k + 1]);
           }
         }
         if (var_outer == NVAR) break;
@@ -2849,8 +2847,7 @@ static void bridge_frame(const double u[3], double e1[3], double e2[3]) {
 
 /* point at t of the facet edge A -> B: on the bridge circle (br >= 0), on the walls
    of emask, or straight */
-static void edge_point(const builder *bd, int32_t A, int32_t B, double t, uint8_t emask, int br, int wallk,
-                       double x[3]) {
+static void edge_point(const builder *bd, int32_t A, int32_t B, double t, uint8_t emask, int br, int wallk, double x[3]) {
   const double *XA = bd->X + 3 * A, *XB = bd->X + 3 * B;
   if (br >= 0) {
     const bridge *BR = &bd->B[br];
@@ -2872,8 +2869,7 @@ static void edge_point(const builder *bd, int32_t A, int32_t B, double t, uint8_
 
 /* foot on sphere a of facet point x: along the bridge axis for bridge-circle
    points, else radial */
-static void foot_point(const builder *bd, const double *ca, double ra, int32_t a, int br, const double x[3],
-                       double y[3]) {
+static void foot_point(const builder *bd, const double *ca, double ra, int32_t a, int br, const double x[3], double y[3]) {
   if (br >= 0) {
     const bridge *BR = &bd->B[br];
     double xp[3], ua[3];
@@ -2894,8 +2890,8 @@ static void foot_point(const builder *bd, const double *ca, double ra, int32_t a
    so the refined columns fill the same region with the same boundary surfaces. An edge
    shared by quads (of one facet, or of the three facets on a diagram edge) is split once,
    keyed by its end nodes, its points ordered from the lower node id: neighbours agree. */
-static int add_footrec(builder *bd, int32_t **rec, hx_lid *nrec, hx_lid *caprec, int32_t node, int kind,
-                       const int32_t c[8], double a, double b) {
+static int add_footrec(builder *bd, int32_t **rec, hx_lid *nrec, hx_lid *caprec, int32_t node, int kind, const int32_t c[8],
+                       double a, double b) {
   HX_CALL(grow(&bd->FR, &bd->capfr, bd->nfr + 1, sizeof *bd->FR));
   HX_CALL(grow(rec, caprec, *nrec + 1, sizeof **rec));
   footrec *R = &bd->FR[bd->nfr];
@@ -2957,10 +2953,10 @@ static int split_quads(builder *bd, int K) {
           double a = (double)i / K, b = (double)j / K, x[3];
           const double *X = bd->X;
           for (int c = 0; c < 3; c++) {
-            double bil = (1 - a) * (1 - b) * X[3 * G[0][0] + c] + a * (1 - b) * X[3 * G[0][K] + c] +
-                         a * b * X[3 * G[K][K] + c] + (1 - a) * b * X[3 * G[K][0] + c];
-            x[c] = (1 - b) * X[3 * G[0][i] + c] + b * X[3 * G[K][i] + c] + (1 - a) * X[3 * G[j][0] + c] +
-                   a * X[3 * G[j][K] + c] - bil;
+            double bil = (1 - a) * (1 - b) * X[3 * G[0][0] + c] + a * (1 - b) * X[3 * G[0][K] + c] + a * b * X[3 * G[K][K] + c] +
+                         (1 - a) * b * X[3 * G[K][0] + c];
+            x[c] = (1 - b) * X[3 * G[0][i] + c] + b * X[3 * G[K][i] + c] + (1 - a) * X[3 * G[j][0] + c] + a * X[3 * G[j][K] + c] -
+                   bil;
           }
           if (wallk >= 0) wall_project(&bd->w[wallk], x);
           rc = add_node(bd, x, fmask, -1, &G[j][i]);
@@ -3310,11 +3306,14 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
     int e_orig = E->rev ? (6 - ed) % 4 : ed;
     if (spacing_on(sc->o->ring_volume, map_order(sc->o, nd - 1)) && (Qd->rp >> e_orig & 1) && cham[ed] < 0)
       ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed],
-                    IS_FAN(Qd->kind) ? RE_SPOKE : (e_orig & 1) ? RE_RADIAL : RE_CHORD, -1);
-    else if (!sc->bnd_off && spacing_on(sc->o->edge_volume, map_order(sc->o, nd - 1)) && cham[ed] < 0 && seg_on(bd, E->quad, e_orig) >= 0)
+                    IS_FAN(Qd->kind) ? RE_SPOKE
+                    : (e_orig & 1)   ? RE_RADIAL
+                                     : RE_CHORD,
+                    -1);
+    else if (!sc->bnd_off && spacing_on(sc->o->edge_volume, map_order(sc->o, nd - 1)) && cham[ed] < 0 &&
+             seg_on(bd, E->quad, e_orig) >= 0)
       ring_edge_map(bd, F, ea[ed], eb[ed], em[ed], wallk, nd, g, tm[ed], RE_GAP, bd->segsph[seg_on(bd, E->quad, e_orig)]);
-    else
-      memcpy(tm[ed], g, (size_t)nd * sizeof *g);
+    else memcpy(tm[ed], g, (size_t)nd * sizeof *g);
   }
   for (int ed = 0; ed < 4; ed++)
     for (int i = 0; i < nd; i++) {
@@ -3337,7 +3336,8 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
   const double *C[4] = {bd->X + 3 * qx[0], bd->X + 3 * qx[1], bd->X + 3 * qx[3], bd->X + 3 * qx[2]};
   double FC[4][3];
   if (cell >= 0)
-    for (int v = 0; v < 4; v++) memcpy(FC[v], (v == 0 ? Fd[0][0] : v == 1 ? Fd[1][0] : v == 2 ? Fd[3][0] : Fd[2][0]), 3 * sizeof(double));
+    for (int v = 0; v < 4; v++)
+      memcpy(FC[v], (v == 0 ? Fd[0][0] : v == 1 ? Fd[1][0] : v == 2 ? Fd[3][0] : Fd[2][0]), 3 * sizeof(double));
   double s0 = 0, s1 = 1, z0 = 0, z1 = 0; /* s0, s1: the layer's fractions, per column line below */
   if (cell < 0) {
     int k = -1 - cell;
@@ -3392,8 +3392,7 @@ static void sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, d
       for (int k = 0; k < nd; k++) {
         int lex = i + nd * (j + nd * k);
         double sv = s0 + g[k] * (s1 - s0);
-        if (rq1 > rq0 && rQ > rY && k > 0 && k < nd - 1)
-          sv = (cbrt((1 - g[k]) * rq0 + g[k] * rq1) - rY) / (rQ - rY);
+        if (rq1 > rq0 && rQ > rY && k > 0 && k < nd - 1) sv = (cbrt((1 - g[k]) * rq0 + g[k] * rq1) - rY) / (rQ - rY);
         for (int c = 0; c < 3; c++) {
           double v;
           if (cell >= 0) {
@@ -3421,8 +3420,7 @@ static double elem_ratio(const sweep_ctx *sc, int nd, const double *g, const dou
 
 /* The worst Nek scaled Jacobian (min / max det J over the GLL points) of facet F's elements,
    both sides, every layer, as the sweep map makes them at order nd - 1 */
-static double facet_elems_ratio(const sweep_ctx *sc0, const facet *F, int nd, const double *g, const double *D,
-                                double *xe) {
+static double facet_elems_ratio(const sweep_ctx *sc0, const facet *F, int nd, const double *g, const double *D, double *xe) {
   const builder *bd = sc0->bd;
   elinfo ei;
   sweep_ctx sc = *sc0;
@@ -3466,8 +3464,8 @@ static int facet_spaced(const builder *bd, const facet *F) {
 /* The guard's outcome for facet F (its interior edges as ring_edges marked them, its boundary
    edges as segon says): 0 keep, 1 every interior edge even, 2 the fan's spokes even; | 4: the
    facet's boundary edges even would lift its worst element. Leaves the quads as it found them. */
-static int64_t facet_guard(const sweep_ctx *sc0, const facet *F, int nd, const double *g, const double *D,
-                           double *xe, uint8_t *keep) {
+static int64_t facet_guard(const sweep_ctx *sc0, const facet *F, int nd, const double *g, const double *D, double *xe,
+                           uint8_t *keep) {
   builder *bd = (builder *)sc0->bd; /* the quads of facet F are this thread's alone */
   sweep_ctx sc = *sc0;
   sc.bnd_off = 0;
@@ -3625,9 +3623,12 @@ static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mes
                 const elinfo *E = &sc->ei[e];
                 int32_t lo = quad_facet(bd, E->quad);
                 const facet *F = &bd->F[lo];
-                fprintf(stderr, "order-N bad e%d node (%d %d %d) det %.3e: cell %d facet %d (a %d b %d mask %d wall %d bridge %d nv %d nq %d) quad %d (cham %d emask %d %d %d %d) layer %d rev %d\n",
-                        (int)e, i, j, k, dj, E->cell, lo, F->a, F->b, bd->smask[F->b], F->wall, F->bridge, F->nv, F->nq, E->quad - F->q0,
-                        bd->Q[E->quad].chamfer, bd->Q[E->quad].emask[0], bd->Q[E->quad].emask[1], bd->Q[E->quad].emask[2], bd->Q[E->quad].emask[3], E->layer, E->rev);
+                fprintf(stderr,
+                        "order-N bad e%d node (%d %d %d) det %.3e: cell %d facet %d (a %d b %d mask %d wall %d bridge %d nv %d "
+                        "nq %d) quad %d (cham %d emask %d %d %d %d) layer %d rev %d\n",
+                        (int)e, i, j, k, dj, E->cell, lo, F->a, F->b, bd->smask[F->b], F->wall, F->bridge, F->nv, F->nq,
+                        E->quad - F->q0, bd->Q[E->quad].chamfer, bd->Q[E->quad].emask[0], bd->Q[E->quad].emask[1],
+                        bd->Q[E->quad].emask[2], bd->Q[E->quad].emask[3], E->layer, E->rev);
                 i = j = k = nd;
               }
             }
@@ -3636,24 +3637,34 @@ static int sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mes
     /* first mismatching node copy */
     hx_gid maxid = 0;
     size_t tot = (size_t)m->num_elem * nd3;
-    for (size_t q = 0; q < tot; q++) if (m->node_id[q] > maxid) maxid = m->node_id[q];
+    for (size_t q = 0; q < tot; q++)
+      if (m->node_id[q] > maxid) maxid = m->node_id[q];
     int64_t *first = NULL;
     if (!hx_malloc((size_t)(maxid + 1) * sizeof *first, &first)) {
       for (hx_gid q = 0; q <= maxid; q++) first[q] = -1;
       int shown = 0;
       for (size_t q = 0; q < tot && shown < 8; q++) {
         hx_gid id = m->node_id[q];
-        if (first[id] < 0) { first[id] = (int64_t)q; continue; }
+        if (first[id] < 0) {
+          first[id] = (int64_t)q;
+          continue;
+        }
         size_t q0 = (size_t)first[id];
         hx_lid e1 = (hx_lid)(q0 / nd3), e2 = (hx_lid)(q / nd3);
         int l1 = (int)(q0 % nd3), l2 = (int)(q % nd3);
         double dd = 0;
-        for (int c = 0; c < 3; c++) { double t = hx_mesh_elem_x(m, e1, c)[l1] - hx_mesh_elem_x(m, e2, c)[l2]; dd += t * t; }
+        for (int c = 0; c < 3; c++) {
+          double t = hx_mesh_elem_x(m, e1, c)[l1] - hx_mesh_elem_x(m, e2, c)[l2];
+          dd += t * t;
+        }
         if (sqrt(dd) > 1e-9) {
           shown++;
-          fprintf(stderr, "mismatch id %lld dist %.3e: e%d (cell %d quad %d layer %d rev %d) lex %d (%d %d %d) vs e%d (cell %d quad %d layer %d rev %d) lex %d (%d %d %d)\n",
-            (long long)id, sqrt(dd), (int)e1, sc->ei[e1].cell, sc->ei[e1].quad, sc->ei[e1].layer, sc->ei[e1].rev, l1, l1 % nd, l1 / nd % nd, l1 / nd / nd,
-            (int)e2, sc->ei[e2].cell, sc->ei[e2].quad, sc->ei[e2].layer, sc->ei[e2].rev, l2, l2 % nd, l2 / nd % nd, l2 / nd / nd);
+          fprintf(stderr,
+                  "mismatch id %lld dist %.3e: e%d (cell %d quad %d layer %d rev %d) lex %d (%d %d %d) vs e%d (cell %d quad %d "
+                  "layer %d rev %d) lex %d (%d %d %d)\n",
+                  (long long)id, sqrt(dd), (int)e1, sc->ei[e1].cell, sc->ei[e1].quad, sc->ei[e1].layer, sc->ei[e1].rev, l1,
+                  l1 % nd, l1 / nd % nd, l1 / nd / nd, (int)e2, sc->ei[e2].cell, sc->ei[e2].quad, sc->ei[e2].layer,
+                  sc->ei[e2].rev, l2, l2 % nd, l2 / nd % nd, l2 / nd / nd);
         }
       }
       hx_free(&first);
@@ -3718,10 +3729,12 @@ static int classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m
       cls[0] = bd->Q[E->quad].kind + (bd->F[lo].wall >= 0 ? QK_N : 0);
       if ((list && (q[e].scaled_jac < 0.05 || q[e].aspect > alist)) || listed(elems, (long long)e)) {
         const facet *F = &bd->F[lo];
-        fprintf(stderr, "  e%lld SJ %.3f asp %.1f kind %d facet %d (a %d b %d ghost %d wall %d nv %d nq %d) gap/d %.4f rb/d %.3f quad %d layer %d\n",
-                (long long)e, q[e].scaled_jac, q[e].aspect, bd->Q[E->quad].kind, (int)lo, F->a, F->b, bd->smask[F->b], F->wall, F->nv, F->nq,
-                bd->smask[F->b] ? -1.0 : pair_gap(bd, F->a, F->b) / (2 * bd->sr[F->a]), F->bridge >= 0 ? bd->B[F->bridge].rb / (2 * bd->sr[F->a]) : 0.0,
-                E->quad - F->q0, E->layer);
+        fprintf(stderr,
+                "  e%lld SJ %.3f asp %.1f kind %d facet %d (a %d b %d ghost %d wall %d nv %d nq %d) gap/d %.4f rb/d %.3f quad %d "
+                "layer %d\n",
+                (long long)e, q[e].scaled_jac, q[e].aspect, bd->Q[E->quad].kind, (int)lo, F->a, F->b, bd->smask[F->b], F->wall,
+                F->nv, F->nq, bd->smask[F->b] ? -1.0 : pair_gap(bd, F->a, F->b) / (2 * bd->sr[F->a]),
+                F->bridge >= 0 ? bd->B[F->bridge].rb / (2 * bd->sr[F->a]) : 0.0, E->quad - F->q0, E->layer);
       }
       cls[1] = 2 * QK_N + 1 + (E->rev ? E->layer : E->layer); /* layer 0 on the sphere */
     }
@@ -3743,8 +3756,8 @@ static int classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m
     if (c < 2 * QK_N) snprintf(name, sizeof name, "%s%s", kname[c % QK_N], c >= QK_N ? " [wall facet]" : "");
     else if (c == 2 * QK_N) snprintf(name, sizeof name, "inlet/outlet extrusion");
     else snprintf(name, sizeof name, "  bulk layer %d (0: on the sphere)", c - 2 * QK_N - 1);
-    fprintf(stderr, "%-34s %8lld %8lld %8lld %8lld %10.3e %8.1f\n", name, (long long)cnt[c], (long long)lo1[c],
-            (long long)lo3[c], (long long)asp[c], mn[c], amax[c]);
+    fprintf(stderr, "%-34s %8lld %8lld %8lld %8lld %10.3e %8.1f\n", name, (long long)cnt[c], (long long)lo1[c], (long long)lo3[c],
+            (long long)asp[c], mn[c], amax[c]);
   }
   hx_free(&q);
   return HX_OK;
@@ -3764,12 +3777,12 @@ static int classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m
    element, each entity's nodes in a frame fixed by its corner ids alone. */
 typedef struct pnum {
   hx_lid n, ncell, nfn, nq, nte;
-  int L[3];            /* layers of a sphere cell, of the inlet, of the outlet */
-  int32_t *cf_start;   /* [ncell + 1] */
-  int32_t *cf;         /* 2 f + reversed */
-  int32_t *qedge;      /* [4 nq] tessellation edge of quad edge (x[e], x[e+1]) */
+  int L[3];                               /* layers of a sphere cell, of the inlet, of the outlet */
+  int32_t *cf_start;                      /* [ncell + 1] */
+  int32_t *cf;                            /* 2 f + reversed */
+  int32_t *qedge;                         /* [4 nq] tessellation edge of quad edge (x[e], x[e+1]) */
   int64_t *vbase, *ebase, *hbase, *fbase; /* [ncell + 1] */
-  int32_t *nQ;         /* [ncell] quads of each cell */
+  int32_t *nQ;                            /* [ncell] quads of each cell */
 } pnum;
 
 static int pnum_layers(const pnum *P, hx_lid c) { return c < P->n ? P->L[0] : P->L[1 + (c - P->n)]; }
@@ -3872,8 +3885,8 @@ static int64_t pnum_id_bound(const pnum *P, int N, hx_gid num_elem_global) {
    global index of local element 0) into nid [cnt][nd^3], from the shared numbering
    alone: the same ids for any number of ranks and any blocks. tloc [nte + 1] and qloc
    [nq + 1] are scratch. */
-static void pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, int N, const hx_gid *vert_id,
-                           hx_gid elem_offset, hx_lid e0, hx_lid cnt, int32_t *tloc, int32_t *qloc, hx_gid *nid_out) {
+static void pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, int N, const hx_gid *vert_id, hx_gid elem_offset,
+                           hx_lid e0, hx_lid cnt, int32_t *tloc, int32_t *qloc, hx_gid *nid_out) {
   int nd = N + 1, N1 = N - 1;
   size_t npe = (size_t)nd * nd * nd;
   int64_t V = P->vbase[P->ncell], nE = P->hbase[P->ncell], nF = P->fbase[P->ncell];
@@ -4007,14 +4020,14 @@ static void builder_free(builder *bd) {
 /* ---- lazy order N (hx_mesh_lazy): the sweep map and the numbering, block by block --- */
 
 typedef struct plazy {
-  builder bd;          /* the tessellation (moved from the mesher) */
-  pnum P;              /* the shared numbering (moved) */
-  elinfo *ei;          /* [num_elem] (moved) */
-  hx_pebble_bed bed;   /* copies of the centres and radii */
+  builder bd;        /* the tessellation (moved from the mesher) */
+  pnum P;            /* the shared numbering (moved) */
+  elinfo *ei;        /* [num_elem] (moved) */
+  hx_pebble_bed bed; /* copies of the centres and radii */
   hx_pebble_opts o;
   double s[65], se[2][65];
   int NE[2];
-  sweep_ctx sc;        /* points into this struct */
+  sweep_ctx sc; /* points into this struct */
   int order;
   double g[HX_MAX_ND];
   int32_t *tloc, *qloc; /* pnum_ids_range scratch */
@@ -4034,14 +4047,13 @@ static int plazy_block(void *ctx, const hx_mesh *m, hx_lid e0, hx_lid cnt, doubl
   plazy *z = ctx;
   int nd = z->order + 1;
   size_t nd3 = (size_t)nd * nd * nd;
-  HX_CHECK(e0 >= 0 && cnt >= 0 && e0 + cnt <= m->num_elem, HX_ERR_INTERNAL, "pebble: lazy block %lld+%lld of %lld",
-           (long long)e0, (long long)cnt, (long long)m->num_elem);
+  HX_CHECK(e0 >= 0 && cnt >= 0 && e0 + cnt <= m->num_elem, HX_ERR_INTERNAL, "pebble: lazy block %lld+%lld of %lld", (long long)e0,
+           (long long)cnt, (long long)m->num_elem);
   if (x) {
 #pragma omp parallel for schedule(dynamic, 16)
     for (hx_lid e = 0; e < cnt; e++) sweep_elem(&z->sc, e0 + e, nd, z->g, x + (size_t)e * 3 * nd3);
   }
-  if (ids)
-    pnum_ids_range(&z->P, &z->bd, z->ei, z->order, m->vert_id, m->elem_offset, e0, cnt, z->tloc, z->qloc, ids);
+  if (ids) pnum_ids_range(&z->P, &z->bd, z->ei, z->order, m->vert_id, m->elem_offset, e0, cnt, z->tloc, z->qloc, ids);
   return HX_OK;
 }
 
@@ -4101,7 +4113,8 @@ static void stage_mem(const char *stage) {
       strcat(out, " ");
     }
   if (f) fclose(f);
-  fprintf(stderr, "pebble mem %-14s %7.2f s  %s\n", stage, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), out);
+  fprintf(stderr, "pebble mem %-14s %7.2f s  %s\n", stage,
+          (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), out);
 }
 
 static int nthreads(void) {
@@ -4265,7 +4278,7 @@ static int smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pe
         memcpy(x0, X0, sizeof x0);
         double cur = 1, nq_best[MAXI], na[MAXI], na_best[MAXI], best = -INFINITY, xb[3];
         for (int i = 0; i < ninc[t]; i++) cur = fmin(cur, qq[inc[t][i]]);
-        if (cur >= SMOOTH_GOOD) continue; /* the node's quads are good enough already */
+        if (cur >= SMOOTH_GOOD) continue;  /* the node's quads are good enough already */
         facet_plane(bd, F, x0, nrm, &off); /* moves in the power plane, or the wall's tangent plane */
         bridge_frame(nrm, t1, t2);
         for (int dir = 0; dir < 8; dir++) {
@@ -4347,14 +4360,14 @@ static int repair_guard(builder *bd) {
    scoring it again would pick (the tessellation of a facet depends on its polygon only). */
 typedef struct fsave {
   hx_lid n;
-  int64_t *key;     /* sorted */
+  int64_t *key; /* sorted */
   uint64_t *hash;
-  int8_t *choice;   /* -1: the facet folded (scored again) */
+  int8_t *choice; /* -1: the facet folded (scored again) */
 } fsave;
 
 static uint64_t facet_hash(const builder *bd, const facet *F) {
   uint64_t h = 1469598103934665603ull;
-#define MIX(p, n)                                                          \
+#define MIX(p, n)                                                                                                                \
   for (size_t i_ = 0; i_ < (n); i_++) h = (h ^ ((const uint8_t *)(p))[i_]) * 1099511628211ull
   MIX(&F->nv, sizeof F->nv);
   for (int k = 0; k < F->nv; k++) {
@@ -4399,8 +4412,7 @@ static int fsave_lookup(const fsave *sv, builder *bd) {
   return HX_OK;
 }
 
-int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out,
-                     hx_pebble_stats *stats) {
+int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out, hx_pebble_stats *stats) {
   *out = NULL;
   hx_pebble_stats st;
   memset(&st, 0, sizeof st);
@@ -4410,7 +4422,8 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   HX_CHECK(bed->n >= 2, HX_ERR_INPUT, "pebble: a bed needs at least two spheres");
   HX_CHECK(!(o->smooth > 0 && o->split > 1), HX_ERR_INPUT,
            "pebble: --smooth and --split %d do not go together (the smoothing scores the parent quads; "
-           "their split children fold)", o->split);
+           "their split children fold)",
+           o->split);
   builder B;
   memset(&B, 0, sizeof B);
   builder *bd = &B;
@@ -4642,22 +4655,22 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     if (rca && !rc) rc = HX_ERROR(rca, "pebble: meshing failed on another rank");
   }
   if (!rc) rc = hx_mesh_create(comm, 1, cape, &m);
-#define NODE_X(id) ((id) < (int32_t)nfacetnodes ? bd->X + 3 * (size_t)(id) : Xl + 3 * (size_t)((id) - xbase))
-#define ADD_ELEM(cn, attr)                                                          \
-  do {                                                                              \
-    for (int c_ = 0; c_ < 8; c_++) {                                                \
-      const double *xv_ = NODE_X((cn)[c_]);                                         \
-      m->vert_id[8 * ne + c_] = m->node_id[8 * ne + c_] = (cn)[c_];                 \
-      for (int d_ = 0; d_ < 3; d_++) hx_mesh_elem_x(m, ne, d_)[c_] = xv_[d_];       \
-    }                                                                               \
-    m->elem_attr[ne] = (attr);                                                      \
-    ne++;                                                                           \
+#define NODE_X(id) ((id) < (int32_t)nfacetnodes ? bd->X + 3 * (size_t)(id) : Xl + 3 * (size_t)((id)-xbase))
+#define ADD_ELEM(cn, attr)                                                                                                       \
+  do {                                                                                                                           \
+    for (int c_ = 0; c_ < 8; c_++) {                                                                                             \
+      const double *xv_ = NODE_X((cn)[c_]);                                                                                      \
+      m->vert_id[8 * ne + c_] = m->node_id[8 * ne + c_] = (cn)[c_];                                                              \
+      for (int d_ = 0; d_ < 3; d_++) hx_mesh_elem_x(m, ne, d_)[c_] = xv_[d_];                                                    \
+    }                                                                                                                            \
+    m->elem_attr[ne] = (attr);                                                                                                   \
+    ne++;                                                                                                                        \
   } while (0)
-#define ADD_FACE(E_, F_, K_, S_)                                                    \
-  do {                                                                              \
-    if ((rc = grow(&pf, &cappf, npf + 1, sizeof *pf))) break;                       \
-    pf[npf].e = (int32_t)(E_), pf[npf].f = (F_), pf[npf].kind = (K_), pf[npf].surf = (S_); \
-    npf++;                                                                          \
+#define ADD_FACE(E_, F_, K_, S_)                                                                                                 \
+  do {                                                                                                                           \
+    if ((rc = grow(&pf, &cappf, npf + 1, sizeof *pf))) break;                                                                    \
+    pf[npf].e = (int32_t)(E_), pf[npf].f = (F_), pf[npf].kind = (K_), pf[npf].surf = (S_);                                       \
+    npf++;                                                                                                                       \
   } while (0)
   /* sweep of this rank's sphere cells */
   for (hx_lid a = c_lo; a < c_hi && a < bed->n && !rc; a++) {
@@ -4680,9 +4693,8 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
           int32_t br = bd->nbridge[x];
           double rl = norm3(r);
           if (br < 0 && !(bd->nfoot && bd->nfoot[x] >= 0) && !(rl > ra * (1 + 1e-9))) { /* radial foot */
-            rc = HX_ERROR(HX_ERR_INTERNAL,
-                          "pebble: a facet node at (%g, %g, %g) lies inside sphere %d (distance %g, radius %g)", X[0],
-                          X[1], X[2], (int)a, rl, ra);
+            rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: a facet node at (%g, %g, %g) lies inside sphere %d (distance %g, radius %g)",
+                          X[0], X[1], X[2], (int)a, rl, ra);
             break;
           }
           node_foot(bd, ca, ra, (int32_t)a, x, y);
@@ -4720,7 +4732,9 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
             for (int c = 0; c < 8; c++) memcpy(P8 + 3 * c, NODE_X(cn[c]), 3 * sizeof(double));
             double dm = min_corner_det(P8, c8);
             if (dm <= 0)
-              fprintf(stderr, "bad elem %lld: cell %d facet %d (b=%d ghost=%d wall=%d bridge=%d nv=%d nq=%d) quad %d layer %d at (%.3f %.3f %.3f) det %.3e\n",
+              fprintf(stderr,
+                      "bad elem %lld: cell %d facet %d (b=%d ghost=%d wall=%d bridge=%d nv=%d nq=%d) quad %d layer %d at (%.3f "
+                      "%.3f %.3f) det %.3e\n",
                       (long long)(P.ebase[c_lo] + e), (int)a, P.cf[z] / 2, (int)F->b, bd->smask[F->b], F->wall, F->bridge, F->nv,
                       F->nq, qi - F->q0, k, P8[0], P8[1], P8[2], dm);
           }
@@ -4767,15 +4781,15 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
           int32_t cn[8];
           for (int v = 0; v < 4; v++) {
             int32_t x = qx[v];
-            cn[quad_to_lex[v]] = colbase[x] + l;                        /* deeper: level l+1 */
-            cn[4 + quad_to_lex[v]] = l == 0 ? x : colbase[x] + l - 1;   /* level l */
+            cn[quad_to_lex[v]] = colbase[x] + l;                      /* deeper: level l+1 */
+            cn[4 + quad_to_lex[v]] = l == 0 ? x : colbase[x] + l - 1; /* level l */
           }
           ADD_ELEM(cn, 2 + k);
           hx_lid e = ne - 1;
           if (einfo) einfo[e].quad = qi, einfo[e].cell = -1 - k, einfo[e].layer = l, einfo[e].rev = 1;
           if (l == NE[k] - 1) ADD_FACE(e, 4, 4 + k, end_surf[k]);
           for (int ed = 0; ed < 4 && !rc; ed++) {
-            uint8_t side = em[ed] & (uint8_t)~((1u << (bd->nw - 1)) | (1u << (bd->nw - 2)));
+            uint8_t side = em[ed] & (uint8_t) ~((1u << (bd->nw - 1)) | (1u << (bd->nw - 2)));
             if (!side) continue;
             int wk = 0;
             while (!(side >> wk & 1)) wk++;
@@ -4827,8 +4841,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     if (!rc) {
       hx_mesh_destroy(&m);
       m = hi;
-    } else
-      hx_mesh_destroy(&hi);
+    } else hx_mesh_destroy(&hi);
   }
   {
     int rca = hx_comm_agree(comm, rc);
@@ -4868,4 +4881,3 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   *out = m;
   return HX_OK;
 }
-

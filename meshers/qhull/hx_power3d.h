@@ -27,10 +27,10 @@
 
 typedef struct hx_power3d {
   hx_lid num_sites;
-  hx_lid num_tets;  /* lower-hull tetrahedra (regular triangulation) */
-  int32_t *tet;     /* [num_tets][4] site indices */
-  int32_t *nbr;     /* [num_tets][4] tetrahedron opposite vertex k, or -1 */
-  double *centre;   /* [num_tets][3] power centre (a vertex of the power diagram) */
+  hx_lid num_tets; /* lower-hull tetrahedra (regular triangulation) */
+  int32_t *tet;    /* [num_tets][4] site indices */
+  int32_t *nbr;    /* [num_tets][4] tetrahedron opposite vertex k, or -1 */
+  double *centre;  /* [num_tets][3] power centre (a vertex of the power diagram) */
 } hx_power3d;
 
 /** Regular triangulation / power diagram of n >= 5 weighted sites. Returns

@@ -68,8 +68,7 @@ static int collect(qhT *qh, const double origin[3], double scale, hx_power3d *pd
     }
     /* lifted plane n.(x, w) + off = 0 with w = |x|^2 - r^2: on the plane,
        w = 2 c.x + const with c = -n_xyz / (2 n_w), the power centre */
-    for (int c = 0; c < 3; c++)
-      pd->centre[3 * t + c] = origin[c] + scale * (-facet->normal[c] / (2.0 * facet->normal[3]));
+    for (int c = 0; c < 3; c++) pd->centre[3 * t + c] = origin[c] + scale * (-facet->normal[c] / (2.0 * facet->normal[3]));
   }
   return HX_OK;
 }

@@ -42,41 +42,41 @@ typedef enum { HX_RODS_SQUARE = 0, HX_RODS_HEX = 1 } hx_rods_lattice;
 typedef enum { HX_RODS_DUCT_BOX = 0, HX_RODS_DUCT_HEX = 1, HX_RODS_DUCT_NONE = 2 } hx_rods_duct;
 
 typedef struct hx_rods_opts {
-  int lattice;          /* hx_rods_lattice */
-  double pitch;         /* centre-to-centre distance of neighbouring sites */
-  int nx, ny;           /* square lattice: sites per row (x) and per column (y) */
-  int rings;            /* hex lattice: rings around the centre site (0: one site) */
-  int num_types;        /* rod types (>= 1) */
+  int lattice;                      /* hx_rods_lattice */
+  double pitch;                     /* centre-to-centre distance of neighbouring sites */
+  int nx, ny;                       /* square lattice: sites per row (x) and per column (y) */
+  int rings;                        /* hex lattice: rings around the centre site (0: one site) */
+  int num_types;                    /* rod types (>= 1) */
   double radius[HX_RODS_MAX_TYPES]; /* rod radius per type */
-  const char *map;      /* rod map (borrowed), NULL: every site type 1. One character per
-                           site: '1'..'8' rod type, '-' empty; blanks and '/' ignored. Square:
-                           row by row from the top row (largest y), left to right. Hex: ring by
-                           ring from the centre, each ring counter-clockwise from +x. */
-  int duct;             /* hx_rods_duct; box needs a square lattice, hex a hex lattice */
-  double duct_size;     /* box side (square: x and y extent), hex flat-to-flat; 0: from duct_gap */
-  double duct_size_y;   /* box extent in y (0: nx == ny square box uses duct_size) */
-  double duct_gap;      /* distance from the outermost rod surfaces to the duct when
-                           duct_size == 0; < 0: half a pitch minus the type-1 radius */
-  int sectors;          /* target elements around a rod (edges get round(sectors * angle / 2 pi)) */
-  int bl_layers;        /* boundary layers at every rod */
-  double bl_first;      /* first layer thickness; 0: automatic (a fifth of the narrowest half-gap / bl_layers) */
-  double bl_growth;     /* thickness ratio between successive boundary layers */
-  int gap_layers;       /* element layers from the boundary layers out to the cell edge */
-  double z[HX_RODS_MAX_ZONES + 1]; /* zone boundaries z[0] < z[1] < ... (num_zones + 1 values) */
+  const char *map;                  /* rod map (borrowed), NULL: every site type 1. One character per
+                                       site: '1'..'8' rod type, '-' empty; blanks and '/' ignored. Square:
+                                       row by row from the top row (largest y), left to right. Hex: ring by
+                                       ring from the centre, each ring counter-clockwise from +x. */
+  int duct;                         /* hx_rods_duct; box needs a square lattice, hex a hex lattice */
+  double duct_size;                 /* box side (square: x and y extent), hex flat-to-flat; 0: from duct_gap */
+  double duct_size_y;               /* box extent in y (0: nx == ny square box uses duct_size) */
+  double duct_gap;                  /* distance from the outermost rod surfaces to the duct when
+                                       duct_size == 0; < 0: half a pitch minus the type-1 radius */
+  int sectors;                      /* target elements around a rod (edges get round(sectors * angle / 2 pi)) */
+  int bl_layers;                    /* boundary layers at every rod */
+  double bl_first;                  /* first layer thickness; 0: automatic (a fifth of the narrowest half-gap / bl_layers) */
+  double bl_growth;                 /* thickness ratio between successive boundary layers */
+  int gap_layers;                   /* element layers from the boundary layers out to the cell edge */
+  double z[HX_RODS_MAX_ZONES + 1];  /* zone boundaries z[0] < z[1] < ... (num_zones + 1 values) */
   int num_zones;
-  int nz[HX_RODS_MAX_ZONES];       /* element layers per zone */
+  int nz[HX_RODS_MAX_ZONES];         /* element layers per zone */
   double grading[HX_RODS_MAX_ZONES]; /* ratio of last to first layer thickness per zone (1: uniform) */
-  int periodic;         /* axial ends periodic (ids 2, 3 paired) instead of inlet/outlet */
-  int separate_ids;     /* rod type k >= 2 (1-based) gets its own boundary id 3 + k */
-  int order;            /* order of the mesh built (1: corners; > 1 nodes placed exactly) */
-  double collapse;      /* edges subtending less than collapse x one sector from both cells are collapsed */
+  int periodic;                      /* axial ends periodic (ids 2, 3 paired) instead of inlet/outlet */
+  int separate_ids;                  /* rod type k >= 2 (1-based) gets its own boundary id 3 + k */
+  int order;                         /* order of the mesh built (1: corners; > 1 nodes placed exactly) */
+  double collapse;                   /* edges subtending less than collapse x one sector from both cells are collapsed */
 } hx_rods_opts;
 
 /** What the mesher built, for summaries and exporters. */
 typedef struct hx_rods_info {
-  int num_sites, num_rods;  /* lattice sites and rods (sites minus empty ones) */
-  hx_lid elems_per_layer;   /* 2D quads; element e lies in layer e / elems_per_layer */
-  int num_layers;           /* total axial layers */
+  int num_sites, num_rods; /* lattice sites and rods (sites minus empty ones) */
+  hx_lid elems_per_layer;  /* 2D quads; element e lies in layer e / elems_per_layer */
+  int num_layers;          /* total axial layers */
   double zmin, zmax;
   int periodic;             /* 1: faces on id 2 (z min) pair with faces on id 3 (z max) */
   double min_half_gap;      /* narrowest distance from a rod to its cell boundary */

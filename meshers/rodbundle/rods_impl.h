@@ -4,10 +4,10 @@
 #include "hx_rods.h"
 
 typedef struct rods_site {
-  double c[2];  /* centre */
-  int type;     /* rod type 0..num_types-1, or -1 for an empty site */
-  int a, b;     /* square: row (0 = top), column; hex: ring, index in the ring */
-  int rod;      /* rod index (surface order), -1 if empty */
+  double c[2]; /* centre */
+  int type;    /* rod type 0..num_types-1, or -1 for an empty site */
+  int a, b;    /* square: row (0 = top), column; hex: ring, index in the ring */
+  int rod;     /* rod index (surface order), -1 if empty */
 } rods_site;
 
 /* One 2D quad of the layer: corners in hx_mesh order (c = i + 2j), xi1 radial
@@ -25,21 +25,21 @@ typedef struct rods_layer {
   int nsites, nrods;
   rods_site *sites;
   double rmax;
-  int nduct;                 /* duct sides (4 box, 6 hex) */
-  double duct[6][2];         /* duct vertices, counter-clockwise; side s from s to s+1 */
+  int nduct;         /* duct sides (4 box, 6 hex) */
+  double duct[6][2]; /* duct vertices, counter-clockwise; side s from s to s+1 */
   double duct_size[2];
   /* planar graph */
   int nverts, nedges;
-  double *vx;                /* [nverts][2] */
-  int *vduct;                /* [nverts] bit mask of the duct sides a vertex lies on */
-  int *ev;                   /* [nedges][2] vertex ids, ev[0] < ev[1] */
-  int *ecell;                /* [nedges][2] cells on the two sides, or -1 - duct side */
-  int *ek;                   /* [nedges] segments */
-  int *enode;                /* [nedges] first 2D node id of the interior nodes (ek - 1 of them, from ev[0]) */
-  int *cstart, *cedge;       /* cell c's edges cedge[cstart[c] .. cstart[c+1]): signed e + 1 (> 0 forward) */
+  double *vx;          /* [nverts][2] */
+  int *vduct;          /* [nverts] bit mask of the duct sides a vertex lies on */
+  int *ev;             /* [nedges][2] vertex ids, ev[0] < ev[1] */
+  int *ecell;          /* [nedges][2] cells on the two sides, or -1 - duct side */
+  int *ek;             /* [nedges] segments */
+  int *enode;          /* [nedges] first 2D node id of the interior nodes (ek - 1 of them, from ev[0]) */
+  int *cstart, *cedge; /* cell c's edges cedge[cstart[c] .. cstart[c+1]): signed e + 1 (> 0 forward) */
   /* 2D mesh */
   int nnodes, nquads;
-  double *x2;                /* [nnodes][2] */
+  double *x2; /* [nnodes][2] */
   rods_quad *quads;
   double min_half_gap;
   int min_gap_pair[2];

@@ -31,15 +31,29 @@ void hx_rods_opts_default(hx_rods_opts *o) {
 
 /* The Westinghouse-type 17x17 assembly of the NekRS ExaSMR runs (meshers.md section 2):
    '1' fuel rod, '2' guide tube, '3' instrument tube (same outer diameter as a guide tube). */
-static const char pwr17x17_map[] =
-  "11111111111111111/" "11111111111111111/" "11111211211211111/" "11121111111112111/"
-  "11111111111111111/" "11211211211211211/" "11111111111111111/" "11111111111111111/"
-  "11211211311211211/" "11111111111111111/" "11111111111111111/" "11211211211211211/"
-  "11111111111111111/" "11121111111112111/" "11111211211211111/" "11111111111111111/"
-  "11111111111111111";
+static const char pwr17x17_map[] = "11111111111111111/"
+                                   "11111111111111111/"
+                                   "11111211211211111/"
+                                   "11121111111112111/"
+                                   "11111111111111111/"
+                                   "11211211211211211/"
+                                   "11111111111111111/"
+                                   "11111111111111111/"
+                                   "11211211311211211/"
+                                   "11111111111111111/"
+                                   "11111111111111111/"
+                                   "11211211211211211/"
+                                   "11111111111111111/"
+                                   "11121111111112111/"
+                                   "11111211211211111/"
+                                   "11111111111111111/"
+                                   "11111111111111111";
 
-static const struct { const char *name; int rings; } hex_presets[] = {
-  {"hex7", 1}, {"hex19", 2}, {"hex37", 3}, {"hex61", 4}, {"hex127", 6}, {"hex217", 8},
+static const struct {
+  const char *name;
+  int rings;
+} hex_presets[] = {
+    {"hex7", 1}, {"hex19", 2}, {"hex37", 3}, {"hex61", 4}, {"hex127", 6}, {"hex217", 8},
 };
 
 const char *hx_rods_preset_names(void) { return "pwr17x17, hex7, hex19, hex37, hex61, hex127, hex217"; }
@@ -86,16 +100,15 @@ int hx_rods_preset(hx_rods_opts *o, const char *name) {
 int rods_site_name(const hx_rods_opts *o, const rods_layer *L, int s, char *buf, int len) {
   if (s < 0) return snprintf(buf, (size_t)len, "the duct");
   const rods_site *S = &L->sites[s];
-  if (o->lattice == HX_RODS_SQUARE)
-    return snprintf(buf, (size_t)len, "site (row %d, col %d)", S->a, S->b);
+  if (o->lattice == HX_RODS_SQUARE) return snprintf(buf, (size_t)len, "site (row %d, col %d)", S->a, S->b);
   return snprintf(buf, (size_t)len, "site (ring %d, #%d)", S->a, S->b);
 }
 
 /* Sites of the lattice with their rod types from the map. */
 int rods_sites(const hx_rods_opts *o, rods_layer *L) {
   HX_CHECK(o->pitch > 0 && isfinite(o->pitch), HX_ERR_INPUT, "flag --pitch must be positive, got %g", o->pitch);
-  HX_CHECK(o->num_types >= 1 && o->num_types <= HX_RODS_MAX_TYPES, HX_ERR_INPUT,
-           "flag --rod-radius: 1..%d rod types, got %d", HX_RODS_MAX_TYPES, o->num_types);
+  HX_CHECK(o->num_types >= 1 && o->num_types <= HX_RODS_MAX_TYPES, HX_ERR_INPUT, "flag --rod-radius: 1..%d rod types, got %d",
+           HX_RODS_MAX_TYPES, o->num_types);
   for (int t = 0; t < o->num_types; t++)
     HX_CHECK(o->radius[t] > 0 && isfinite(o->radius[t]), HX_ERR_INPUT,
              "flag --rod-radius: radius of rod type %d must be positive, got %g", t + 1, o->radius[t]);
@@ -152,8 +165,8 @@ int rods_sites(const hx_rods_opts *o, rods_layer *L) {
         continue;
       }
       HX_CHECK(ch >= '1' && ch <= '0' + o->num_types, HX_ERR_INPUT,
-               "flag --map: entry %d is '%c'; expected '-' (empty) or a rod type 1..%d (one --rod-radius each)",
-               s + 1, ch, o->num_types);
+               "flag --map: entry %d is '%c'; expected '-' (empty) or a rod type 1..%d (one --rod-radius each)", s + 1, ch,
+               o->num_types);
       L->sites[s++].type = ch - '1';
     }
     HX_CHECK(s == n, HX_ERR_INPUT, "flag --map: %d entries for a lattice of %d sites", s, n);

@@ -143,12 +143,17 @@ static int clip(int n, double (*p)[2], int *lab, double a0, double a1, double b,
   return m;
 }
 
-typedef struct { double x, y; int idx; } vkey;
+typedef struct {
+  double x, y;
+  int idx;
+} vkey;
 static int cmp_vkey(const void *a, const void *b) {
   const vkey *u = a, *v = b;
   return u->x < v->x ? -1 : u->x > v->x ? 1 : 0;
 }
-typedef struct { int a, b, cell, pos; } ekey;
+typedef struct {
+  int a, b, cell, pos;
+} ekey;
 static int cmp_ekey(const void *x, const void *y) {
   const ekey *u = x, *v = y;
   if (u->a != v->a) return u->a < v->a ? -1 : 1;
@@ -177,7 +182,9 @@ static double ray_param(const double c[2], const double a[2], const double b[2],
 
 /* Cell polygons as global vertex lists: cv[cstart[c] .. cstart[c+1]) counter-clockwise,
    with the label (neighbour site or -1 - duct side) of the edge leaving each vertex. */
-typedef struct { int *cstart, *cv, *clab; } cellpoly;
+typedef struct {
+  int *cstart, *cv, *clab;
+} cellpoly;
 
 static int power_cells(const hx_rods_opts *o, rods_layer *L, cellpoly *P) {
   int n = L->nsites, np = 0, *pairs = NULL, rc = HX_OK;
@@ -367,8 +374,8 @@ static int build_edges(const hx_rods_opts *o, rods_layer *L, const cellpoly *P) 
     if (cnt > 2 || (cnt == 1 && lab >= 0) || (cnt == 2 && (P->clab[ek[k].pos] < 0 || P->clab[ek[k + 1].pos] < 0))) {
       rods_site_name(o, L, ek[k].cell, n1, sizeof n1);
       rods_site_name(o, L, cnt > 1 ? ek[k + 1].cell : lab, n2, sizeof n2);
-      rc = HX_ERROR(HX_ERR_INTERNAL, "power diagram: the edge between the cells of %s and %s is not shared consistently (%d cells)",
-                    n1, n2, cnt);
+      rc = HX_ERROR(HX_ERR_INTERNAL,
+                    "power diagram: the edge between the cells of %s and %s is not shared consistently (%d cells)", n1, n2, cnt);
       break;
     }
     L->ev[2 * ne] = ek[k].a;
@@ -412,13 +419,29 @@ static int collapse_edges(const hx_rods_opts *o, rods_layer *L, cellpoly *P) {
     int du = L->vduct[u], dv = L->vduct[v];
     double *pu = &L->vx[2 * u], *pv = &L->vx[2 * v];
     if (du && dv && du != dv) {
-      if ((du & dv) == 0) continue;       /* on different sides: leave it */
-      if (__builtin_popcount(du) > 1) { par[v] = u; merged++; continue; } /* u is a corner */
-      if (__builtin_popcount(dv) > 1) { par[u] = v; merged++; continue; }
+      if ((du & dv) == 0) continue; /* on different sides: leave it */
+      if (__builtin_popcount(du) > 1) {
+        par[v] = u;
+        merged++;
+        continue;
+      } /* u is a corner */
+      if (__builtin_popcount(dv) > 1) {
+        par[u] = v;
+        merged++;
+        continue;
+      }
       continue;
     }
-    if (du && !dv) { par[v] = u; merged++; continue; }
-    if (dv && !du) { par[u] = v; merged++; continue; }
+    if (du && !dv) {
+      par[v] = u;
+      merged++;
+      continue;
+    }
+    if (dv && !du) {
+      par[u] = v;
+      merged++;
+      continue;
+    }
     pu[0] = 0.5 * (pu[0] + pv[0]);
     pu[1] = 0.5 * (pu[1] + pv[1]);
     par[v] = u;
@@ -625,8 +648,8 @@ int rods_layer_build(const hx_rods_opts *o, rods_layer *L) {
         rods_site_name(o, L, c, n1, sizeof n1);
         if (hmin <= 0) {
           rods_site_name(o, L, bseg[jmin] >= 0 ? bseg[jmin] : -1, n2, sizeof n2);
-          rc = HX_ERROR(HX_ERR_INPUT, "the rod at %s does not fit in its cell: it reaches %g past the mid-gap towards %s",
-                        n1, -hmin, n2);
+          rc = HX_ERROR(HX_ERR_INPUT, "the rod at %s does not fit in its cell: it reaches %g past the mid-gap towards %s", n1,
+                        -hmin, n2);
           goto fail_loop;
         }
         if (hmin < L->min_half_gap) {
@@ -695,8 +718,9 @@ int rods_layer_build(const hx_rods_opts *o, rods_layer *L) {
           for (int k = 0; k < 4; k++) {
             int j = (s0 + k * qq) % M;
             const double *pm = &L->x2[2 * bn[(j + M - 1) % M]], *p0 = &L->x2[2 * bn[j]], *pp = &L->x2[2 * bn[(j + 1) % M]];
-            double ang = HX_PI - subtended(p0, pm, pp) * 0 - fabs(atan2((p0[0] - pm[0]) * (pp[1] - p0[1]) - (p0[1] - pm[1]) * (pp[0] - p0[0]),
-                                                                    (p0[0] - pm[0]) * (pp[0] - p0[0]) + (p0[1] - pm[1]) * (pp[1] - p0[1])));
+            double ang = HX_PI - subtended(p0, pm, pp) * 0 -
+                         fabs(atan2((p0[0] - pm[0]) * (pp[1] - p0[1]) - (p0[1] - pm[1]) * (pp[0] - p0[0]),
+                                    (p0[0] - pm[0]) * (pp[0] - p0[0]) + (p0[1] - pm[1]) * (pp[1] - p0[1])));
             cost += fabs(ang - HX_PI / 2);
             wa = fmax(wa, ang);
           }
@@ -704,8 +728,9 @@ int rods_layer_build(const hx_rods_opts *o, rods_layer *L) {
         }
         if (worst_angle > 160 * HX_PI / 180) {
           rods_site_name(o, L, c, n1, sizeof n1);
-          rc = HX_ERROR(HX_ERR_INPUT, "empty %s: its cell has no four corners for a structured patch (flattest corner %.0f degrees)",
-                        n1, worst_angle * 180 / HX_PI);
+          rc = HX_ERROR(HX_ERR_INPUT,
+                        "empty %s: its cell has no four corners for a structured patch (flattest corner %.0f degrees)", n1,
+                        worst_angle * 180 / HX_PI);
           goto fail_loop;
         }
         /* grid node (i, j) -> 2D node id */
@@ -714,10 +739,10 @@ int rods_layer_build(const hx_rods_opts *o, rods_layer *L) {
         rc = hx_malloc((size_t)(qq + 1) * (qq + 1) * sizeof *g, &g);
         if (rc != HX_OK) goto fail_loop;
         for (int i = 0; i <= qq; i++) {
-          g[i] = GB(i);                                   /* bottom j = 0 */
-          g[qq + (qq + 1) * i] = GB(qq + i);              /* right i = q */
-          g[(qq - i) + (qq + 1) * qq] = GB(2 * qq + i);   /* top j = q, i descending */
-          g[(qq + 1) * (qq - i)] = GB((3 * qq + i) % M);  /* left i = 0, j descending */
+          g[i] = GB(i);                                  /* bottom j = 0 */
+          g[qq + (qq + 1) * i] = GB(qq + i);             /* right i = q */
+          g[(qq - i) + (qq + 1) * qq] = GB(2 * qq + i);  /* top j = q, i descending */
+          g[(qq + 1) * (qq - i)] = GB((3 * qq + i) % M); /* left i = 0, j descending */
         }
         for (int j = 1; j < qq; j++)
           for (int i = 1; i < qq; i++) {

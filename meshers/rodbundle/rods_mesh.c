@@ -13,16 +13,16 @@
 /* z of every level (num_layers + 1 values). Zone z: nz layers whose thicknesses
    grow geometrically by grading^(1/(nz-1)) from the first to the last. */
 static int z_levels(const hx_rods_opts *o, double **out, int *num_layers) {
-  HX_CHECK(o->num_zones >= 1 && o->num_zones <= HX_RODS_MAX_ZONES, HX_ERR_INPUT,
-           "flag --z: 1..%d axial zones, got %d", HX_RODS_MAX_ZONES, o->num_zones);
+  HX_CHECK(o->num_zones >= 1 && o->num_zones <= HX_RODS_MAX_ZONES, HX_ERR_INPUT, "flag --z: 1..%d axial zones, got %d",
+           HX_RODS_MAX_ZONES, o->num_zones);
   int nl = 0;
   for (int z = 0; z < o->num_zones; z++) {
     HX_CHECK(o->z[z + 1] > o->z[z], HX_ERR_INPUT, "flag --z: zone boundaries must increase, got %g then %g", o->z[z],
              o->z[z + 1]);
-    HX_CHECK(o->nz[z] >= 1 && o->nz[z] <= 1000000, HX_ERR_INPUT, "flag --nz: zone %d needs 1..1000000 layers, got %d",
-             z + 1, o->nz[z]);
-    HX_CHECK(o->grading[z] > 0 && isfinite(o->grading[z]), HX_ERR_INPUT,
-             "flag --grading: zone %d needs a positive ratio, got %g", z + 1, o->grading[z]);
+    HX_CHECK(o->nz[z] >= 1 && o->nz[z] <= 1000000, HX_ERR_INPUT, "flag --nz: zone %d needs 1..1000000 layers, got %d", z + 1,
+             o->nz[z]);
+    HX_CHECK(o->grading[z] > 0 && isfinite(o->grading[z]), HX_ERR_INPUT, "flag --grading: zone %d needs a positive ratio, got %g",
+             z + 1, o->grading[z]);
     nl += o->nz[z];
   }
   double *zl = NULL;
@@ -46,7 +46,9 @@ static int z_levels(const hx_rods_opts *o, double **out, int *num_layers) {
   return HX_OK;
 }
 
-typedef struct { int a, b, q, side; } e2key;
+typedef struct {
+  int a, b, q, side;
+} e2key;
 static int cmp_e2(const void *x, const void *y) {
   const e2key *u = x, *v = y;
   if (u->a != v->a) return u->a < v->a ? -1 : 1;
@@ -234,8 +236,8 @@ int hx_mesher_rods(hx_comm comm, const hx_rods_opts *o, hx_mesh **out, hx_rods_i
   hx_mesh *m = NULL;
   double *X2 = NULL;
   hx_gid *ID2 = NULL, n2N = L.nnodes;
-  if (e_end - e_begin >= INT32_MAX) rc = HX_ERROR(HX_ERR_INPUT, "too many elements on one rank (%lld); use more ranks",
-                                                 (long long)(e_end - e_begin));
+  if (e_end - e_begin >= INT32_MAX)
+    rc = HX_ERROR(HX_ERR_INPUT, "too many elements on one rank (%lld); use more ranks", (long long)(e_end - e_begin));
   if (rc == HX_OK) rc = hx_mesh_create(comm, N, (hx_lid)(e_end - e_begin), &m);
   if (rc == HX_OK && N > 1) rc = layer_order_n(&oo, &L, N, &X2, &ID2, &n2N);
   double xg[HX_MAX_ND], wg[HX_MAX_ND];

@@ -19,8 +19,7 @@ int hx_cli_int(const char *flag, const char *s, long lo, long hi, int *out) {
   char *end = NULL;
   errno = 0;
   long v = strtol(s, &end, 10);
-  HX_CHECK(end != s && *end == '\0' && errno == 0, HX_ERR_INPUT,
-           "flag %s expects an integer, got '%s'", flag, s);
+  HX_CHECK(end != s && *end == '\0' && errno == 0, HX_ERR_INPUT, "flag %s expects an integer, got '%s'", flag, s);
   HX_CHECK(v >= lo && v <= hi, HX_ERR_INPUT, "flag %s must be in %ld..%ld, got %ld", flag, lo, hi, v);
   *out = (int)v;
   return HX_OK;
@@ -30,8 +29,8 @@ int hx_cli_double(const char *flag, const char *s, double lo, double hi, double 
   char *end = NULL;
   errno = 0;
   double v = strtod(s, &end);
-  HX_CHECK(end != s && *end == '\0' && errno == 0 && isfinite(v), HX_ERR_INPUT,
-           "flag %s expects a finite number, got '%s'", flag, s);
+  HX_CHECK(end != s && *end == '\0' && errno == 0 && isfinite(v), HX_ERR_INPUT, "flag %s expects a finite number, got '%s'", flag,
+           s);
   HX_CHECK(v >= lo && v <= hi, HX_ERR_INPUT, "flag %s must be in [%g, %g], got %g", flag, lo, hi, v);
   *out = v;
   return HX_OK;
@@ -80,10 +79,22 @@ int hx_cli_common_flag(int argc, char **argv, int *i, hx_cli_common *c) {
     c->out[c->num_out++] = v;
     return 1;
   }
-  if (!strcmp(a, "--json")) { c->json = 1; return 1; }
-  if (!strcmp(a, "--force")) { c->force = 1; return 1; }
-  if (!strcmp(a, "--ascii")) { c->ascii = 1; return 1; }
-  if (!strcmp(a, "--co2")) { c->co2 = 1; return 1; }
+  if (!strcmp(a, "--json")) {
+    c->json = 1;
+    return 1;
+  }
+  if (!strcmp(a, "--force")) {
+    c->force = 1;
+    return 1;
+  }
+  if (!strcmp(a, "--ascii")) {
+    c->ascii = 1;
+    return 1;
+  }
+  if (!strcmp(a, "--co2")) {
+    c->co2 = 1;
+    return 1;
+  }
   if (!strcmp(a, "--compress")) {
     c->compress = 1;
     /* an optional level 1..9 may follow */
@@ -93,8 +104,14 @@ int hx_cli_common_flag(int argc, char **argv, int *i, hx_cli_common *c) {
     }
     return 1;
   }
-  if (!strcmp(a, "--optimize")) { c->optimize = 1; return 1; }
-  if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) { hx_set_verbosity(hx_verbosity() + 1); return 1; }
+  if (!strcmp(a, "--optimize")) {
+    c->optimize = 1;
+    return 1;
+  }
+  if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+    hx_set_verbosity(hx_verbosity() + 1);
+    return 1;
+  }
   if (!strcmp(a, "--order") || !strcmp(a, "-N")) {
     if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
     if ((rc = hx_cli_int("--order", v, 1, HX_MAX_ORDER, &c->order))) return -rc;

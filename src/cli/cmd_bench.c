@@ -27,8 +27,7 @@ typedef struct kernel_rates {
   double energy, grad, setup_a, hess_a, diag_a, setup_b, hess_b, diag_b; /* MDOF/s */
 } kernel_rates;
 
-static int time_kernels(hx_comm comm, hx_mesh *m, const hx_tmop_opts *base, int reps, double vdofs,
-                        kernel_rates *kr) {
+static int time_kernels(hx_comm comm, hx_mesh *m, const hx_tmop_opts *base, int reps, double vdofs, kernel_rates *kr) {
   for (int s = 0; s < 2; s++) {
     hx_tmop_opts o = *base;
     o.hess_strategy = s == 0 ? HX_HESS_STORED : HX_HESS_ONTHEFLY;
@@ -66,7 +65,11 @@ static int time_kernels(hx_comm comm, hx_mesh *m, const hx_tmop_opts *base, int 
       HX_BENCH_SYNC();
       double t5 = hx_tmop_now_public();
       if (r > 0) {
-        t[0] += t1 - t0; t[1] += t2 - t1; t[2] += t3 - t2; t[3] += t4 - t3; t[4] += t5 - t4;
+        t[0] += t1 - t0;
+        t[1] += t2 - t1;
+        t[2] += t3 - t2;
+        t[3] += t4 - t3;
+        t[4] += t5 - t4;
       }
     }
 #undef HX_BENCH_SYNC
@@ -74,10 +77,15 @@ static int time_kernels(hx_comm comm, hx_mesh *m, const hx_tmop_opts *base, int 
     if (!rc) rc = hx_comm_max_double(comm, t, 5);
     double mdof = vdofs * 1e-6 * reps;
     if (s == 0) {
-      kr->setup_a = mdof / t[2]; kr->hess_a = mdof / t[3]; kr->diag_a = mdof / t[4];
+      kr->setup_a = mdof / t[2];
+      kr->hess_a = mdof / t[3];
+      kr->diag_a = mdof / t[4];
     } else {
-      kr->energy = mdof / t[0]; kr->grad = mdof / t[1];
-      kr->setup_b = mdof / t[2]; kr->hess_b = mdof / t[3]; kr->diag_b = mdof / t[4];
+      kr->energy = mdof / t[0];
+      kr->grad = mdof / t[1];
+      kr->setup_b = mdof / t[2];
+      kr->hess_b = mdof / t[3];
+      kr->diag_b = mdof / t[4];
     }
     be->vec_free(pa, &x);
     be->vec_free(pa, &y);
@@ -136,9 +144,9 @@ int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
       printf("Kershaw %d^3 eps 0.3, metric %d, target %s, %s -qo %d, boundary %s, %d rank(s)\n"
              "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s\n",
              n, o.metric, hx_target_name(o.target), o.quad_type == 1 ? "GLL" : "Gauss", o.quad_order,
-             o.boundary == HX_BND_SLIDE ? "slide" : "fixed", hx_comm_size(comm), "p", "vDOFs", "newton", "linear",
-             "E0", "E1", "minJ0", "minJ1", "time_s", "dev/h", "energy", "grad", "setup(a)", "H.v(a)", "diag(a)",
-             "setup(b)", "H.v(b)", "diag(b)");
+             o.boundary == HX_BND_SLIDE ? "slide" : "fixed", hx_comm_size(comm), "p", "vDOFs", "newton", "linear", "E0", "E1",
+             "minJ0", "minJ1", "time_s", "dev/h", "energy", "grad", "setup(a)", "H.v(a)", "diag(a)", "setup(b)", "H.v(b)",
+             "diag(b)");
   }
   for (int k = 0; k < norders; k++) {
     int p = orders[k];
@@ -166,8 +174,7 @@ int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
                 "diag %.3f (%lld) min_detj %.3f (%lld) other %.3f\n",
                 p, r.time_total, r.time_energy, r.n_energy, r.time_grad, r.n_grad, r.time_hess_setup, r.n_hess_setup,
                 r.time_hess_apply, r.n_hess_apply, r.time_diag, r.n_diag, r.time_mindet, r.n_mindet,
-                r.time_total - r.time_energy - r.time_grad - r.time_hess_setup - r.time_hess_apply - r.time_diag -
-                    r.time_mindet);
+                r.time_total - r.time_energy - r.time_grad - r.time_hess_setup - r.time_hess_apply - r.time_diag - r.time_mindet);
       size_t ne = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
       for (size_t i = 0; !rc && i < ne; i++) dev = fmax(dev, fabs(m->x[i] - ref->x[i]));
       if (!rc) hx_comm_max_double(comm, &dev, 1);
@@ -180,13 +187,13 @@ int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
       if (csv)
         printf("%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", p, vdofs,
                r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
-               solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b,
-               kr.hess_b, kr.diag_b);
+               solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b,
+               kr.diag_b);
       else
         printf("%2d %10.0f %6d %6d %11.5e %10.3e %10.4e %10.4e %8.2f %9.2e | %15s %7.2f %7.2f | %8.2f %8.2f %8.2f | "
                "%8.2f %8.2f %8.2f\n",
-               p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total,
-               dev, "", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b, kr.diag_b);
+               p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev, "",
+               kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b, kr.diag_b);
       fflush(stdout);
     }
   }

@@ -58,8 +58,8 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
       o.eps_y = p[0];
       o.eps_z = p[1];
       if (cnt == 3) {
-        HX_CHECK(p[2] == 1 || p[2] == 2 || p[2] == 3, HX_ERR_INPUT,
-                 "flag --kershaw: smoothness S must be 1, 2 or 3, got '%s'", v);
+        HX_CHECK(p[2] == 1 || p[2] == 2 || p[2] == 3, HX_ERR_INPUT, "flag --kershaw: smoothness S must be 1, 2 or 3, got '%s'",
+                 v);
         o.smooth = (int)p[2];
       }
     } else if (!strcmp(a, "--lo") || !strcmp(a, "--hi")) {
@@ -104,9 +104,8 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
       printf("{\"command\": \"box\", \"elements\": %lld, \"order\": %d, \"kershaw\": %s, \"min_detj_gll\": %.10e}\n",
              (long long)m->num_elem_global, m->order, o.kershaw ? "true" : "false", rep.min_detj);
     else
-      printf("box: %lld elements (%d x %d x %d), order %d%s, min det J at GLL nodes %.4e\n",
-             (long long)m->num_elem_global, o.n[0], o.n[1], o.n[2], m->order, o.kershaw ? ", Kershaw" : "",
-             rep.min_detj);
+      printf("box: %lld elements (%d x %d x %d), order %d%s, min det J at GLL nodes %.4e\n", (long long)m->num_elem_global,
+             o.n[0], o.n[1], o.n[2], m->order, o.kershaw ? ", Kershaw" : "", rep.min_detj);
     for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
   }
   hx_mesh_destroy(&m);

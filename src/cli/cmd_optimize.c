@@ -99,8 +99,14 @@ void hx_cli_tmop_help(void) {
 int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet) {
   const char *a = argv[*i], *v = NULL;
   int rc;
-#define VAL() do { if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc; } while (0)
-#define TRY(expr) do { if ((rc = (expr))) return -rc; } while (0)
+#define VAL()                                                                                                                    \
+  do {                                                                                                                           \
+    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;                                                                      \
+  } while (0)
+#define TRY(expr)                                                                                                                \
+  do {                                                                                                                           \
+    if ((rc = (expr))) return -rc;                                                                                               \
+  } while (0)
   if (!strcmp(a, "--metric")) {
     int id;
     VAL();
@@ -231,19 +237,19 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
              "\"newton_iters\": %d, \"linear_iters\": %d, \"stop\": \"%s\", \"nodes_reverted\": %lld, "
              "\"keep_sj_rounds\": %d, \"repair_bad\": %lld, \"repair_free\": %lld, \"repair_after\": %lld, "
              "\"repair_passes\": %d, \"seconds\": %.3f}\n",
-             o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0,
-             sj1, sjm0, sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds,
-             r.repair_bad, r.repair_free, r.repair_after, r.repair_passes, r.time_total);
+             o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0, sj1, sjm0,
+             sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds, r.repair_bad, r.repair_free,
+             r.repair_after, r.repair_passes, r.time_total);
     else {
       printf("optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
              "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy,
-             r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj,
-             r.newton_iters, r.linear_iters, r.stop_reason, r.time_total);
+             r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj, r.newton_iters,
+             r.linear_iters, r.stop_reason, r.time_total);
       if (o->keep_sj > 0 || o->keep_aspect > 0 || o->elem_ok)
-        printf("optimize: --keep-sj %g%s%s put back %lld node(s) in %d round(s) (the energy above is before)\n",
-               o->keep_sj, o->keep_aspect > 0 ? " --keep-aspect" : "", o->elem_ok ? " and the .re2 rule" : "",
-               r.nodes_reverted, r.keep_sj_rounds);
+        printf("optimize: --keep-sj %g%s%s put back %lld node(s) in %d round(s) (the energy above is before)\n", o->keep_sj,
+               o->keep_aspect > 0 ? " --keep-aspect" : "", o->elem_ok ? " and the .re2 rule" : "", r.nodes_reverted,
+               r.keep_sj_rounds);
       if (o->repair_sj > 0)
         printf("optimize: --repair %g: %lld element(s) below it after the solve, %lld in their patches, %lld after "
                "%d more Newton step(s) in %d pass(es)\n",

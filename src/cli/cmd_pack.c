@@ -38,8 +38,7 @@ int hx_cmd_pack(hx_comm comm, int argc, char **argv) {
                "flag --container: expected cyl:RC or box:A, got '%s'", v);
       square = !strncmp(v, "box:", 4);
       HX_CALL(hx_cli_double(a, v + 4, 1e-300, 1e300, &rc_cyl));
-    } else
-      return hx_cli_unknown_flag("pack", a);
+    } else return hx_cli_unknown_flag("pack", a);
   }
   HX_CHECK(n >= 2, HX_ERR_INPUT, "pack: flag --n N (>= 2) is required");
   HX_CHECK(outp, HX_ERR_INPUT, "pack: flag -o FILE is required");
@@ -51,8 +50,8 @@ int hx_cmd_pack(hx_comm comm, int argc, char **argv) {
     hx_outfile f;
     rc = hx_outfile_open(&f, outp);
     if (!rc) {
-      fprintf(f.fp, "# hexpack pack --n %d --radius %.17g --poly %.17g --container %s:%.17g --seed %d --trials %d\n", n,
-              radius, poly, square ? "box" : "cyl", rc_cyl, seed, trials);
+      fprintf(f.fp, "# hexpack pack --n %d --radius %.17g --poly %.17g --container %s:%.17g --seed %d --trials %d\n", n, radius,
+              poly, square ? "box" : "cyl", rc_cyl, seed, trials);
       fprintf(f.fp, "# x y z r (container: %s %.17g about z, bottom z = 0)\n",
               square ? "square prism of half-width" : "cylinder of radius", rc_cyl);
       for (hx_lid i = 0; i < bed->n; i++)

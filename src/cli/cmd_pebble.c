@@ -146,7 +146,7 @@ typedef struct transfer_stats {
   int order;
   long long held;
   int rounds;
-  double seconds; /* the order-P mesh, the solve, the transfer and the repair */
+  double seconds;        /* the order-P mesh, the solve, the transfer and the repair */
   hx_tmop_result repair; /* --repair at order N, after the transfer */
 } transfer_stats;
 
@@ -224,7 +224,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
      det J out inside elements, every element counts alike (the small ones at contacts too),
      and no element ends below min(0.1, its value as meshed) */
   hx_cli_tmop_sj_defaults(&topt);
-  topt.keep_aspect = -1; /* below: --aspect's limit, unless --keep-aspect */
+  topt.keep_aspect = -1;    /* below: --aspect's limit, unless --keep-aspect */
   topt.transfer_keep = 0.3; /* pb67 at order 7, --score nek: below 0.3 597 -> 313, none below 0.1 */
   /* below: 0.4 with --aspect, else 0.3, unless --repair. With --aspect (few elements left below
      0.4): pb67 at order 7 (H100, cuda), --ratio 1 --score nek --aspect 18 --grade-expand 0.75
@@ -484,18 +484,23 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
-             "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, \"edge_even_segments\": %d, "
-             "\"aspect\": %g, \"cut_edges\": %d, \"cut_segments\": %d, \"wide_bridges\": %d, \"spread_rings\": %d, \"bridge_gap\": %g, \"wall_gap\": %g, "
+             "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, "
+             "\"edge_even_segments\": %d, "
+             "\"aspect\": %g, \"cut_edges\": %d, \"cut_segments\": %d, \"wide_bridges\": %d, \"spread_rings\": %d, "
+             "\"bridge_gap\": %g, \"wall_gap\": %g, "
              "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
-             "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"keep_aspect\": %g, \"transfer_held\": %lld, \"transfer_rounds\": %d, "
+             "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"keep_aspect\": %g, "
+             "\"transfer_held\": %lld, \"transfer_rounds\": %d, "
              "\"repair_sj\": %g, \"repair_rings\": %d, \"repair_below_order_n\": %lld, \"repair_after_order_n\": %lld}\n",
-             (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet,
-             per, (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets,
-             (int)st.num_collapsed, (int)st.num_negligible, (int)st.num_dropped_facets,
-             (int)st.num_repaired_facets, st.num_repair_rounds, (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even,
-             o.aspect, (int)st.num_cut_edges, (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap, o.wall_gap, order, m->lazy ? "true" : "false", (long long)num_bad,
-             st.bridge_volume, st.t_diagram, st.t_mesh, t_curve, c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.held, tr.rounds,
-             c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.repair.repair_bad, tr.repair.repair_after);
+             (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet, per,
+             (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets, (int)st.num_collapsed,
+             (int)st.num_negligible, (int)st.num_dropped_facets, (int)st.num_repaired_facets, st.num_repair_rounds,
+             (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even, o.aspect, (int)st.num_cut_edges,
+             (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap, o.wall_gap, order,
+             m->lazy ? "true" : "false", (long long)num_bad, st.bridge_volume, st.t_diagram, st.t_mesh, t_curve,
+             c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.held,
+             tr.rounds, c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.repair.repair_bad,
+             tr.repair.repair_after);
     else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
              (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
@@ -504,29 +509,32 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              (int)st.num_facets, (int)st.num_wall_facets, (int)st.num_collapsed, (int)st.num_negligible,
              (int)st.num_dropped_facets, (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
       if (st.num_repaired_facets)
-        printf("  repair: %d facet(s) folded; their vertices' clean-up redone in %d more round(s)\n",
-               (int)st.num_repaired_facets, st.num_repair_rounds);
+        printf("  repair: %d facet(s) folded; their vertices' clean-up redone in %d more round(s)\n", (int)st.num_repaired_facets,
+               st.num_repair_rounds);
       if (st.num_ring_even)
         printf("  ring points: %d facet(s) kept even spacing on their fan's spokes or on every edge (at order %d "
-               "the volume spacing lowered their worst element)\n", (int)st.num_ring_even, order);
+               "the volume spacing lowered their worst element)\n",
+               (int)st.num_ring_even, order);
       if (st.num_edge_even)
         printf("  edge points: %d boundary edge(s) kept even spacing (at order %d the gap spacing lowered a "
-               "facet's worst element)\n", (int)st.num_edge_even, order);
+               "facet's worst element)\n",
+               (int)st.num_edge_even, order);
       if (o.aspect > 0)
         printf("  aspect: %d diagram edge(s) cut into more segments (+%d), rings sized for aspect ratio <= %g about "
                "contacts and near contacts; %d bridge(s) widened, %d near contact(s)' rings spread out to the facet\n",
                (int)st.num_cut_edges, (int)st.num_cut_segments, o.aspect, (int)st.num_wide_bridges, (int)st.num_spread_rings);
       if (o.smooth > 0)
-        printf("  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n",
-               (long long)st.num_smoothed_moves, o.smooth);
+        printf("  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n", (long long)st.num_smoothed_moves,
+               o.smooth);
       printf("  boundaries:");
       for (int b = 1; b < m->num_bnames; b++) printf(" %d %s%s", b, m->bnames[b], b + 1 < m->num_bnames ? "," : "\n");
       printf("  order %d%s: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s %s\n", order,
-             m->lazy ? " (streamed: evaluated a block at a time)" : "", (long long)num_bad, st.t_diagram, st.t_mesh,
-             t_curve, m->lazy ? "check" : "curving");
+             m->lazy ? " (streamed: evaluated a block at a time)" : "", (long long)num_bad, st.t_diagram, st.t_mesh, t_curve,
+             m->lazy ? "check" : "curving");
       if (tr.order)
         printf("  optimized at order %d, the moves carried to order %d: %lld element(s) held back in %d round(s); "
-               "%.2f s\n", tr.order, order, tr.held, tr.rounds, tr.seconds);
+               "%.2f s\n",
+               tr.order, order, tr.held, tr.rounds, tr.seconds);
       if (tr.order && topt.repair_sj > 0)
         printf("  --repair %g at order %d: %lld element(s) below it after the transfer, %lld in their patches, %lld "
                "after %d Newton step(s) in %d pass(es)\n",

@@ -63,8 +63,8 @@ static double now(void) {
    exporters use (src/core/curve.c). An extruded element's det J is its 2D one times
    its constant layer height, so every layer has the same sign pattern and ratios:
    one layer checks them all. */
-static int layer_quality(hx_comm comm, const hx_rods_opts *o, int order, double *min_detj, double *min_ratio,
-                         double *mean_ratio, long *below_half) {
+static int layer_quality(hx_comm comm, const hx_rods_opts *o, int order, double *min_detj, double *min_ratio, double *mean_ratio,
+                         long *below_half) {
   hx_rods_opts q = *o;
   q.order = 1;
   q.num_zones = 1;
@@ -196,8 +196,7 @@ int hx_cmd_rods(hx_comm comm, int argc, char **argv) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double_list(a, v, HX_RODS_MAX_ZONES + 1, &cnt, d));
       HX_CHECK(cnt >= 2, HX_ERR_INPUT, "flag --z expects Z0,Z1[,Z2...] (at least two values), got '%s'", v);
-      for (int k = 0; k + 1 < cnt; k++)
-        HX_CHECK(d[k + 1] > d[k], HX_ERR_INPUT, "flag --z: values must increase, got '%s'", v);
+      for (int k = 0; k + 1 < cnt; k++) HX_CHECK(d[k + 1] > d[k], HX_ERR_INPUT, "flag --z: values must increase, got '%s'", v);
       int old = o.num_zones;
       o.num_zones = cnt - 1;
       memcpy(o.z, d, (size_t)cnt * sizeof *d);
@@ -206,14 +205,14 @@ int hx_cmd_rods(hx_comm comm, int argc, char **argv) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_int_list(a, v, HX_RODS_MAX_ZONES, 1, 1000000, iv, &cnt));
       for (int k = 0; k < HX_RODS_MAX_ZONES; k++) o.nz[k] = iv[k < cnt ? k : (cnt > 0 ? cnt - 1 : 0)];
-      if (cnt > 1) HX_CHECK(cnt == o.num_zones, HX_ERR_INPUT,
-                            "flag --nz: %d values for %d zones (give --z first, one --nz per zone)", cnt, o.num_zones);
+      if (cnt > 1)
+        HX_CHECK(cnt == o.num_zones, HX_ERR_INPUT, "flag --nz: %d values for %d zones (give --z first, one --nz per zone)", cnt,
+                 o.num_zones);
     } else if (!strcmp(a, "--grading")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double_list(a, v, HX_RODS_MAX_ZONES, &cnt, d));
       for (int k = 0; k < HX_RODS_MAX_ZONES; k++) o.grading[k] = d[k < cnt ? k : (cnt > 0 ? cnt - 1 : 0)];
-      for (int k = 0; k < cnt; k++)
-        HX_CHECK(d[k] > 0, HX_ERR_INPUT, "flag --grading: ratios must be positive, got '%s'", v);
+      for (int k = 0; k < cnt; k++) HX_CHECK(d[k] > 0, HX_ERR_INPUT, "flag --grading: ratios must be positive, got '%s'", v);
     } else if (!strcmp(a, "--periodic")) {
       o.periodic = 1;
     } else if (!strcmp(a, "--separate-ids")) {
@@ -254,8 +253,7 @@ int hx_cmd_rods(hx_comm comm, int argc, char **argv) {
   long qbad = 0;
   rc = layer_quality(comm, &o, check_order, &qmin, &qratio, &qmean, &qbad);
   if (rc == HX_OK && qmin <= 0 && !c.force)
-    rc = HX_ERROR(HX_ERR_INVALID_MESH, "det J <= 0 at order %d (min %.3e); refusing to write (use --force)", check_order,
-                  qmin);
+    rc = HX_ERROR(HX_ERR_INVALID_MESH, "det J <= 0 at order %d (min %.3e); refusing to write (use --force)", check_order, qmin);
   double t3 = now();
   if (rc == HX_OK && c.optimize) {
     /* TMOP at the written order: raise (curving onto the rods and duct), optimize
@@ -287,18 +285,17 @@ int hx_cmd_rods(hx_comm comm, int argc, char **argv) {
              "\"check_order\": %d, \"min_detj\": %.6e, \"scaled_jacobian_min\": %.6f, \"scaled_jacobian_mean\": %.6f, "
              "\"elements_below_0.5\": %ld, \"time_mesh_s\": %.3f, \"time_check_s\": %.3f, \"time_quality_s\": %.3f, "
              "\"time_write_s\": %.3f, \"peak_rss_mb\": %.1f}\n",
-             (long long)m->num_elem_global, (int)info.elems_per_layer, info.num_layers, info.num_rods, info.num_sites,
-             order, info.min_half_gap, info.bl_first, rep.min_detj, check_order, qmin, qratio, qmean, qbad, t1 - t0,
-             t2 - t1, t3 - t2, t4 - t3b, peak_mb);
+             (long long)m->num_elem_global, (int)info.elems_per_layer, info.num_layers, info.num_rods, info.num_sites, order,
+             info.min_half_gap, info.bl_first, rep.min_detj, check_order, qmin, qratio, qmean, qbad, t1 - t0, t2 - t1, t3 - t2,
+             t4 - t3b, peak_mb);
     else {
-      printf("rods: %lld elements (%d per layer x %d layers), %d rods on %d sites, order %d\n",
-             (long long)m->num_elem_global, (int)info.elems_per_layer, info.num_layers, info.num_rods, info.num_sites,
-             order);
+      printf("rods: %lld elements (%d per layer x %d layers), %d rods on %d sites, order %d\n", (long long)m->num_elem_global,
+             (int)info.elems_per_layer, info.num_layers, info.num_rods, info.num_sites, order);
       printf("  narrowest rod-to-mid-gap %.4g, first boundary layer %.4g\n", info.min_half_gap, info.bl_first);
-      printf("  at order %d: min det J %.4e, Nek5000 scaled Jacobian min %.3f mean %.3f (%ld below 0.5)\n", check_order,
-             qmin, qratio, qmean, qbad);
-      printf("  time: mesh %.3f s, check %.3f s, quality %.3f s, write %.3f s; peak memory %.0f MB\n", t1 - t0, t2 - t1,
-             t3 - t2, t4 - t3b, peak_mb);
+      printf("  at order %d: min det J %.4e, Nek5000 scaled Jacobian min %.3f mean %.3f (%ld below 0.5)\n", check_order, qmin,
+             qratio, qmean, qbad);
+      printf("  time: mesh %.3f s, check %.3f s, quality %.3f s, write %.3f s; peak memory %.0f MB\n", t1 - t0, t2 - t1, t3 - t2,
+             t4 - t3b, peak_mb);
     }
     for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
   }

@@ -15,16 +15,16 @@ typedef struct hx_command {
 } hx_command;
 
 static const hx_command commands[] = {
-  /* name       run          summary */
-  {"box",      hx_cmd_box,  "structured box of hexes, optionally Kershaw-deformed (benchmarks)"},
-  {"quality",  hx_cmd_quality, "quality report: det J, scaled Jacobians, aspect ratio, histogram"},
-  {"convert",  hx_cmd_convert, "convert a mesh between formats (.re2 .msh .vtu .pvtu .mesh .exo)"},
-  {"demo",     hx_cmd_demo,    "the bundled example end to end"},
-  {"optimize", hx_cmd_optimize, "TMOP mesh optimization (Newton, partial assembly, cpu|cuda)"},
-  {"pebble",   hx_cmd_pebble,        "curved all-hex mesh of the fluid between packed spheres"},
-  {"pack",     hx_cmd_pack,        "generate a packing of spheres in a container (tests, demos)"},
-  {"rods",     hx_cmd_rods,    "curved all-hex mesh of a rod bundle (square/hex lattice, PWR 17x17)"},
-  {"bench",    hx_cmd_bench, "throughput benchmarks (tmop, pebble, rods, io)"},
+    /* name       run          summary */
+    {"box", hx_cmd_box, "structured box of hexes, optionally Kershaw-deformed (benchmarks)"},
+    {"quality", hx_cmd_quality, "quality report: det J, scaled Jacobians, aspect ratio, histogram"},
+    {"convert", hx_cmd_convert, "convert a mesh between formats (.re2 .msh .vtu .pvtu .mesh .exo)"},
+    {"demo", hx_cmd_demo, "the bundled example end to end"},
+    {"optimize", hx_cmd_optimize, "TMOP mesh optimization (Newton, partial assembly, cpu|cuda)"},
+    {"pebble", hx_cmd_pebble, "curved all-hex mesh of the fluid between packed spheres"},
+    {"pack", hx_cmd_pack, "generate a packing of spheres in a container (tests, demos)"},
+    {"rods", hx_cmd_rods, "curved all-hex mesh of a rod bundle (square/hex lattice, PWR 17x17)"},
+    {"bench", hx_cmd_bench, "throughput benchmarks (tmop, pebble, rods, io)"},
 };
 static const int num_commands = (int)(sizeof commands / sizeof commands[0]);
 
@@ -35,12 +35,10 @@ static void print_help(FILE *out) {
           "commands:\n",
           HX_VERSION);
   for (int c = 0; c < num_commands; c++)
-    fprintf(out, "  %-9s %s%s\n", commands[c].name, commands[c].summary,
-            commands[c].run ? "" : " (not built yet)");
-  fprintf(out,
-          "\ncommon options: -o FILE (format from the extension; several allowed), --order N,\n"
-          "  --json, --force (write even with det J <= 0), -v (verbose), --help;\n"
-          "  output forms: --ascii (.msh/.vtu text), --compress [LEVEL] (.vtu zlib), --co2 (.re2 + .co2)\n");
+    fprintf(out, "  %-9s %s%s\n", commands[c].name, commands[c].summary, commands[c].run ? "" : " (not built yet)");
+  fprintf(out, "\ncommon options: -o FILE (format from the extension; several allowed), --order N,\n"
+               "  --json, --force (write even with det J <= 0), -v (verbose), --help;\n"
+               "  output forms: --ascii (.msh/.vtu text), --compress [LEVEL] (.vtu zlib), --co2 (.re2 + .co2)\n");
 }
 
 int main(int argc, char **argv) {

@@ -41,9 +41,9 @@
 
 typedef struct keytab {
   int K;
-  size_t cap;     /* power of 2 */
-  hx_gid *keys;   /* [cap][K] */
-  int32_t *val;   /* [cap], -1 = empty */
+  size_t cap;   /* power of 2 */
+  hx_gid *keys; /* [cap][K] */
+  int32_t *val; /* [cap], -1 = empty */
   int32_t count;
 } keytab;
 
@@ -153,20 +153,20 @@ static int edge_of(int c0, int d) {
 }
 
 struct hx_curve_ctx {
-  const hx_mesh *m; /* borrowed */
-  int N, nd;        /* target order and nodes per direction */
-  int ndm;          /* nodes per direction of the input mesh */
-  double xg[HX_MAX_ND];              /* order-N GLL nodes on [0,1] */
-  double B[HX_MAX_ND * HX_MAX_ND];   /* [nd][ndm] interpolation order M -> N */
-  int32_t *elem_vert;   /* [num_elem][8] dense vertex index */
-  int32_t *elem_edge;   /* [num_elem][12] dense edge index */
-  int32_t *elem_face;   /* [num_elem][6] dense face index */
-  uint8_t *face_frame;  /* [num_elem][6] canonical frame: bit0 ou, bit1 ov, bit2 swap */
+  const hx_mesh *m;                /* borrowed */
+  int N, nd;                       /* target order and nodes per direction */
+  int ndm;                         /* nodes per direction of the input mesh */
+  double xg[HX_MAX_ND];            /* order-N GLL nodes on [0,1] */
+  double B[HX_MAX_ND * HX_MAX_ND]; /* [nd][ndm] interpolation order M -> N */
+  int32_t *elem_vert;              /* [num_elem][8] dense vertex index */
+  int32_t *elem_edge;              /* [num_elem][12] dense edge index */
+  int32_t *elem_face;              /* [num_elem][6] dense face index */
+  uint8_t *face_frame;             /* [num_elem][6] canonical frame: bit0 ou, bit1 ov, bit2 swap */
   int32_t num_verts, num_edges, num_faces;
   int32_t *vert_set, *edge_set, *face_surf; /* surface set index (-1 none) / face surface */
   int32_t (*sets)[MAX_SURF];                /* surface sets, -1 padded */
   int32_t num_sets;
-  hx_gid vbound;  /* max vert_id + 1 */
+  hx_gid vbound; /* max vert_id + 1 */
   hx_gid num_nodes, id_bound;
 };
 
@@ -179,8 +179,7 @@ static int set_add(int32_t *slot, int32_t s, hx_gid entity, const char *what) {
       return HX_OK;
     }
   }
-  return HX_ERROR(HX_ERR_INPUT, "curving: %s %lld lies on more than %d analytic surfaces", what,
-                  (long long)entity, MAX_SURF);
+  return HX_ERROR(HX_ERR_INPUT, "curving: %s %lld lies on more than %d analytic surfaces", what, (long long)entity, MAX_SURF);
 }
 
 /* Replace per-entity slots [n][MAX_SURF] by indices into the deduplicated set table. */
@@ -226,7 +225,7 @@ static int create_impl(hx_curve_ctx *cc) {
   HX_CALL(hx_malloc((size_t)ne * 6, &cc->face_frame));
 
   keytab vt = {0}, et = {0}, ft = {0}, st = {0};
-  int32_t (*vslot)[MAX_SURF] = NULL, (*eslot)[MAX_SURF] = NULL;
+  int32_t(*vslot)[MAX_SURF] = NULL, (*eslot)[MAX_SURF] = NULL;
   /* initial sizes: the counts of a large structured mesh (about 1, 3 and 3 per
      element); the tables grow when a mesh has more */
   int rc = keytab_init(&vt, 1, (size_t)ne + 16);
@@ -250,8 +249,8 @@ static int create_impl(hx_curve_ctx *cc) {
       edge_corners(le, &c0, &c1);
       hx_gid key[2] = {v[c0] < v[c1] ? v[c0] : v[c1], v[c0] < v[c1] ? v[c1] : v[c0]};
       if (key[0] == key[1])
-        rc = HX_ERROR(HX_ERR_INPUT, "curving: element %lld has a collapsed edge (vertex %lld twice)",
-                      (long long)e, (long long)key[0]);
+        rc = HX_ERROR(HX_ERR_INPUT, "curving: element %lld has a collapsed edge (vertex %lld twice)", (long long)e,
+                      (long long)key[0]);
       if (rc == HX_OK) rc = keytab_get(&et, key, 1, &cc->elem_edge[(size_t)e * 12 + le]);
     }
     for (int f = 0; f < 6 && rc == HX_OK; f++) {
@@ -296,8 +295,8 @@ static int create_impl(hx_curve_ctx *cc) {
     }
     int32_t fidx = cc->elem_face[(size_t)bf->elem * 6 + bf->face];
     if (cc->face_surf[fidx] >= 0 && cc->face_surf[fidx] != bf->surf) {
-      rc = HX_ERROR(HX_ERR_INPUT, "curving: face %d of element %lld is tagged with two surfaces (%d and %d)",
-                    (int)bf->face, (long long)bf->elem, (int)cc->face_surf[fidx], (int)bf->surf);
+      rc = HX_ERROR(HX_ERR_INPUT, "curving: face %d of element %lld is tagged with two surfaces (%d and %d)", (int)bf->face,
+                    (long long)bf->elem, (int)cc->face_surf[fidx], (int)bf->surf);
       break;
     }
     cc->face_surf[fidx] = bf->surf;
@@ -305,8 +304,7 @@ static int create_impl(hx_curve_ctx *cc) {
     hx_face_corners(bf->face, fc);
     for (int q = 0; q < 4 && rc == HX_OK; q++) {
       int c = fc[q];
-      rc = set_add(vslot[cc->elem_vert[(size_t)bf->elem * 8 + c]], bf->surf,
-                   m->vert_id[(size_t)bf->elem * 8 + c], "vertex");
+      rc = set_add(vslot[cc->elem_vert[(size_t)bf->elem * 8 + c]], bf->surf, m->vert_id[(size_t)bf->elem * 8 + c], "vertex");
     }
     int d = bf->face / 2;
     for (int q = 0; q < 4 && rc == HX_OK; q++) {
@@ -329,22 +327,21 @@ static int create_impl(hx_curve_ctx *cc) {
   HX_CALL(rc);
   for (int s = 0; s < m->num_surfaces; s++) {
     const hx_surface *S = &m->surfaces[s];
-    HX_CHECK(S->type >= HX_SURF_NONE && S->type <= HX_SURF_CYLINDER, HX_ERR_INPUT,
-             "curving: surface %d has unknown type %d", s, S->type);
+    HX_CHECK(S->type >= HX_SURF_NONE && S->type <= HX_SURF_CYLINDER, HX_ERR_INPUT, "curving: surface %d has unknown type %d", s,
+             S->type);
     HX_CHECK(S->type == HX_SURF_PLANE || S->type == HX_SURF_NONE || S->r > 0, HX_ERR_INPUT,
              "curving: surface %d has radius %g <= 0", s, S->r);
   }
   cc->vbound = vmax + 1;
   hx_gid N1 = cc->N - 1;
-  cc->num_nodes = cc->num_verts + (hx_gid)cc->num_edges * N1 + (hx_gid)cc->num_faces * N1 * N1 +
-                  m->num_elem_global * N1 * N1 * N1;
+  cc->num_nodes =
+      cc->num_verts + (hx_gid)cc->num_edges * N1 + (hx_gid)cc->num_faces * N1 * N1 + m->num_elem_global * N1 * N1 * N1;
   cc->id_bound = cc->num_nodes - cc->num_verts + cc->vbound;
   return HX_OK;
 }
 
 int hx_curve_create(const hx_mesh *m, int order, hx_curve_ctx **out) {
-  HX_CHECK(order >= 1 && order <= HX_MAX_ORDER, HX_ERR_INPUT, "curving: order must be in 1..%d, got %d",
-           HX_MAX_ORDER, order);
+  HX_CHECK(order >= 1 && order <= HX_MAX_ORDER, HX_ERR_INPUT, "curving: order must be in 1..%d, got %d", HX_MAX_ORDER, order);
   hx_curve_ctx *cc;
   HX_CALL(hx_malloc(sizeof *cc, &cc));
   cc->m = m;
@@ -579,8 +576,8 @@ static void curve_elem(const hx_curve_ctx *cc, hx_lid e, double *X, hx_gid *id) 
 
 int hx_curve_block(const hx_curve_ctx *cc, hx_lid e0, hx_lid count, double *xblock, hx_gid *idblock) {
   HX_CHECK(e0 >= 0 && count >= 0 && e0 + count <= cc->m->num_elem, HX_ERR_INPUT,
-           "curving: block [%lld, %lld) is outside the mesh's %lld elements", (long long)e0,
-           (long long)e0 + count, (long long)cc->m->num_elem);
+           "curving: block [%lld, %lld) is outside the mesh's %lld elements", (long long)e0, (long long)e0 + count,
+           (long long)cc->m->num_elem);
   size_t npe = (size_t)cc->nd * cc->nd * cc->nd;
 #pragma omp parallel for schedule(dynamic, 64)
   for (hx_lid b = 0; b < count; b++)
@@ -607,8 +604,7 @@ static double elem_min_detj(int nd, const double *D, const double *X, int *worst
           }
           J[c][0] = d0, J[c][1] = d1, J[c][2] = d2;
         }
-        double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-                     J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+        double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
                      J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
         if (det < mn) {
           mn = det;

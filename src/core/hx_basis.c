@@ -7,7 +7,11 @@
 /* Legendre polynomial P_n(x) and its derivative on [-1,1] by the three-term recurrence. */
 static void legendre(int n, double x, double *p, double *dp) {
   double p0 = 1.0, p1 = x;
-  if (n == 0) { *p = 1.0; *dp = 0.0; return; }
+  if (n == 0) {
+    *p = 1.0;
+    *dp = 0.0;
+    return;
+  }
   for (int k = 2; k <= n; k++) {
     double pk = ((2.0 * k - 1.0) * x * p1 - (k - 1.0) * p0) / k;
     p0 = p1;
@@ -19,8 +23,7 @@ static void legendre(int n, double x, double *p, double *dp) {
 }
 
 int hx_gauss(int n, double *x, double *w) {
-  HX_CHECK(n >= 1 && n <= HX_MAX_Q, HX_ERR_INPUT,
-           "Gauss-Legendre rule needs 1..%d points, got %d", HX_MAX_Q, n);
+  HX_CHECK(n >= 1 && n <= HX_MAX_Q, HX_ERR_INPUT, "Gauss-Legendre rule needs 1..%d points, got %d", HX_MAX_Q, n);
   for (int i = 0; i < n; i++) {
     /* Newton on P_n from the Chebyshev-like initial guess, points descending in z */
     double z = cos(HX_PI * (i + 0.75) / (n + 0.5)), p, dp;
@@ -39,8 +42,7 @@ int hx_gauss(int n, double *x, double *w) {
 }
 
 int hx_gll(int n, double *x, double *w) {
-  HX_CHECK(n >= 2 && n <= HX_MAX_Q, HX_ERR_INPUT,
-           "Gauss-Lobatto-Legendre rule needs 2..%d points, got %d", HX_MAX_Q, n);
+  HX_CHECK(n >= 2 && n <= HX_MAX_Q, HX_ERR_INPUT, "Gauss-Lobatto-Legendre rule needs 2..%d points, got %d", HX_MAX_Q, n);
   int N = n - 1;
   /* interior nodes are the roots of P_N'; Newton on (1-z^2) P_N' from Chebyshev-Gauss-Lobatto guesses */
   for (int i = 0; i < n; i++) {
@@ -130,8 +132,7 @@ void hx_lagrange_eval(int n, const double *nodes, double t, double *phi, double 
   }
 }
 
-void hx_lagrange_matrices(int n, const double *nodes, int m, const double *pts,
-                          double *B, double *G) {
+void hx_lagrange_matrices(int n, const double *nodes, int m, const double *pts, double *B, double *G) {
   double phi[HX_MAX_Q > HX_MAX_ND ? HX_MAX_Q : HX_MAX_ND], dphi[HX_MAX_Q > HX_MAX_ND ? HX_MAX_Q : HX_MAX_ND];
   for (int q = 0; q < m; q++) {
     hx_lagrange_eval(n, nodes, pts[q], phi, dphi);
@@ -168,6 +169,9 @@ void hx_tensor_interp(int ndm, int nd, const double *B, const double *u, double 
 }
 
 void hx_equispaced(int n, double *t) {
-  if (n == 1) { t[0] = 0.5; return; }
+  if (n == 1) {
+    t[0] = 0.5;
+    return;
+  }
   for (int i = 0; i < n; i++) t[i] = (double)i / (n - 1);
 }

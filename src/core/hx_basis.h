@@ -25,8 +25,7 @@ int hx_quad_points_for_order(int type, int qo);
 void hx_lagrange_eval(int n, const double *nodes, double t, double *phi, double *dphi);
 /** B[q][a] = l_a(pts[q]), G[q][a] = l_a'(pts[q]) for q < m points, a < n nodes.
     Either output may be NULL. Shapes: [m][n], row-major. */
-void hx_lagrange_matrices(int n, const double *nodes, int m, const double *pts,
-                          double *B, double *G);
+void hx_lagrange_matrices(int n, const double *nodes, int m, const double *pts, double *B, double *G);
 /** v [nd^3] = u [ndm^3] interpolated along each direction by B [nd][ndm] (e.g. from
     hx_lagrange_matrices: Lagrange data of order ndm - 1 evaluated at nd points), one direction
     at a time (sum factorization); lexicographic, i fastest. nd, ndm <= HX_MAX_ND. */

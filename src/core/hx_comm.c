@@ -5,11 +5,22 @@
 #include "hx_error.h"
 
 #if HX_HAVE_MPI
-#define MPI_OK(call) \
-  do { int mrc_ = (call); if (mrc_ != MPI_SUCCESS) return HX_ERROR(HX_ERR_MPI, "MPI call failed: %s", #call); } while (0)
+#define MPI_OK(call)                                                                                                             \
+  do {                                                                                                                           \
+    int mrc_ = (call);                                                                                                           \
+    if (mrc_ != MPI_SUCCESS) return HX_ERROR(HX_ERR_MPI, "MPI call failed: %s", #call);                                          \
+  } while (0)
 
-int hx_comm_rank(hx_comm comm) { int r = 0; MPI_Comm_rank(comm, &r); return r; }
-int hx_comm_size(hx_comm comm) { int s = 1; MPI_Comm_size(comm, &s); return s; }
+int hx_comm_rank(hx_comm comm) {
+  int r = 0;
+  MPI_Comm_rank(comm, &r);
+  return r;
+}
+int hx_comm_size(hx_comm comm) {
+  int s = 1;
+  MPI_Comm_size(comm, &s);
+  return s;
+}
 
 /* every rank gets the worst status; the others get the message of the lowest rank that
    failed with it (so that rank 0, which prints, says what went wrong) */
@@ -29,19 +40,24 @@ int hx_comm_agree(hx_comm comm, int rc) {
   return out;
 }
 int hx_comm_sum_double(hx_comm comm, double *v, int n) {
-  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm)); return HX_OK;
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, comm));
+  return HX_OK;
 }
 int hx_comm_min_double(hx_comm comm, double *v, int n) {
-  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MIN, comm)); return HX_OK;
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MIN, comm));
+  return HX_OK;
 }
 int hx_comm_max_double(hx_comm comm, double *v, int n) {
-  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm)); return HX_OK;
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, comm));
+  return HX_OK;
 }
 int hx_comm_sum_int64(hx_comm comm, int64_t *v, int n) {
-  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_SUM, comm)); return HX_OK;
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_SUM, comm));
+  return HX_OK;
 }
 int hx_comm_max_int64(hx_comm comm, int64_t *v, int n) {
-  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, comm)); return HX_OK;
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MAX, comm));
+  return HX_OK;
 }
 int hx_comm_exscan_int64(hx_comm comm, int64_t v, int64_t *out) {
   int64_t r = 0;
@@ -51,10 +67,12 @@ int hx_comm_exscan_int64(hx_comm comm, int64_t v, int64_t *out) {
   return HX_OK;
 }
 int hx_comm_min_int64(hx_comm comm, int64_t *v, int n) {
-  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, comm)); return HX_OK;
+  MPI_OK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, MPI_MIN, comm));
+  return HX_OK;
 }
 int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out) {
-  MPI_OK(MPI_Allgather(&v, 1, MPI_INT64_T, out, 1, MPI_INT64_T, comm)); return HX_OK;
+  MPI_OK(MPI_Allgather(&v, 1, MPI_INT64_T, out, 1, MPI_INT64_T, comm));
+  return HX_OK;
 }
 #define HX_COMM_PIECE ((size_t)1 << 30)
 int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root) {
@@ -81,31 +99,92 @@ int hx_comm_recv(hx_comm comm, void *buf, size_t bytes, int src, int tag) {
     int got = 0;
     MPI_OK(MPI_Recv((char *)buf + off, (int)n, MPI_BYTE, src, tag, comm, &st));
     MPI_Get_count(&st, MPI_BYTE, &got);
-    if ((size_t)got != n)
-      return HX_ERROR(HX_ERR_MPI, "rank %d sent %d bytes where %zu were expected (tag %d)", src, got, n, tag);
+    if ((size_t)got != n) return HX_ERROR(HX_ERR_MPI, "rank %d sent %d bytes where %zu were expected (tag %d)", src, got, n, tag);
     off += n;
   } while (off < bytes);
   return HX_OK;
 }
 #else
-int hx_comm_rank(hx_comm comm) { (void)comm; return 0; }
-int hx_comm_size(hx_comm comm) { (void)comm; return 1; }
-int hx_comm_agree(hx_comm comm, int rc) { (void)comm; return rc; }
-int hx_comm_sum_double(hx_comm comm, double *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
-int hx_comm_min_double(hx_comm comm, double *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
-int hx_comm_max_double(hx_comm comm, double *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
-int hx_comm_sum_int64(hx_comm comm, int64_t *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
-int hx_comm_max_int64(hx_comm comm, int64_t *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
-int hx_comm_exscan_int64(hx_comm comm, int64_t v, int64_t *out) { (void)comm; (void)v; *out = 0; return HX_OK; }
-int hx_comm_min_int64(hx_comm comm, int64_t *v, int n) { (void)comm; (void)v; (void)n; return HX_OK; }
-int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out) { (void)comm; out[0] = v; return HX_OK; }
-int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root) { (void)comm; (void)buf; (void)bytes; (void)root; return HX_OK; }
+int hx_comm_rank(hx_comm comm) {
+  (void)comm;
+  return 0;
+}
+int hx_comm_size(hx_comm comm) {
+  (void)comm;
+  return 1;
+}
+int hx_comm_agree(hx_comm comm, int rc) {
+  (void)comm;
+  return rc;
+}
+int hx_comm_sum_double(hx_comm comm, double *v, int n) {
+  (void)comm;
+  (void)v;
+  (void)n;
+  return HX_OK;
+}
+int hx_comm_min_double(hx_comm comm, double *v, int n) {
+  (void)comm;
+  (void)v;
+  (void)n;
+  return HX_OK;
+}
+int hx_comm_max_double(hx_comm comm, double *v, int n) {
+  (void)comm;
+  (void)v;
+  (void)n;
+  return HX_OK;
+}
+int hx_comm_sum_int64(hx_comm comm, int64_t *v, int n) {
+  (void)comm;
+  (void)v;
+  (void)n;
+  return HX_OK;
+}
+int hx_comm_max_int64(hx_comm comm, int64_t *v, int n) {
+  (void)comm;
+  (void)v;
+  (void)n;
+  return HX_OK;
+}
+int hx_comm_exscan_int64(hx_comm comm, int64_t v, int64_t *out) {
+  (void)comm;
+  (void)v;
+  *out = 0;
+  return HX_OK;
+}
+int hx_comm_min_int64(hx_comm comm, int64_t *v, int n) {
+  (void)comm;
+  (void)v;
+  (void)n;
+  return HX_OK;
+}
+int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out) {
+  (void)comm;
+  out[0] = v;
+  return HX_OK;
+}
+int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root) {
+  (void)comm;
+  (void)buf;
+  (void)bytes;
+  (void)root;
+  return HX_OK;
+}
 int hx_comm_send(hx_comm comm, const void *buf, size_t bytes, int dest, int tag) {
-  (void)comm; (void)buf; (void)bytes; (void)dest; (void)tag;
+  (void)comm;
+  (void)buf;
+  (void)bytes;
+  (void)dest;
+  (void)tag;
   return HX_ERROR(HX_ERR_INTERNAL, "point-to-point send in a build without MPI");
 }
 int hx_comm_recv(hx_comm comm, void *buf, size_t bytes, int src, int tag) {
-  (void)comm; (void)buf; (void)bytes; (void)src; (void)tag;
+  (void)comm;
+  (void)buf;
+  (void)bytes;
+  (void)src;
+  (void)tag;
   return HX_ERROR(HX_ERR_INTERNAL, "point-to-point receive in a build without MPI");
 }
 #endif

@@ -8,13 +8,13 @@
 
 typedef enum {
   HX_OK = 0,
-  HX_ERR_INPUT,    /* the user's input (flag, file, value) is wrong */
-  HX_ERR_MEMORY,   /* an allocation failed */
-  HX_ERR_BACKEND,  /* a compute backend (CUDA, ...) failed or is missing */
-  HX_ERR_MPI,      /* an MPI call failed */
-  HX_ERR_QHULL,    /* Qhull failed */
-  HX_ERR_IO,       /* reading or writing a file failed */
-  HX_ERR_INTERNAL, /* our bug */
+  HX_ERR_INPUT,       /* the user's input (flag, file, value) is wrong */
+  HX_ERR_MEMORY,      /* an allocation failed */
+  HX_ERR_BACKEND,     /* a compute backend (CUDA, ...) failed or is missing */
+  HX_ERR_MPI,         /* an MPI call failed */
+  HX_ERR_QHULL,       /* Qhull failed */
+  HX_ERR_IO,          /* reading or writing a file failed */
+  HX_ERR_INTERNAL,    /* our bug */
   HX_ERR_INVALID_MESH /* the mesh has det J <= 0 or breaks an invariant */
 } hx_status;
 
@@ -22,8 +22,7 @@ typedef enum {
     @param code  an hx_status other than HX_OK
     @param src   source file (__FILE__), printed with -v
     @param line  source line (__LINE__) */
-int hx_error_set(int code, const char *src, int line, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+int hx_error_set(int code, const char *src, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /** The recorded message (empty string if none). */
 const char *hx_error_message(void);
 /** Where the recorded message was raised ("file.c:123"), for -v. */
@@ -40,15 +39,22 @@ void hx_set_verbosity(int level);
 int hx_verbosity(void);
 void hx_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-#define HX_CALL(expr) \
-  do { int hx_rc_ = (expr); if (hx_rc_ != HX_OK) return hx_rc_; } while (0)
-#define HX_CHECK(cond, code, ...) \
-  do { if (!(cond)) return hx_error_set((code), __FILE__, __LINE__, __VA_ARGS__); } while (0)
+#define HX_CALL(expr)                                                                                                            \
+  do {                                                                                                                           \
+    int hx_rc_ = (expr);                                                                                                         \
+    if (hx_rc_ != HX_OK) return hx_rc_;                                                                                          \
+  } while (0)
+#define HX_CHECK(cond, code, ...)                                                                                                \
+  do {                                                                                                                           \
+    if (!(cond)) return hx_error_set((code), __FILE__, __LINE__, __VA_ARGS__);                                                   \
+  } while (0)
 #define HX_ERROR(code, ...) hx_error_set((code), __FILE__, __LINE__, __VA_ARGS__)
 
 #ifdef NDEBUG
 #define HX_ASSERT(cond) ((void)0)
 #else
-#define HX_ASSERT(cond) \
-  do { if (!(cond)) return hx_error_set(HX_ERR_INTERNAL, __FILE__, __LINE__, "assertion failed: %s", #cond); } while (0)
+#define HX_ASSERT(cond)                                                                                                          \
+  do {                                                                                                                           \
+    if (!(cond)) return hx_error_set(HX_ERR_INTERNAL, __FILE__, __LINE__, "assertion failed: %s", #cond);                        \
+  } while (0)
 #endif

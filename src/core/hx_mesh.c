@@ -9,8 +9,7 @@
 #include "hx_memory.h"
 
 int hx_mesh_create(hx_comm comm, int order, hx_lid num_elem, hx_mesh **out) {
-  HX_CHECK(order >= 1 && order <= HX_MAX_ORDER, HX_ERR_INPUT,
-           "order must be in 1..%d, got %d", HX_MAX_ORDER, order);
+  HX_CHECK(order >= 1 && order <= HX_MAX_ORDER, HX_ERR_INPUT, "order must be in 1..%d, got %d", HX_MAX_ORDER, order);
   HX_CHECK(num_elem >= 0, HX_ERR_INPUT, "negative element count %d", (int)num_elem);
   hx_mesh *m;
   HX_CALL(hx_malloc(sizeof *m, &m));
@@ -70,8 +69,7 @@ int hx_mesh_copy(const hx_mesh *s, hx_mesh **out) {
     rc = hx_mesh_add_face(m, s->faces[f].elem, s->faces[f].face, s->faces[f].bid, s->faces[f].surf);
   for (int b = 1; b < s->num_bnames && rc == HX_OK; b++)
     if (s->bnames[b]) rc = hx_mesh_set_bname(m, b, s->bnames[b]);
-  for (int i = 0; i < s->num_surfaces && rc == HX_OK; i++)
-    rc = hx_mesh_add_surface(m, &s->surfaces[i], NULL);
+  for (int i = 0; i < s->num_surfaces && rc == HX_OK; i++) rc = hx_mesh_add_surface(m, &s->surfaces[i], NULL);
   if (rc != HX_OK) {
     hx_mesh_destroy(&m);
     return rc;
@@ -136,9 +134,7 @@ int hx_node_on_face(int nd, int face, int i, int j, int k) {
   return idx[d] == (s ? nd - 1 : 0);
 }
 
-double hx_surface_scale(const hx_surface *s) {
-  return (s->type == HX_SURF_SPHERE || s->type == HX_SURF_CYLINDER) ? s->r : 1.0;
-}
+double hx_surface_scale(const hx_surface *s) { return (s->type == HX_SURF_SPHERE || s->type == HX_SURF_CYLINDER) ? s->r : 1.0; }
 
 static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
@@ -166,7 +162,12 @@ void hx_surface_project(const hx_surface *s, const double x[3], double y[3]) {
   }
   case HX_SURF_SPHERE: {
     double len = sqrt(dot3(d, d));
-    if (len == 0.0) { y[0] = s->p[0] + s->r; y[1] = s->p[1]; y[2] = s->p[2]; break; }
+    if (len == 0.0) {
+      y[0] = s->p[0] + s->r;
+      y[1] = s->p[1];
+      y[2] = s->p[2];
+      break;
+    }
     for (int c = 0; c < 3; c++) y[c] = s->p[c] + d[c] * (s->r / len);
     break;
   }
@@ -174,7 +175,10 @@ void hx_surface_project(const hx_surface *s, const double x[3], double y[3]) {
     double t = dot3(d, s->n);
     double q[3] = {d[0] - t * s->n[0], d[1] - t * s->n[1], d[2] - t * s->n[2]};
     double len = sqrt(dot3(q, q));
-    if (len == 0.0) { for (int c = 0; c < 3; c++) y[c] = x[c]; break; }
+    if (len == 0.0) {
+      for (int c = 0; c < 3; c++) y[c] = x[c];
+      break;
+    }
     for (int c = 0; c < 3; c++) y[c] = s->p[c] + t * s->n[c] + q[c] * (s->r / len);
     break;
   }
@@ -202,7 +206,10 @@ void hx_surface_normal(const hx_surface *s, const double x[3], double nrm[3]) {
 
 /* ---- L-numbering ------------------------------------------------------- */
 
-typedef struct { hx_gid id; size_t pos; } id_pos;
+typedef struct {
+  hx_gid id;
+  size_t pos;
+} id_pos;
 
 static int cmp_id_pos(const void *a, const void *b) {
   const id_pos *x = a, *y = b;
@@ -257,8 +264,7 @@ static int lnumbering_dense(const hx_mesh *m, size_t n, hx_gid lo, hx_gid hi, hx
 
 int hx_mesh_lnumbering(const hx_mesh *m, hx_lmap **out) {
   size_t n = (size_t)m->num_elem * (size_t)hx_mesh_nodes_per_elem(m);
-  HX_CHECK(n < (size_t)INT32_MAX, HX_ERR_INPUT,
-           "%zu element nodes exceed the 32-bit local index; run on more ranks", n);
+  HX_CHECK(n < (size_t)INT32_MAX, HX_ERR_INPUT, "%zu element nodes exceed the 32-bit local index; run on more ranks", n);
   hx_lmap *map;
   HX_CALL(hx_malloc(sizeof *map, &map));
   hx_gid lo = 0, hi = -1;
@@ -345,8 +351,7 @@ int hx_mesh_gll_derivative(int nd, double *D) {
   return HX_OK;
 }
 
-double hx_mesh_jacobian_at_node(const hx_mesh *m, const double *D, hx_lid e, int i, int j, int k,
-                                double J[3][3]) {
+double hx_mesh_jacobian_at_node(const hx_mesh *m, const double *D, hx_lid e, int i, int j, int k, double J[3][3]) {
   int nd = m->nd;
   for (int c = 0; c < 3; c++) {
     const double *xc = hx_mesh_elem_x(m, e, c);
@@ -360,8 +365,7 @@ double hx_mesh_jacobian_at_node(const hx_mesh *m, const double *D, hx_lid e, int
     J[c][1] = d1;
     J[c][2] = d2;
   }
-  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) -
-         J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
          J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
 }
 
@@ -394,8 +398,7 @@ static int global_diag(const hx_mesh *m, double *diag) {
 /* A boundary face record that names a local element, a face 0..5, an id >= 1 and a
    surface index (or none). */
 static int face_valid(const hx_mesh *m, const hx_bface *bf) {
-  return bf->elem >= 0 && bf->elem < m->num_elem && bf->face >= 0 && bf->face <= 5 && bf->bid >= 1 &&
-         bf->surf < m->num_surfaces;
+  return bf->elem >= 0 && bf->elem < m->num_elem && bf->face >= 0 && bf->face <= 5 && bf->bid >= 1 && bf->surf < m->num_surfaces;
 }
 
 /* Smallest and largest det J over the GLL nodes of one element (x: [3][nd^3]), from
@@ -478,21 +481,16 @@ static int check_finish(const hx_mesh *m, hx_mesh_check_report *rp, double surf_
     report->id_max_dist = mx[0];
     report->surf_max_rel = mx[1];
   }
-  if (counts[3])
-    return HX_ERROR(HX_ERR_INVALID_MESH, "%lld boundary face record(s) are invalid", (long long)counts[3]);
+  if (counts[3]) return HX_ERROR(HX_ERR_INVALID_MESH, "%lld boundary face record(s) are invalid", (long long)counts[3]);
   if (counts[0])
-    return HX_ERROR(HX_ERR_INVALID_MESH,
-                    "%lld node copies disagree with another copy of the same node id (max distance %.3e)",
+    return HX_ERROR(HX_ERR_INVALID_MESH, "%lld node copies disagree with another copy of the same node id (max distance %.3e)",
                     (long long)counts[0], mx[0]);
   if (counts[1])
-    return HX_ERROR(HX_ERR_INVALID_MESH,
-                    "%lld boundary-face nodes lie off their surface (max relative distance %.3e > %.1e)",
+    return HX_ERROR(HX_ERR_INVALID_MESH, "%lld boundary-face nodes lie off their surface (max relative distance %.3e > %.1e)",
                     (long long)counts[1], mx[1], surf_tol);
   if (counts[2])
-    return HX_ERROR(HX_ERR_INVALID_MESH,
-                    "%lld element(s) have det J <= 0 at a GLL node (min %.6e; e.g. element %lld)",
-                    (long long)counts[2], r.min_detj,
-                    (long long)first_bad_global);
+    return HX_ERROR(HX_ERR_INVALID_MESH, "%lld element(s) have det J <= 0 at a GLL node (min %.6e; e.g. element %lld)",
+                    (long long)counts[2], r.min_detj, (long long)first_bad_global);
   return HX_OK;
 }
 
@@ -512,8 +510,7 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   size_t n = (size_t)m->num_elem * (size_t)npe;
   hx_gid idlo = 0, idhi = -1;
   if (n > 0) id_range(m->node_id, n, &idlo, &idhi);
-  HX_CHECK(n < (size_t)INT32_MAX, HX_ERR_INPUT,
-           "%zu element nodes exceed the 32-bit local index; run on more ranks", n);
+  HX_CHECK(n < (size_t)INT32_MAX, HX_ERR_INPUT, "%zu element nodes exceed the 32-bit local index; run on more ranks", n);
   int32_t *first = NULL; /* [ids] first E-node of each id */
   hx_lmap *map = NULL;
   if (ids_dense(n, idlo, idhi)) {

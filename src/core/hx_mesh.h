@@ -20,9 +20,9 @@
 
 typedef enum {
   HX_SURF_NONE = 0,
-  HX_SURF_PLANE = 1,    /* points x with n.(x - p) = 0 */
-  HX_SURF_SPHERE = 2,   /* |x - p| = r */
-  HX_SURF_CYLINDER = 3  /* distance from the line p + t n equals r */
+  HX_SURF_PLANE = 1,   /* points x with n.(x - p) = 0 */
+  HX_SURF_SPHERE = 2,  /* |x - p| = r */
+  HX_SURF_CYLINDER = 3 /* distance from the line p + t n equals r */
 } hx_surface_type;
 
 /** An analytic surface that boundary faces lie on (curving and TMOP sliding use it). */
@@ -73,21 +73,21 @@ typedef struct hx_mesh {
   hx_gid *vert_id;    /* [num_elem][8] global corner ids, corner c = i + 2j + 4k */
   int32_t *elem_attr; /* [num_elem] region/block id >= 1 */
 
-  hx_lid num_faces;   /* boundary faces on this rank */
+  hx_lid num_faces; /* boundary faces on this rank */
   hx_lid cap_faces;
   hx_bface *faces;
 
-  int num_bnames;     /* boundary ids run 1..num_bnames-1; bnames[0] is unused (NULL) */
-  char **bnames;      /* bid -> name ("pebble", "wall", ...) */
+  int num_bnames; /* boundary ids run 1..num_bnames-1; bnames[0] is unused (NULL) */
+  char **bnames;  /* bid -> name ("pebble", "wall", ...) */
 
   int num_surfaces;
   hx_surface *surfaces;
 
-  hx_mesh_lazy *lazy;      /* order-N geometry on demand, or NULL (see hx_mesh_lazy) */
+  hx_mesh_lazy *lazy; /* order-N geometry on demand, or NULL (see hx_mesh_lazy) */
 
-  hx_comm comm;            /* communicator the mesh is distributed over (borrowed) */
-  hx_gid elem_offset;      /* global index of the first local element */
-  hx_gid num_elem_global;  /* elements over all ranks */
+  hx_comm comm;           /* communicator the mesh is distributed over (borrowed) */
+  hx_gid elem_offset;     /* global index of the first local element */
+  hx_gid num_elem_global; /* elements over all ranks */
 } hx_mesh;
 
 /** Create a mesh of num_elem elements of the given order on comm (collective:
@@ -142,10 +142,10 @@ double hx_surface_scale(const hx_surface *s);
     into an L-vector indexed by the compressed local numbering of node_id. The
     L-numbering is built by hx_mesh_lnumbering. */
 typedef struct hx_lmap {
-  hx_lid num_lnodes;   /* unique nodes on this rank */
-  hx_lid *e2l;         /* [num_elem * nd^3] E-node -> L-node */
-  hx_gid *l2g;         /* [num_lnodes] L-node -> global id */
-  int *mult;           /* [num_lnodes] number of E copies of each L-node */
+  hx_lid num_lnodes; /* unique nodes on this rank */
+  hx_lid *e2l;       /* [num_elem * nd^3] E-node -> L-node */
+  hx_gid *l2g;       /* [num_lnodes] L-node -> global id */
+  int *mult;         /* [num_lnodes] number of E copies of each L-node */
 } hx_lmap;
 /** Build the local L-numbering from node_id (L-nodes sorted by global id). */
 int hx_mesh_lnumbering(const hx_mesh *m, hx_lmap **out);
@@ -158,14 +158,14 @@ void hx_lmap_scatter(const hx_lmap *map, const hx_mesh *m, int ncomp, const doub
 
 /** Result of hx_mesh_check: counts of invariant violations and worst values. */
 typedef struct hx_mesh_check_report {
-  hx_gid id_mismatch;      /* E-nodes whose coordinates differ from another copy of the same id */
-  double id_max_dist;      /* largest such distance */
-  hx_gid off_surface;      /* boundary-face nodes farther than tol from their surface */
-  double surf_max_rel;     /* largest relative distance of a face node from its surface */
-  hx_gid bad_elems;        /* elements with det J <= 0 at some GLL node */
-  double min_detj;         /* smallest det J over all GLL nodes */
-  hx_lid first_bad_elem;   /* a failing element, or -1 */
-  hx_gid bad_faces;        /* faces with an invalid element/face/bid/surface index */
+  hx_gid id_mismatch;    /* E-nodes whose coordinates differ from another copy of the same id */
+  double id_max_dist;    /* largest such distance */
+  hx_gid off_surface;    /* boundary-face nodes farther than tol from their surface */
+  double surf_max_rel;   /* largest relative distance of a face node from its surface */
+  hx_gid bad_elems;      /* elements with det J <= 0 at some GLL node */
+  double min_detj;       /* smallest det J over all GLL nodes */
+  hx_lid first_bad_elem; /* a failing element, or -1 */
+  hx_gid bad_faces;      /* faces with an invalid element/face/bid/surface index */
 } hx_mesh_check_report;
 
 /** Verify the invariants: equal ids => equal coordinates (to tol_rel * the mesh

@@ -28,22 +28,22 @@
 #include "hx_mesh.h"
 
 typedef struct hx_quality_opts {
-  int quad_type;    /* HX_QUAD_GLL (default) or HX_QUAD_GL */
-  int quad_order;   /* MFEM -qo: exact for polynomials of this order (default 8) */
-  int quad_points;  /* > 0 overrides quad_order: points per direction */
-  int num_worst;    /* elements listed in the report (default 10) */
+  int quad_type;   /* HX_QUAD_GLL (default) or HX_QUAD_GL */
+  int quad_order;  /* MFEM -qo: exact for polynomials of this order (default 8) */
+  int quad_points; /* > 0 overrides quad_order: points per direction */
+  int num_worst;   /* elements listed in the report (default 10) */
 } hx_quality_opts;
 
 void hx_quality_opts_default(hx_quality_opts *o);
 
 typedef struct hx_elem_quality {
-  double detj_min, detj_max;       /* at the GLL nodes */
-  double detj_min_q, detj_max_q;   /* at the quadrature points */
-  double scaled_jac;               /* Nek5000: detj_min / detj_max */
-  double corner_sj;                /* Knupp/Verdict normalized corner scaled Jacobian */
-  double aspect;                   /* longest / shortest corner edge */
-  double min_spacing;              /* shortest GLL grid-line spacing */
-  double centroid[3];              /* mean of the 8 corners */
+  double detj_min, detj_max;     /* at the GLL nodes */
+  double detj_min_q, detj_max_q; /* at the quadrature points */
+  double scaled_jac;             /* Nek5000: detj_min / detj_max */
+  double corner_sj;              /* Knupp/Verdict normalized corner scaled Jacobian */
+  double aspect;                 /* longest / shortest corner edge */
+  double min_spacing;            /* shortest GLL grid-line spacing */
+  double centroid[3];            /* mean of the 8 corners */
 } hx_elem_quality;
 
 typedef struct hx_quality_ctx hx_quality_ctx;
@@ -72,13 +72,13 @@ typedef struct hx_quality_worst {
 extern const char *const hx_quality_stat_names[HX_QUALITY_NUM_STATS];
 
 typedef struct hx_quality_report {
-  hx_gid num_elem;        /* global */
+  hx_gid num_elem; /* global */
   int order;
   int quad_type, quad_points;
-  hx_gid num_inverted;    /* elements with det J <= 0 at a GLL node or quadrature point */
+  hx_gid num_inverted; /* elements with det J <= 0 at a GLL node or quadrature point */
   /* detj_min, detj_max, detj_min_q, detj_max_q, scaled_jac, corner_sj, aspect, min_spacing */
   hx_quality_stat stat[HX_QUALITY_NUM_STATS];
-  int num_worst;          /* entries in worst, by ascending scaled Jacobian (Nek) */
+  int num_worst; /* entries in worst, by ascending scaled Jacobian (Nek) */
   hx_quality_worst *worst;
 } hx_quality_report;
 
@@ -97,12 +97,12 @@ double hx_quality_value(const hx_elem_quality *q, int s);
 /** A histogram of one measure over the mesh (for plots and text summaries). */
 #define HX_QUALITY_MAX_BINS 200
 typedef struct hx_quality_hist {
-  int measure;                          /* 0..HX_QUALITY_NUM_STATS-1 */
+  int measure; /* 0..HX_QUALITY_NUM_STATS-1 */
   int num_bins;
-  double lo, hi;                        /* bin b covers [lo + b h, lo + (b+1) h) */
-  double counts[HX_QUALITY_MAX_BINS];   /* values <= lo land in bin 0, >= hi in the last */
+  double lo, hi;                      /* bin b covers [lo + b h, lo + (b+1) h) */
+  double counts[HX_QUALITY_MAX_BINS]; /* values <= lo land in bin 0, >= hi in the last */
 } hx_quality_hist;
 /** Histogram of measure over the local per-element values q[0..n), on [lo, hi] (lo >= hi:
     the global min and max of the values). Collective on comm. */
-int hx_quality_histogram(hx_comm comm, const hx_elem_quality *q, hx_lid n, int measure, int num_bins, double lo,
-                         double hi, hx_quality_hist *h);
+int hx_quality_histogram(hx_comm comm, const hx_elem_quality *q, hx_lid n, int measure, int num_bins, double lo, double hi,
+                         hx_quality_hist *h);

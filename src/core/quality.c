@@ -26,9 +26,9 @@
 #include <omp.h>
 #endif
 
-const char *const hx_quality_stat_names[HX_QUALITY_NUM_STATS] = {
-    "detj_min", "detj_max", "detj_min_q", "detj_max_q", "scaled_jacobian", "corner_scaled_jacobian",
-    "aspect_ratio", "min_gll_spacing"};
+const char *const hx_quality_stat_names[HX_QUALITY_NUM_STATS] = {"detj_min",     "detj_max",        "detj_min_q",
+                                                                 "detj_max_q",   "scaled_jacobian", "corner_scaled_jacobian",
+                                                                 "aspect_ratio", "min_gll_spacing"};
 
 void hx_quality_opts_default(hx_quality_opts *o) {
   memset(o, 0, sizeof *o);
@@ -39,8 +39,8 @@ void hx_quality_opts_default(hx_quality_opts *o) {
 
 struct hx_quality_ctx {
   int nd, Q;
-  double D[HX_MAX_ND * HX_MAX_ND];                           /* [nd][nd] GLL collocation derivative */
-  double B[HX_MAX_Q * HX_MAX_ND], G[HX_MAX_Q * HX_MAX_ND];   /* [Q][nd] */
+  double D[HX_MAX_ND * HX_MAX_ND];                         /* [nd][nd] GLL collocation derivative */
+  double B[HX_MAX_Q * HX_MAX_ND], G[HX_MAX_Q * HX_MAX_ND]; /* [Q][nd] */
 };
 
 int hx_quality_ctx_create(int nd, const hx_quality_opts *o, hx_quality_ctx **out) {
@@ -73,8 +73,7 @@ void hx_quality_ctx_destroy(hx_quality_ctx **qc) { hx_free(qc); }
 int hx_quality_ctx_points(const hx_quality_ctx *qc) { return qc->Q; }
 
 /* out[k][j][i] = sum_abc A3[k][c] A2[j][b] A1[i][a] in[c][b][a]; A* are [m][n]. */
-static void tensor3(int n, int m, const double *A1, const double *A2, const double *A3, const double *in,
-                    double *out) {
+static void tensor3(int n, int m, const double *A1, const double *A2, const double *A3, const double *in, double *out) {
   double t1[HX_MAX_Q * HX_MAX_ND * HX_MAX_ND], t2[HX_MAX_Q * HX_MAX_Q * HX_MAX_ND];
   for (int c = 0; c < n; c++)
     for (int b = 0; b < n; b++)
@@ -121,8 +120,7 @@ static int detj_range(int n, int m, const double *V, const double *Dv, const dou
   double lo = INFINITY, hi = -INFINITY;
   for (int p = 0; p < np; p++) {
 #define JJ(r, s) J[(3 * (r) + (s)) * np + p]
-    double det = JJ(0, 0) * (JJ(1, 1) * JJ(2, 2) - JJ(1, 2) * JJ(2, 1)) -
-                 JJ(0, 1) * (JJ(1, 0) * JJ(2, 2) - JJ(1, 2) * JJ(2, 0)) +
+    double det = JJ(0, 0) * (JJ(1, 1) * JJ(2, 2) - JJ(1, 2) * JJ(2, 1)) - JJ(0, 1) * (JJ(1, 0) * JJ(2, 2) - JJ(1, 2) * JJ(2, 0)) +
                  JJ(0, 2) * (JJ(1, 0) * JJ(2, 1) - JJ(1, 1) * JJ(2, 0));
 #undef JJ
     lo = fmin(lo, det);
@@ -282,58 +280,58 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   double *xb = NULL;
   if (lz && (rc = hx_malloc((size_t)block * stride * sizeof *xb, &xb)) != HX_OK) failed = 2;
   for (hx_lid e0 = 0; e0 < m->num_elem && !failed; e0 += block) {
-  hx_lid e1 = e0 + block < m->num_elem ? e0 + block : m->num_elem;
-  const double *xs = m->x + (size_t)e0 * stride;
-  if (lz) {
-    if ((rc = lz->block(lz->ctx, m, e0, e1 - e0, xb, NULL)) != HX_OK) {
-      failed = 2;
-      break;
+    hx_lid e1 = e0 + block < m->num_elem ? e0 + block : m->num_elem;
+    const double *xs = m->x + (size_t)e0 * stride;
+    if (lz) {
+      if ((rc = lz->block(lz->ctx, m, e0, e1 - e0, xb, NULL)) != HX_OK) {
+        failed = 2;
+        break;
+      }
+      xs = xb;
     }
-    xs = xb;
-  }
 #pragma omp parallel
-  {
-    int t = 0;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-#endif
-    double tmn[HX_QUALITY_NUM_STATS], tmx[HX_QUALITY_NUM_STATS], tsum[HX_QUALITY_NUM_STATS];
-    for (int s = 0; s < HX_QUALITY_NUM_STATS; s++) {
-      tmn[s] = INFINITY;
-      tmx[s] = -INFINITY;
-      tsum[s] = 0;
-    }
-    hx_gid tinv = 0;
-#pragma omp for schedule(dynamic, 256)
-    for (hx_lid e = e0; e < e1; e++) {
-      hx_quality_worst w;
-      if (hx_quality_elem(qc, xs + (size_t)(e - e0) * stride, &w.q) != HX_OK) {
-#pragma omp atomic write
-        failed = 1;
-        continue;
-      }
-      w.elem = m->elem_offset + e;
-      if (per_elem) per_elem[e] = w.q;
-      for (int s = 0; s < HX_QUALITY_NUM_STATS; s++) {
-        double v = hx_quality_value(&w.q, s);
-        tmn[s] = fmin(tmn[s], v);
-        tmx[s] = fmax(tmx[s], v);
-        tsum[s] += v;
-      }
-      if (!(w.q.detj_min > 0) || !(w.q.detj_min_q > 0)) tinv++;
-      worst_push(tl + (size_t)t * cap, &tn[t], K, cap, &w);
-    }
-#pragma omp critical(hx_quality_reduce)
     {
+      int t = 0;
+#ifdef _OPENMP
+      t = omp_get_thread_num();
+#endif
+      double tmn[HX_QUALITY_NUM_STATS], tmx[HX_QUALITY_NUM_STATS], tsum[HX_QUALITY_NUM_STATS];
       for (int s = 0; s < HX_QUALITY_NUM_STATS; s++) {
-        mn[s] = fmin(mn[s], tmn[s]);
-        mx[s] = fmax(mx[s], tmx[s]);
-        sum[s] += tsum[s];
+        tmn[s] = INFINITY;
+        tmx[s] = -INFINITY;
+        tsum[s] = 0;
       }
-      inverted += tinv;
+      hx_gid tinv = 0;
+#pragma omp for schedule(dynamic, 256)
+      for (hx_lid e = e0; e < e1; e++) {
+        hx_quality_worst w;
+        if (hx_quality_elem(qc, xs + (size_t)(e - e0) * stride, &w.q) != HX_OK) {
+#pragma omp atomic write
+          failed = 1;
+          continue;
+        }
+        w.elem = m->elem_offset + e;
+        if (per_elem) per_elem[e] = w.q;
+        for (int s = 0; s < HX_QUALITY_NUM_STATS; s++) {
+          double v = hx_quality_value(&w.q, s);
+          tmn[s] = fmin(tmn[s], v);
+          tmx[s] = fmax(tmx[s], v);
+          tsum[s] += v;
+        }
+        if (!(w.q.detj_min > 0) || !(w.q.detj_min_q > 0)) tinv++;
+        worst_push(tl + (size_t)t * cap, &tn[t], K, cap, &w);
+      }
+#pragma omp critical(hx_quality_reduce)
+      {
+        for (int s = 0; s < HX_QUALITY_NUM_STATS; s++) {
+          mn[s] = fmin(mn[s], tmn[s]);
+          mx[s] = fmax(mx[s], tmx[s]);
+          sum[s] += tsum[s];
+        }
+        inverted += tinv;
+      }
     }
-  }
-  hx_progress_update(&prog, e1);
+    hx_progress_update(&prog, e1);
   }
   hx_progress_finish(&prog);
   for (int t = 0; t < nthreads; t++)
@@ -358,8 +356,7 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   if (rc == HX_OK) {
     for (int i = nlocal; i < K; i++) local[i].elem = -1;
 #if HX_HAVE_MPI
-    if (MPI_Allgather(local, (int)(K * sizeof *local), MPI_BYTE, all, (int)(K * sizeof *local), MPI_BYTE, m->comm) !=
-        MPI_SUCCESS)
+    if (MPI_Allgather(local, (int)(K * sizeof *local), MPI_BYTE, all, (int)(K * sizeof *local), MPI_BYTE, m->comm) != MPI_SUCCESS)
       rc = HX_ERROR(HX_ERR_MPI, "quality: gathering the worst elements failed");
 #else
     memcpy(all, local, (size_t)K * sizeof *local);
@@ -390,19 +387,18 @@ void hx_quality_report_free(hx_quality_report *r) {
 }
 
 void hx_quality_print(const hx_quality_report *r, FILE *out) {
-  fprintf(out, "quality of %lld elements, order %d, quadrature %d %s points per direction\n", (long long)r->num_elem,
-          r->order, r->quad_points, r->quad_type == HX_QUAD_GLL ? "GLL" : "Gauss");
+  fprintf(out, "quality of %lld elements, order %d, quadrature %d %s points per direction\n", (long long)r->num_elem, r->order,
+          r->quad_points, r->quad_type == HX_QUAD_GLL ? "GLL" : "Gauss");
   fprintf(out, "  %-24s %13s %13s %13s\n", "measure", "min", "mean", "max");
-  static const char *labels[HX_QUALITY_NUM_STATS] = {
-      "det J min (GLL)", "det J max (GLL)", "det J min (quadrature)", "det J max (quadrature)",
-      "scaled Jacobian (Nek)", "corner scaled Jacobian", "aspect ratio", "min GLL spacing"};
+  static const char *labels[HX_QUALITY_NUM_STATS] = {"det J min (GLL)",        "det J max (GLL)",       "det J min (quadrature)",
+                                                     "det J max (quadrature)", "scaled Jacobian (Nek)", "corner scaled Jacobian",
+                                                     "aspect ratio",           "min GLL spacing"};
   for (int s = 0; s < HX_QUALITY_NUM_STATS; s++)
     fprintf(out, "  %-24s %13.4e %13.4e %13.4e\n", labels[s], r->stat[s].min, r->stat[s].mean, r->stat[s].max);
   fprintf(out, "  elements with det J <= 0: %lld\n", (long long)r->num_inverted);
   if (r->num_worst > 0) {
     fprintf(out, "worst %d elements (by scaled Jacobian):\n", r->num_worst);
-    fprintf(out, "  %10s %12s %12s %12s %10s  %s\n", "element", "scaled_jac", "corner_sj", "detj_min", "aspect",
-            "centroid");
+    fprintf(out, "  %10s %12s %12s %12s %10s  %s\n", "element", "scaled_jac", "corner_sj", "detj_min", "aspect", "centroid");
     for (int i = 0; i < r->num_worst; i++) {
       const hx_quality_worst *w = &r->worst[i];
       fprintf(out, "  %10lld %12.4e %12.4e %12.4e %10.3f  (%.6g, %.6g, %.6g)\n", (long long)w->elem, w->q.scaled_jac,
@@ -449,10 +445,10 @@ void hx_quality_json(const hx_quality_report *r, FILE *out) {
   fprintf(out, "]}\n");
 }
 
-int hx_quality_histogram(hx_comm comm, const hx_elem_quality *q, hx_lid n, int measure, int num_bins, double lo,
-                         double hi, hx_quality_hist *h) {
-  HX_CHECK(num_bins >= 1 && num_bins <= HX_QUALITY_MAX_BINS, HX_ERR_INPUT, "histogram: %d bins outside 1..%d",
-           num_bins, HX_QUALITY_MAX_BINS);
+int hx_quality_histogram(hx_comm comm, const hx_elem_quality *q, hx_lid n, int measure, int num_bins, double lo, double hi,
+                         hx_quality_hist *h) {
+  HX_CHECK(num_bins >= 1 && num_bins <= HX_QUALITY_MAX_BINS, HX_ERR_INPUT, "histogram: %d bins outside 1..%d", num_bins,
+           HX_QUALITY_MAX_BINS);
   HX_CHECK(measure >= 0 && measure < HX_QUALITY_NUM_STATS, HX_ERR_INPUT, "histogram: unknown measure %d", measure);
   memset(h, 0, sizeof *h);
   h->measure = measure;

@@ -52,13 +52,11 @@ int hx_export_estimate(const hx_mesh *m, const char *path, const hx_export_opts 
   double dP = digits(P), A = (o->binary && strcmp(f->name, "mfem")) ? 18 : mean_text_len(m);
   double b = 0, b2 = 0;
   if (!strcmp(f->name, "re2")) {
-    b = 84 + 200 * E + 16 + 64 * F; /* header, elements, (curves: 0), BCs */
+    b = 84 + 200 * E + 16 + 64 * F;              /* header, elements, (curves: 0), BCs */
     if (N >= 2) b2 = 136 + 4 * E + 24 * E * npe; /* the X field file */
   } else if (!strcmp(f->name, "msh")) {
-    if (o->binary)
-      b = 32 * P + 8 * E * (1 + npe) + 8 * F * (1 + nq);
-    else
-      b = P * (dP + 1) + P * (3 * A + 3) + (E * (1 + npe) + F * (1 + nq)) * (dP + 1);
+    if (o->binary) b = 32 * P + 8 * E * (1 + npe) + 8 * F * (1 + nq);
+    else b = P * (dP + 1) + P * (3 * A + 3) + (E * (1 + npe) + F * (1 + nq)) * (dP + 1);
   } else if (!strcmp(f->name, "vtu") || !strcmp(f->name, "pvtu")) { /* pvtu: its pieces, all together */
     if (!o->binary) {
       b = 3 * P * (A + 1) + E * npe * (dP + 1) + E * 2 * (A + 1) + E * (npe > 9 ? 4 : 3) + 10 * E;
@@ -127,9 +125,8 @@ int hx_io_check_space(const hx_mesh *m, const char *const *paths, int n, const h
         if (j != k && (id[j] != id[k] || !id[k])) continue;
         total += est[j].bytes + est[j].extra_bytes;
         size_t l = strlen(names);
-        snprintf(names + l, sizeof names - l, "%s'%s'%s%s%s", l ? " + " : "", paths[j],
-                 est[j].extra_bytes > 0 ? " + '" : "", est[j].extra_bytes > 0 ? est[j].extra_path : "",
-                 est[j].extra_bytes > 0 ? "'" : "");
+        snprintf(names + l, sizeof names - l, "%s'%s'%s%s%s", l ? " + " : "", paths[j], est[j].extra_bytes > 0 ? " + '" : "",
+                 est[j].extra_bytes > 0 ? est[j].extra_path : "", est[j].extra_bytes > 0 ? "'" : "");
       }
       if (verbose && hx_verbosity() > 0)
         fprintf(stderr, "%s: estimated %.0f bytes (%s: %.0f bytes together), %.0f bytes free\n", paths[k],

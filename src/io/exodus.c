@@ -23,16 +23,16 @@ static const int EXO_SIDE[6] = {4, 2, 1, 3, 5, 6};
 
 /* Exodus node p -> (a,b,c) on the 3x3x3 grid (formats.md 5, HEX27 table); HEX8 = first 8 */
 static const int EXO_HEX27[27][3] = {
-  {0, 0, 0}, {2, 0, 0}, {2, 2, 0}, {0, 2, 0}, {0, 0, 2}, {2, 0, 2}, {2, 2, 2}, {0, 2, 2},  /* corners */
-  {1, 0, 0}, {2, 1, 0}, {1, 2, 0}, {0, 1, 0},                                              /* bottom edges */
-  {0, 0, 1}, {2, 0, 1}, {2, 2, 1}, {0, 2, 1},                                              /* vertical edges */
-  {1, 0, 2}, {2, 1, 2}, {1, 2, 2}, {0, 1, 2},                                              /* top edges */
-  {1, 1, 1},                                                                               /* centre */
-  {1, 1, 0}, {1, 1, 2}, {0, 1, 1}, {2, 1, 1}, {1, 0, 1}, {1, 2, 1}};                       /* faces z-,z+,x-,x+,y-,y+ */
+    {0, 0, 0}, {2, 0, 0}, {2, 2, 0}, {0, 2, 0}, {0, 0, 2}, {2, 0, 2}, {2, 2, 2}, {0, 2, 2}, /* corners */
+    {1, 0, 0}, {2, 1, 0}, {1, 2, 0}, {0, 1, 0},                                             /* bottom edges */
+    {0, 0, 1}, {2, 0, 1}, {2, 2, 1}, {0, 2, 1},                                             /* vertical edges */
+    {1, 0, 2}, {2, 1, 2}, {1, 2, 2}, {0, 1, 2},                                             /* top edges */
+    {1, 1, 1},                                                                              /* centre */
+    {1, 1, 0}, {1, 1, 2}, {0, 1, 1}, {2, 1, 1}, {1, 0, 1}, {1, 2, 1}};                      /* faces z-,z+,x-,x+,y-,y+ */
 
-#define EXO_TRY(call, what)                                                                          \
-  do {                                                                                               \
-    if (rc == HX_OK && (call) < 0) rc = HX_ERROR(HX_ERR_IO, "'%s': Exodus II library failed to %s", path, what); \
+#define EXO_TRY(call, what)                                                                                                      \
+  do {                                                                                                                           \
+    if (rc == HX_OK && (call) < 0) rc = HX_ERROR(HX_ERR_IO, "'%s': Exodus II library failed to %s", path, what);                 \
   } while (0)
 
 #define EXO_CHUNK 65536 /* nodes per ex_put_partial_coord call */
@@ -45,8 +45,8 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
   }
   int order = hx_io_out_order(m, o);
   HX_CHECK(order == 1 || order == 2, HX_ERR_INPUT,
-           "'%s': Exodus II is written as HEX8 (order 1) or HEX27 (order 2), not order %d; use --order 1 or --order 2",
-           path, order);
+           "'%s': Exodus II is written as HEX8 (order 1) or HEX27 (order 2), not order %d; use --order 1 or --order 2", path,
+           order);
   int nd = order + 1, npe = order == 1 ? 8 : 27, lpe = nd * nd * nd;
   int lex[27];
   for (int p = 0; p < npe; p++) {
@@ -122,7 +122,8 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
   if (rc == HX_OK && written > flushed)
     EXO_TRY(ex_put_partial_coord(exoid, flushed + 1, written - flushed, cx, cx + EXO_CHUNK, cx + 2 * EXO_CHUNK),
             "write the coordinates");
-  if (rc == HX_OK && written != nn) rc = HX_ERROR(HX_ERR_INTERNAL, "wrote %lld of %lld Exodus nodes", (long long)written, (long long)nn);
+  if (rc == HX_OK && written != nn)
+    rc = HX_ERROR(HX_ERR_INTERNAL, "wrote %lld of %lld Exodus nodes", (long long)written, (long long)nn);
   char *cnames[3] = {"x", "y", "z"};
   EXO_TRY(ex_put_coord_names(exoid, cnames), "write the coordinate names");
   EXO_TRY(ex_put_block(exoid, EX_ELEM_BLOCK, 1, order == 1 ? "HEX8" : "HEX27", (int64_t)ne, npe, 0, 0, 0),

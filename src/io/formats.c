@@ -9,15 +9,15 @@
 #include "io_impl.h"
 
 static const hx_format formats[] = {
-  /* name   ext      writer  reader  what */
-  {"exodus", ".exo", hx_export_exodus, NULL, "Exodus II HEX8 (order 1) / HEX27 (order 2), named sidesets"},
-  {"exodus", ".e", hx_export_exodus, NULL, "Exodus II (as .exo)"},
-  {"mfem", ".mesh", hx_export_mfem, hx_import_mfem, "MFEM mesh v1.0, curved nodes L2_T1_3D_P<N> (GLL)"},
-  {"msh", ".msh", hx_export_msh, hx_import_msh, "Gmsh MSH 4.1 (binary; ASCII with --ascii), Lagrange hexahedra of order 1..9"},
-  {"pvtu", ".pvtu", hx_export_pvtu, hx_import_pvtu, "VTK parallel unstructured grid: one .vtu piece per rank + the index"},
-  {"re2", ".re2", hx_export_re2, hx_import_re2, "Nek5000/NekRS binary mesh (+ .co2, + order-N field file)"},
-  {"vtu", ".vtu", hx_export_vtu, hx_import_vtu, "VTK XML unstructured grid, Lagrange hexahedra (type 72)"},
-  {NULL, NULL, NULL, NULL, NULL},
+    /* name   ext      writer  reader  what */
+    {"exodus", ".exo", hx_export_exodus, NULL, "Exodus II HEX8 (order 1) / HEX27 (order 2), named sidesets"},
+    {"exodus", ".e", hx_export_exodus, NULL, "Exodus II (as .exo)"},
+    {"mfem", ".mesh", hx_export_mfem, hx_import_mfem, "MFEM mesh v1.0, curved nodes L2_T1_3D_P<N> (GLL)"},
+    {"msh", ".msh", hx_export_msh, hx_import_msh, "Gmsh MSH 4.1 (binary; ASCII with --ascii), Lagrange hexahedra of order 1..9"},
+    {"pvtu", ".pvtu", hx_export_pvtu, hx_import_pvtu, "VTK parallel unstructured grid: one .vtu piece per rank + the index"},
+    {"re2", ".re2", hx_export_re2, hx_import_re2, "Nek5000/NekRS binary mesh (+ .co2, + order-N field file)"},
+    {"vtu", ".vtu", hx_export_vtu, hx_import_vtu, "VTK XML unstructured grid, Lagrange hexahedra (type 72)"},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 const hx_format *hx_formats(void) { return formats; }

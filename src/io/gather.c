@@ -43,7 +43,11 @@ static int field_in_mask(int f, int mask) {
   return (mask & bit[f]) != 0;
 }
 
-typedef struct { hx_gid elem; int32_t face; hx_lid idx; } fkey;
+typedef struct {
+  hx_gid elem;
+  int32_t face;
+  hx_lid idx;
+} fkey;
 static int cmp_fkey(const void *a, const void *b) {
   const fkey *x = a, *y = b;
   if (x->elem != y->elem) return x->elem < y->elem ? -1 : 1;
@@ -87,8 +91,7 @@ static int gs_local(const hx_mesh *m, int order, int force, hx_gsrc *g, int64_t 
   for (hx_lid q = 0; q < nf; q++) {
     const hx_bface *b = &m->faces[q];
     HX_CHECK(b->elem >= 0 && b->elem < ne && b->face >= 0 && b->face <= 5 && b->bid >= 1, HX_ERR_INVALID_MESH,
-             "boundary face %lld (element %lld, face %d, id %d) is invalid", (long long)q, (long long)b->elem, b->face,
-             b->bid);
+             "boundary face %lld (element %lld, face %d, id %d) is invalid", (long long)q, (long long)b->elem, b->face, b->bid);
     if (b->bid > *maxbid) *maxbid = b->bid;
   }
   fkey *k = NULL;
@@ -125,9 +128,8 @@ int hx_gsrc_open(const hx_mesh *m, int order, int force, hx_gsrc *g) {
   g->nd = order + 1;
   g->npe = g->nd * g->nd * g->nd;
   int64_t maxbid = 0;
-  int rc = (order >= 1 && order <= HX_MAX_ORDER)
-               ? gs_local(m, order, force, g, &maxbid)
-               : HX_ERROR(HX_ERR_INPUT, "output order %d outside 1..%d", order, HX_MAX_ORDER);
+  int rc = (order >= 1 && order <= HX_MAX_ORDER) ? gs_local(m, order, force, g, &maxbid)
+                                                 : HX_ERROR(HX_ERR_INPUT, "output order %d outside 1..%d", order, HX_MAX_ORDER);
   if (rc == HX_OK) rc = hx_malloc((size_t)g->size * sizeof(int64_t), &g->rank_elems);
   rc = hx_comm_agree(m->comm, rc);
   if (rc) {
@@ -342,8 +344,7 @@ static int recv_rep(hx_gsrc *g, int r, gs_rep *h) {
 static int recv_block(hx_gsrc *g, int r, int mask, hx_lid cnt) {
   gs_rep h;
   HX_CALL(recv_rep(g, r, &h));
-  HX_CHECK(h.count == cnt, HX_ERR_INTERNAL, "rank %d sent %lld elements, %lld were asked", r, (long long)h.count,
-           (long long)cnt);
+  HX_CHECK(h.count == cnt, HX_ERR_INTERNAL, "rank %d sent %lld elements, %lld were asked", r, (long long)h.count, (long long)cnt);
   for (int f = 0; f < F_NUM; f++) {
     if (!field_in_mask(f, mask)) continue;
     if (!g->rx[f]) {
@@ -504,8 +505,7 @@ int hx_gsrc_next_faces(hx_gsrc *g, const hx_gfaces **fb) {
       gs_rep h;
       HX_CALL(send_req(g, g->cur, CMD_FACES, 0, g->pos, 0, g->fbid, g->fwhat));
       HX_CALL(recv_rep(g, g->cur, &h));
-      HX_CHECK(h.count >= 0 && h.count <= g->fblock, HX_ERR_INTERNAL, "rank %d sent %lld faces", g->cur,
-               (long long)h.count);
+      HX_CHECK(h.count >= 0 && h.count <= g->fblock, HX_ERR_INTERNAL, "rank %d sent %lld faces", g->cur, (long long)h.count);
       n = (hx_lid)h.count, next = h.next, done = (int)h.done;
       if (n) HX_CALL(hx_comm_recv(g->m->comm, g->fbuf, (size_t)n * sizeof(hx_gface), g->cur, TAG_REP));
       if (n && per) HX_CALL(hx_comm_recv(g->m->comm, g->fids, (size_t)n * per * sizeof(hx_gid), g->cur, TAG_REP));

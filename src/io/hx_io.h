@@ -14,14 +14,14 @@
 #include "hx_mesh.h"
 
 typedef struct hx_export_opts {
-  int order;     /* order of the written geometry; 0 = the mesh's own order */
-  int force;     /* write even if det J <= 0 somewhere */
-  int checked;   /* the caller has checked det J > 0 at every GLL node at the written order: the
-                    writers skip their own pass over the nodes, but still refuse what no such
-                    check covers (the .re2 writer: Nek5000's rule from corners and curves) */
-  int binary;    /* formats with an ASCII and a binary form: 1 = binary (default) */
-  int compress;  /* .vtu: zlib-compress appended data (0 off, 1 on = level 1, 2..9 = zlib level) */
-  int co2;       /* .re2: also write the .co2 connectivity */
+  int order;    /* order of the written geometry; 0 = the mesh's own order */
+  int force;    /* write even if det J <= 0 somewhere */
+  int checked;  /* the caller has checked det J > 0 at every GLL node at the written order: the
+                   writers skip their own pass over the nodes, but still refuse what no such
+                   check covers (the .re2 writer: Nek5000's rule from corners and curves) */
+  int binary;   /* formats with an ASCII and a binary form: 1 = binary (default) */
+  int compress; /* .vtu: zlib-compress appended data (0 off, 1 on = level 1, 2..9 = zlib level) */
+  int co2;      /* .re2: also write the .co2 connectivity */
   int verbose;
 } hx_export_opts;
 
@@ -29,11 +29,11 @@ void hx_export_opts_default(hx_export_opts *o);
 
 /** A registered format. write/read may be NULL when the format has no writer/reader. */
 typedef struct hx_format {
-  const char *name;  /* "vtu", "msh", ... */
-  const char *ext;   /* ".vtu" */
+  const char *name; /* "vtu", "msh", ... */
+  const char *ext;  /* ".vtu" */
   int (*write)(const hx_mesh *m, const char *path, const hx_export_opts *o);
   int (*read)(hx_comm comm, const char *path, hx_mesh **out);
-  const char *what;  /* one line for --help */
+  const char *what; /* one line for --help */
 } hx_format;
 
 /** The table of formats (NULL-terminated by name == NULL). */

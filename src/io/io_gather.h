@@ -67,22 +67,22 @@ typedef struct hx_gsrc {
   hx_gid id_bound;         /* output node ids lie in [0, id_bound) */
   hx_gid vert_lo, vert_hi; /* range of vert ids */
   int max_bid;
-  int64_t *bid_count;      /* [max_bid + 1] faces per boundary id */
-  int64_t *rank_elems;     /* [size] */
+  int64_t *bid_count;  /* [max_bid + 1] faces per boundary id */
+  int64_t *rank_elems; /* [size] */
   /* this rank's faces sorted by (element, face), and per element (CSR) */
   hx_lid *face_order, *face_start;
-  hx_gface *fbuf;          /* one chunk of face records */
+  hx_gface *fbuf; /* one chunk of face records */
   hx_gid *fids;
-  double *qual;            /* [2][num_elem] cache of minj, sj */
-  unsigned char *qdone;    /* per block */
-  int32_t *bb;             /* [block][6] bnd or bsurf */
+  double *qual;         /* [2][num_elem] cache of minj, sj */
+  unsigned char *qdone; /* per block */
+  int32_t *bb;          /* [block][6] bnd or bsurf */
   int32_t *sb;
   /* rank 0: the pass in progress */
   int mask, cur, pending, pend_mask; /* pending: rank asked ahead (0 = none) */
   hx_gid pos, pend_pos, gbase;
   hx_lid pend_cnt;
   int fbid, fwhat, fdone;
-  void *rx[8];             /* receive buffers per field */
+  void *rx[8]; /* receive buffers per field */
   hx_gblock blk;
   hx_gfaces fch;
   double D[HX_MAX_ND * HX_MAX_ND];
@@ -108,7 +108,7 @@ int hx_gsrc_close(hx_gsrc *g, int rc);
    hx_gsrc_open, every rank walks its own elements and faces (global element indices, the
    same blocks and face order as rank 0 would receive) and frees g without messages. */
 /** Every rank: the next block of its own elements with the fields of mask (NULL at the end);
-    *pos (local) starts at 0. */
+ *pos (local) starts at 0. */
 int hx_gsrc_own_next(hx_gsrc *g, int mask, hx_gid *pos, const hx_gblock **b);
 /** Every rank: the next chunk of its own boundary faces, in (element, face) order. */
 int hx_gsrc_own_faces(hx_gsrc *g, hx_gid *pos, const hx_gfaces **fb);
@@ -118,9 +118,9 @@ void hx_gsrc_own_close(hx_gsrc *g);
 
 /** Point index of a node id: the rank of the id among the ids used (see points.c). */
 typedef struct hx_ptnum {
-  uint64_t *used;     /* [nwords] bit per id */
-  uint16_t *off;      /* [nwords] used ids before each word, within its group of 1024 words */
-  int64_t *cum;       /* [groups] used ids before each group */
+  uint64_t *used; /* [nwords] bit per id */
+  uint16_t *off;  /* [nwords] used ids before each word, within its group of 1024 words */
+  int64_t *cum;   /* [groups] used ids before each group */
   int64_t nwords;
   int64_t num_points; /* used ids */
   uint64_t *done;     /* [num_points / 64 + 1] points written */
@@ -148,5 +148,5 @@ void hx_ptnum_free(hx_ptnum *p);
 int hx_ptnum_write_raw(hx_gsrc *g, hx_ptnum *p, const double *B, hx_outfile *f);
 /** Rank 0: the same coordinates in point order through emit (n points, 3 n doubles), a
     window of 2^24 points per pass over the elements (HX_POINT_WINDOW sets it, for tests). */
-int hx_ptnum_write_ordered(hx_gsrc *g, hx_ptnum *p, const double *B,
-                           int (*emit)(void *ctx, const double *xyz, int64_t n), void *ctx);
+int hx_ptnum_write_ordered(hx_gsrc *g, hx_ptnum *p, const double *B, int (*emit)(void *ctx, const double *xyz, int64_t n),
+                           void *ctx);

@@ -22,7 +22,10 @@ void hx_gmsh_hex_order(int N, int *pos2lex);
 void hx_gmsh_quad_uv(int n, int *uv);
 
 /** hexpack corner c (i + 2j + 4k) <-> standard corner (VTK/Gmsh/MFEM/Exodus/Nek pre). */
-static inline int hx_corner_to_std(int c) { static const int t[8] = {0, 1, 3, 2, 4, 5, 7, 6}; return t[c]; }
+static inline int hx_corner_to_std(int c) {
+  static const int t[8] = {0, 1, 3, 2, 4, 5, 7, 6};
+  return t[c];
+}
 
 /* ---- interpolation --------------------------------------------------------- */
 
@@ -36,10 +39,10 @@ double hx_io_eval_gll(int nd, const double *gll, const double *xc, const double 
 /* ---- node id -> index hash map -------------------------------------------- */
 
 typedef struct hx_idmap {
-  int64_t *keys;  /* [cap], -1 = empty; NULL in dense mode */
-  int64_t *vals;  /* [cap]; dense mode: vals[key - lo], -1 = empty */
+  int64_t *keys; /* [cap], -1 = empty; NULL in dense mode */
+  int64_t *vals; /* [cap]; dense mode: vals[key - lo], -1 = empty */
   size_t cap, count;
-  int64_t lo;     /* dense mode: smallest key */
+  int64_t lo; /* dense mode: smallest key */
 } hx_idmap;
 int hx_idmap_init(hx_idmap *h, size_t expected);
 /** A map for the keys of ids[0..n) (all >= 0): a dense array when their range is
@@ -64,16 +67,16 @@ typedef struct hx_elemsrc {
   const hx_mesh *m;
   int order, nd;
   hx_lid block;
-  void *cc;        /* hx_curve_ctx when order != m->order (and no lazy geometry of that order) */
+  void *cc;               /* hx_curve_ctx when order != m->order (and no lazy geometry of that order) */
   const hx_mesh_lazy *lz; /* m->lazy when it gives this order: its blocks, not hx_curve's */
-  int force;       /* skip the det J check of curved blocks */
-  hx_lid checked;  /* curved blocks below this element were checked */
-  double *xb;      /* block buffers (curving only) */
+  int force;              /* skip the det J check of curved blocks */
+  hx_lid checked;         /* curved blocks below this element were checked */
+  double *xb;             /* block buffers (curving only) */
   hx_gid *idb;
   hx_mesh view;
   double D[HX_MAX_ND * HX_MAX_ND];
-  double *qmin, *qsj;    /* lazy: min det J and min/max of the block last checked ... */
-  hx_lid q_e0, q_cnt;    /* ... [q_e0, q_e0 + q_cnt) (hx_io_elem_detj; q_cnt 0: none) */
+  double *qmin, *qsj; /* lazy: min det J and min/max of the block last checked ... */
+  hx_lid q_e0, q_cnt; /* ... [q_e0, q_e0 + q_cnt) (hx_io_elem_detj; q_cnt 0: none) */
 } hx_elemsrc;
 /** Open a source at order: m's own nodes at m->order, else the lazy geometry when
     m->lazy gives that order, else curving block by block (hx_curve); lazy and
@@ -92,9 +95,7 @@ int hx_elemsrc_get_ids(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **v
 int hx_elemsrc_detj(hx_elemsrc *s, hx_lid e0, hx_lid count, double *minj, double *sj, int *done);
 void hx_elemsrc_close(hx_elemsrc *s);
 /** The order a writer must produce: o->order, or m->order when 0. */
-static inline int hx_io_out_order(const hx_mesh *m, const hx_export_opts *o) {
-  return (o && o->order > 0) ? o->order : m->order;
-}
+static inline int hx_io_out_order(const hx_mesh *m, const hx_export_opts *o) { return (o && o->order > 0) ? o->order : m->order; }
 /** Whether a writer skips its own det J pass over the nodes: --force (write even with det J <= 0)
     or the caller checked det J > 0 itself (checked; the .re2 writer still applies Nek5000's rule). */
 static inline int hx_io_skip_detj(const hx_export_opts *o) { return o->force || o->checked; }
@@ -107,7 +108,10 @@ void hx_io_elem_detj(const hx_mesh *m, const double *D, hx_lid e, double *minj, 
 int hx_io_pwrite(int fd, const void *data, size_t bytes, int64_t offset, const char *path);
 
 /* ---- bytes ------------------------------------------------------------------- */
-static inline int hx_io_little_endian(void) { const uint16_t one = 1; return *(const uint8_t *)&one == 1; }
+static inline int hx_io_little_endian(void) {
+  const uint16_t one = 1;
+  return *(const uint8_t *)&one == 1;
+}
 void hx_io_swap(void *data, size_t count, size_t size);
 /** Base64: decode n chars from src (whitespace skipped) into dst (capacity *len
     on input, bytes written on output); returns chars consumed or -1 on a bad char. */

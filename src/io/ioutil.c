@@ -83,8 +83,7 @@ static int gmsh_hex_rec(int n, int s, int *abc, int pos) {
   for (int q = 0; q < 8; q++, pos++)
     for (int d = 0; d < 3; d++) abc[3 * pos + d] = P[q][d] + s;
   if (n < 2) return pos;
-  static const int E[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3},
-                               {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
+  static const int E[12][2] = {{0, 1}, {0, 3}, {0, 4}, {1, 2}, {1, 5}, {2, 3}, {2, 6}, {3, 7}, {4, 5}, {4, 7}, {5, 6}, {6, 7}};
   for (int e = 0; e < 12; e++)
     for (int t = 1; t < n; t++, pos++)
       for (int d = 0; d < 3; d++) abc[3 * pos + d] = s + P[E[e][0]][d] + (P[E[e][1]][d] - P[E[e][0]][d]) * t / n;
@@ -117,10 +116,8 @@ int hx_io_interp_matrix(int nd, int to_equi, double *B) {
   HX_CHECK(nd >= 2 && nd <= HX_MAX_ND, HX_ERR_INPUT, "order %d outside 1..%d", nd - 1, HX_MAX_ORDER);
   HX_CALL(hx_gll(nd, g, w));
   hx_equispaced(nd, t);
-  if (to_equi)
-    hx_lagrange_matrices(nd, g, nd, t, B, NULL);
-  else
-    hx_lagrange_matrices(nd, t, nd, g, B, NULL);
+  if (to_equi) hx_lagrange_matrices(nd, g, nd, t, B, NULL);
+  else hx_lagrange_matrices(nd, t, nd, g, B, NULL);
   /* the end points are shared by both node sets: make those rows exact */
   for (int a = 0; a < nd; a++) {
     B[a] = (a == 0);
@@ -429,8 +426,7 @@ int hx_elemsrc_get(hx_elemsrc *s, hx_lid e0, hx_lid count, const hx_mesh **view)
         char msg[512];
         snprintf(msg, sizeof msg, "%s", why);
         hx_error_clear();
-        return HX_ERROR(HX_ERR_INVALID_MESH, "refusing to write at order %d: %s; use --force to write anyway",
-                        s->order, msg);
+        return HX_ERROR(HX_ERR_INVALID_MESH, "refusing to write at order %d: %s; use --force to write anyway", s->order, msg);
       }
       HX_CALL(rc);
       s->checked = e0 + count;
@@ -630,7 +626,11 @@ int hx_io_merge_points(int64_t np, const double *xyz, double tol, int64_t *rep) 
   return rc;
 }
 
-typedef struct { hx_gid k[4]; hx_lid elem; int face; } face_key;
+typedef struct {
+  hx_gid k[4];
+  hx_lid elem;
+  int face;
+} face_key;
 
 static int cmp_face_key(const void *a, const void *b) {
   const face_key *x = a, *y = b;

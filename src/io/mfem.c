@@ -36,8 +36,8 @@ int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o) 
   }
   if (rc) return hx_gsrc_close(&g, rc);
   FILE *fp = f.fp;
-  fprintf(fp, "MFEM mesh v1.0\n\n# written by hexpack %s: order %d, nodes L2_T1 (GLL, lexicographic per element)\n",
-          HX_VERSION, order);
+  fprintf(fp, "MFEM mesh v1.0\n\n# written by hexpack %s: order %d, nodes L2_T1 (GLL, lexicographic per element)\n", HX_VERSION,
+          order);
   for (int b = 1; b < m->num_bnames; b++)
     if (m->bnames[b] && !strchr(m->bnames[b], '\n')) fprintf(fp, "# boundary %d %s\n", b, m->bnames[b]);
   fprintf(fp, "\ndimension\n3\n\nelements\n%lld\n", (long long)g.num_elem);
@@ -75,8 +75,9 @@ int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o) 
       }
       fprintf(fp, "\n");
     }
-  fprintf(fp, "\nvertices\n%lld\n\nnodes\nFiniteElementSpace\nFiniteElementCollection: L2_T1_3D_P%d\nVDim: 3\n"
-              "Ordering: 1\n\n",
+  fprintf(fp,
+          "\nvertices\n%lld\n\nnodes\nFiniteElementSpace\nFiniteElementCollection: L2_T1_3D_P%d\nVDim: 3\n"
+          "Ordering: 1\n\n",
           (long long)next, order);
   int npe = g.npe;
   if (rc == HX_OK) rc = hx_gsrc_pass(&g, HX_GS_X);
@@ -84,8 +85,7 @@ int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o) 
     const hx_mesh *v = &b->view;
     for (hx_lid e = 0; e < b->count; e++)
       for (int p = 0; p < npe; p++)
-        fprintf(fp, "%.17g %.17g %.17g\n", hx_mesh_elem_x(v, e, 0)[p], hx_mesh_elem_x(v, e, 1)[p],
-                hx_mesh_elem_x(v, e, 2)[p]);
+        fprintf(fp, "%.17g %.17g %.17g\n", hx_mesh_elem_x(v, e, 0)[p], hx_mesh_elem_x(v, e, 1)[p], hx_mesh_elem_x(v, e, 2)[p]);
   }
   hx_idmap_free(&vm);
   if (rc == HX_OK) rc = hx_outfile_commit(&f);
@@ -130,15 +130,15 @@ static int tok_ll(mtok *t, long long lo, long long hi, const char *what, long lo
   HX_CHECK(next_tok(t, b, sizeof b), HX_ERR_INPUT, "%s:%d: file ends where %s was expected", t->path, line_of(t), what);
   char *e;
   *v = strtoll(b, &e, 10);
-  HX_CHECK(*e == 0 && *v >= lo && *v <= hi, HX_ERR_INPUT, "%s:%d: %s must be an integer in %lld..%lld, got '%s'",
-           t->path, line_of(t), what, lo, hi, b);
+  HX_CHECK(*e == 0 && *v >= lo && *v <= hi, HX_ERR_INPUT, "%s:%d: %s must be an integer in %lld..%lld, got '%s'", t->path,
+           line_of(t), what, lo, hi, b);
   return HX_OK;
 }
 
 static int expect(mtok *t, const char *word) {
   char b[128];
-  HX_CHECK(next_tok(t, b, sizeof b) && !strcmp(b, word), HX_ERR_INPUT, "%s:%d: expected '%s', found '%s'", t->path,
-           line_of(t), word, b);
+  HX_CHECK(next_tok(t, b, sizeof b) && !strcmp(b, word), HX_ERR_INPUT, "%s:%d: expected '%s', found '%s'", t->path, line_of(t),
+           word, b);
   return HX_OK;
 }
 
@@ -182,11 +182,13 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
   int rc = HX_OK;
   char b[128];
   long long ne = 0, nbe = 0, nv = 0, dim = 0;
-#define TRY(x) do { if ((rc = (x))) goto done; } while (0)
+#define TRY(x)                                                                                                                   \
+  do {                                                                                                                           \
+    if ((rc = (x))) goto done;                                                                                                   \
+  } while (0)
   if (in.size < 14 || (strncmp(in.data, "MFEM mesh v1.0", 14) && strncmp(in.data, "MFEM mesh v1.2", 14) &&
                        strncmp(in.data, "MFEM mesh v1.3", 14))) {
-    rc = HX_ERROR(HX_ERR_INPUT, "%s:1: expected 'MFEM mesh v1.0' (v1.2, v1.3 also read; NC and NURBS meshes are not)",
-                  path);
+    rc = HX_ERROR(HX_ERR_INPUT, "%s:1: expected 'MFEM mesh v1.0' (v1.2, v1.3 also read; NC and NURBS meshes are not)", path);
     goto done;
   }
   t.p += 14;
@@ -215,7 +217,8 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
   TRY(tok_ll(&t, 1, INT64_MAX / 2, "the vertex count", &nv));
   for (long long e = 0; e < ne * 8; e++)
     if (ev[(e / 8) * 9 + 1 + e % 8] >= nv) {
-      rc = HX_ERROR(HX_ERR_INPUT, "%s: element %lld uses vertex %lld of %lld", path, e / 8, (long long)ev[(e / 8) * 9 + 1 + e % 8], nv);
+      rc = HX_ERROR(HX_ERR_INPUT, "%s: element %lld uses vertex %lld of %lld", path, e / 8,
+                    (long long)ev[(e / 8) * 9 + 1 + e % 8], nv);
       goto done;
     }
   TRY(expect(&t, "nodes"));
@@ -223,8 +226,8 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
   TRY(expect(&t, "FiniteElementCollection:"));
   int order = 0;
   if (!next_tok(&t, b, sizeof b) || sscanf(b, "L2_T1_3D_P%d", &order) != 1 || order < 1 || order > HX_MAX_ORDER) {
-    rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: nodes collection '%s' is not read; known: L2_T1_3D_P<N> (N = 1..%d)", path,
-                  line_of(&t), b, HX_MAX_ORDER);
+    rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: nodes collection '%s' is not read; known: L2_T1_3D_P<N> (N = 1..%d)", path, line_of(&t),
+                  b, HX_MAX_ORDER);
     goto done;
   }
   long long vdim, ordering;
@@ -236,8 +239,8 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
     /* refuse before allocating: every node value takes at least 2 bytes ("0 ") */
     size_t nd1 = (size_t)order + 1, need = (size_t)ne * nd1 * nd1 * nd1 * 3, left = (size_t)(t.end - t.p);
     if (need > left / 2) {
-      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: %lld elements of order %d need %zu node values, but only %zu bytes are left",
-                    path, line_of(&t), ne, order, need, left);
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: %lld elements of order %d need %zu node values, but only %zu bytes are left", path,
+                    line_of(&t), ne, order, need, left);
       goto done;
     }
   }
@@ -300,10 +303,8 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
       /* the first match in (element, face) order, as the former linear search found */
       const mface *hit = bsearch(&key, fs, (size_t)ne * 6, sizeof *fs, cmp_mface);
       while (hit && hit > fs && !cmp_mface(hit - 1, &key)) hit--;
-      if (!hit)
-        rc = HX_ERROR(HX_ERR_INPUT, "%s: boundary element %lld is not a face of any element", path, q + 1);
-      else
-        rc = hx_mesh_add_face(m, (hx_lid)hit->e, hit->f, (int)bf[q][0], -1);
+      if (!hit) rc = HX_ERROR(HX_ERR_INPUT, "%s: boundary element %lld is not a face of any element", path, q + 1);
+      else rc = hx_mesh_add_face(m, (hx_lid)hit->e, hit->f, (int)bf[q][0], -1);
     }
     hx_free(&fs);
     if (rc) goto done;

@@ -43,7 +43,7 @@ typedef struct msh_ctx {
   int hex_lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   int quad_uv[2 * HX_MAX_ND * HX_MAX_ND];
   double B[HX_MAX_ND * HX_MAX_ND];
-  int *bids;          /* distinct boundary ids, increasing */
+  int *bids; /* distinct boundary ids, increasing */
   int nbids;
 } msh_ctx;
 
@@ -81,10 +81,8 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
   for (int k = 0; k < c->nbids; k++) {
     int b = c->bids[k];
     const char *name = b < m->num_bnames ? m->bnames[b] : NULL;
-    if (name && !strchr(name, '"') && strlen(name) < 120)
-      fprintf(fp, "2 %d \"%s\"\n", b, name);
-    else
-      fprintf(fp, "2 %d \"boundary_%d\"\n", b, b);
+    if (name && !strchr(name, '"') && strlen(name) < 120) fprintf(fp, "2 %d \"%s\"\n", b, name);
+    else fprintf(fp, "2 %d \"boundary_%d\"\n", b, b);
   }
   fprintf(fp, "$EndPhysicalNames\n$Entities\n");
   if (!bin) {
@@ -132,10 +130,8 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
   }
   /* coordinates, by node id */
   const hx_gblock *gb;
-  if (bin)
-    HX_CALL(hx_ptnum_write_raw(&c->g, &c->pid, c->B, f));
-  else
-    HX_CALL(hx_ptnum_write_ordered(&c->g, &c->pid, c->B, msh_emit_text, f));
+  if (bin) HX_CALL(hx_ptnum_write_raw(&c->g, &c->pid, c->B, f));
+  else HX_CALL(hx_ptnum_write_ordered(&c->g, &c->pid, c->B, msh_emit_text, f));
   if (bin) fprintf(fp, "\n");
   fprintf(fp, "$EndNodes\n$Elements\n");
   uint64_t ne = (uint64_t)c->g.num_elem + (uint64_t)c->g.num_faces;
@@ -201,8 +197,7 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
         }
       }
     }
-    HX_CHECK(got == count, HX_ERR_INTERNAL, "boundary %d: %lld faces written, %lld counted", b, (long long)got,
-             (long long)count);
+    HX_CHECK(got == count, HX_ERR_INTERNAL, "boundary %d: %lld faces written, %lld counted", b, (long long)got, (long long)count);
   }
   if (bin) fprintf(fp, "\n");
   fprintf(fp, "$EndElements\n");

@@ -21,7 +21,11 @@
 #if HX_HAVE_GMSH
 #include <gmshc.h>
 
-typedef struct { int64_t k[4]; hx_lid elem; int face; } fkey;
+typedef struct {
+  int64_t k[4];
+  hx_lid elem;
+  int face;
+} fkey;
 
 static int cmp_fkey(const void *a, const void *b) {
   const fkey *x = a, *y = b;
@@ -120,9 +124,10 @@ int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out) {
       gmshModelMeshGetElementProperties(types[t], &name, &dim, &ord, &nn, &lc, &lc_n, &npri, &ierr);
       int is_hex = name && !strncmp(name, "Hexahedron", 10) && nn == (ord + 1) * (ord + 1) * (ord + 1);
       if (!is_hex)
-        rc = HX_ERROR(HX_ERR_INPUT, "%s: volume %d holds %zu element(s) of type %d (%s); only complete Lagrange "
-                      "hexahedra (types 5, 12, 92..98) are read", path, vols[v + 1], et_n[t], types[t],
-                      name ? name : "?");
+        rc = HX_ERROR(HX_ERR_INPUT,
+                      "%s: volume %d holds %zu element(s) of type %d (%s); only complete Lagrange "
+                      "hexahedra (types 5, 12, 92..98) are read",
+                      path, vols[v + 1], et_n[t], types[t], name ? name : "?");
       else if (order && ord != order)
         rc = HX_ERROR(HX_ERR_INPUT, "%s: hexahedra of orders %d and %d; one order per mesh", path, order, ord);
       if (rc == HX_OK) {
@@ -225,10 +230,9 @@ int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out) {
           sort4(key.k);
           fkey *hit = bsearch(&key, fk, nhex * 6, sizeof(fkey), cmp_fkey);
           if (!hit)
-            rc = HX_ERROR(HX_ERR_INPUT, "%s: boundary quadrangle %zu of surface %d is not a face of any hexahedron",
-                          path, et[t][q], stag);
-          else
-            rc = hx_mesh_add_face(m, hit->elem, hit->face, bid, -1);
+            rc = HX_ERROR(HX_ERR_INPUT, "%s: boundary quadrangle %zu of surface %d is not a face of any hexahedron", path,
+                          et[t][q], stag);
+          else rc = hx_mesh_add_face(m, hit->elem, hit->face, bid, -1);
         }
       }
       if (name) gmshFree(name);
@@ -258,7 +262,6 @@ done:
 int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out) {
   (void)comm;
   (void)out;
-  return HX_ERROR(HX_ERR_INPUT, "%s: reading .msh needs the Gmsh library; this build has none (install libgmsh-dev)",
-                  path);
+  return HX_ERROR(HX_ERR_INPUT, "%s: reading .msh needs the Gmsh library; this build has none (install libgmsh-dev)", path);
 }
 #endif

@@ -15,13 +15,17 @@
 #include <cairo-svg.h>
 #include <cairo.h>
 
-static const char *labels[HX_QUALITY_NUM_STATS] = {
-    "det J min (GLL)", "det J max (GLL)", "det J min (quadrature)", "det J max (quadrature)",
-    "scaled Jacobian (Nek5000, min/max)", "corner scaled Jacobian (Knupp)", "aspect ratio", "min GLL spacing"};
+static const char *labels[HX_QUALITY_NUM_STATS] = {"det J min (GLL)",
+                                                   "det J max (GLL)",
+                                                   "det J min (quadrature)",
+                                                   "det J max (quadrature)",
+                                                   "scaled Jacobian (Nek5000, min/max)",
+                                                   "corner scaled Jacobian (Knupp)",
+                                                   "aspect ratio",
+                                                   "min GLL spacing"};
 
 static cairo_status_t write_cb(void *closure, const unsigned char *data, unsigned int length) {
-  return hx_outfile_write((hx_outfile *)closure, data, length) == HX_OK ? CAIRO_STATUS_SUCCESS
-                                                                         : CAIRO_STATUS_WRITE_ERROR;
+  return hx_outfile_write((hx_outfile *)closure, data, length) == HX_OK ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
 static void panel(cairo_t *cr, const hx_quality_hist *h, double x0, double y0, double w, double ht) {

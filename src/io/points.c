@@ -37,8 +37,7 @@ int hx_ptnum_build(hx_gsrc *g, hx_ptnum *p) {
     if (!b) break;
     for (size_t q = 0; q < (size_t)b->count * g->npe; q++) {
       int64_t id = b->view.node_id[q];
-      HX_CHECK(id >= 0 && id < bound, HX_ERR_INTERNAL, "node id %lld outside [0, %lld)", (long long)id,
-               (long long)bound);
+      HX_CHECK(id >= 0 && id < bound, HX_ERR_INTERNAL, "node id %lld outside [0, %lld)", (long long)id, (long long)bound);
       p->used[id >> 6] |= UINT64_C(1) << (id & 63);
     }
   }
@@ -64,8 +63,8 @@ void hx_ptnum_free(hx_ptnum *p) {
 /* Calls put(ctx, point, xyz) for the first copy of every point of a block with index
    in [lo, hi) not done yet, in element order. */
 typedef int (*point_fn)(void *ctx, int64_t pt, const double xyz[3]);
-static int block_points(hx_ptnum *P, int nd, const double *B, const hx_gblock *b, int64_t lo, int64_t hi,
-                        point_fn put, void *ctx) {
+static int block_points(hx_ptnum *P, int nd, const double *B, const hx_gblock *b, int64_t lo, int64_t hi, point_fn put,
+                        void *ctx) {
   const hx_mesh *v = &b->view;
   size_t npe = (size_t)nd * nd * nd;
   /* the block re-interpolated at once (every element has points of its own: its interior) */
@@ -95,8 +94,7 @@ static int block_points(hx_ptnum *P, int nd, const double *B, const hx_gblock *b
 static int check_all_done(const hx_ptnum *P) {
   int64_t done = 0;
   for (int64_t w = 0; w < P->num_points / 64 + 1; w++) done += hx_pop64(P->done[w]);
-  HX_CHECK(done == P->num_points, HX_ERR_INTERNAL, "wrote %lld of %lld points", (long long)done,
-           (long long)P->num_points);
+  HX_CHECK(done == P->num_points, HX_ERR_INTERNAL, "wrote %lld of %lld points", (long long)done, (long long)P->num_points);
   return HX_OK;
 }
 
@@ -125,7 +123,7 @@ static int pc_writeback(pcache *c, int slot) {
     }
     i += __builtin_ctzll(wd);
     int64_t j = i;
-    while (j < PC_PAGE) { /* the end of this run of filled slots: the next empty one */
+    while (j < PC_PAGE) {                         /* the end of this run of filled slots: the next empty one */
       uint64_t holes = ~fill[j >> 6] >> (j & 63); /* the zeros shifted in are not holes */
       if (holes) {
         j += __builtin_ctzll(holes);
@@ -133,8 +131,7 @@ static int pc_writeback(pcache *c, int slot) {
       }
       j = (j | 63) + 1;
     }
-    HX_CALL(hx_io_pwrite(c->fd, buf + 3 * i, (size_t)(j - i) * 24, c->base + (c->tag[slot] * PC_PAGE + i) * 24,
-                         c->f->path));
+    HX_CALL(hx_io_pwrite(c->fd, buf + 3 * i, (size_t)(j - i) * 24, c->base + (c->tag[slot] * PC_PAGE + i) * 24, c->f->path));
     i = j;
   }
   memset(fill, 0, PC_PAGE / 8);
@@ -174,8 +171,7 @@ int hx_ptnum_write_raw(hx_gsrc *g, hx_ptnum *P, const double *B, hx_outfile *f) 
   HX_CALL(rc);
   HX_CALL(check_all_done(P));
   /* on after the array */
-  HX_CHECK(fseek(f->fp, (long)(pc.base + (off_t)P->num_points * 24), SEEK_SET) == 0, HX_ERR_IO, "'%s': seek failed",
-           f->path);
+  HX_CHECK(fseek(f->fp, (long)(pc.base + (off_t)P->num_points * 24), SEEK_SET) == 0, HX_ERR_IO, "'%s': seek failed", f->path);
   return HX_OK;
 }
 
@@ -192,9 +188,9 @@ static int pw_put(void *ctx, int64_t pt, const double xyz[3]) {
   return HX_OK;
 }
 
-int hx_ptnum_write_ordered(hx_gsrc *g, hx_ptnum *P, const double *B, int (*emit)(void *ctx, const double *xyz,
-                                                                                 int64_t n), void *ctx) {
-  int64_t win = (int64_t)1 << 24; /* 384 MB of points a pass */
+int hx_ptnum_write_ordered(hx_gsrc *g, hx_ptnum *P, const double *B, int (*emit)(void *ctx, const double *xyz, int64_t n),
+                           void *ctx) {
+  int64_t win = (int64_t)1 << 24;               /* 384 MB of points a pass */
   const char *wenv = getenv("HX_POINT_WINDOW"); /* tests: several passes */
   if (wenv && atoll(wenv) > 0) win = atoll(wenv);
   if (win > P->num_points) win = P->num_points > 0 ? P->num_points : 1;

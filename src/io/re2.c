@@ -40,16 +40,16 @@
 
 typedef struct re2_ctx {
   const hx_mesh *m;
-  hx_gsrc g;        /* the elements and faces of every rank (io_gather.h) */
-  int *bmap;        /* boundary id -> 1..n */
+  hx_gsrc g; /* the elements and faces of every rank (io_gather.h) */
+  int *bmap; /* boundary id -> 1..n */
   int nb;
   double gll[HX_MAX_ND];
   int force;
-  int nchk, chk_nd[2];                     /* the check: Nek's rule at chk_nd GLL points per direction */
+  int nchk, chk_nd[2]; /* the check: Nek's rule at chk_nd GLL points per direction */
   double chk_g[2][HX_MAX_ND], chk_G[2][HX_MAX_ND * HX_MAX_ND];
-  int64_t nset[6];                         /* elements written with curve set a, b, c, d; failing all; uncurved */
-  hx_gid first_bad;                        /* an element no set passes (global, 0-based), or -1 */
-  uint8_t *eset;                           /* each written element's set, chosen in the counting pass */
+  int64_t nset[6];  /* elements written with curve set a, b, c, d; failing all; uncurved */
+  hx_gid first_bad; /* an element no set passes (global, 0-based), or -1 */
+  uint8_t *eset;    /* each written element's set, chosen in the counting pass */
 } re2_ctx;
 
 enum { RE2_SET_A, RE2_SET_B, RE2_SET_C, RE2_SET_D, RE2_SET_NONE, RE2_SET_PLAIN };
@@ -358,10 +358,9 @@ static void curves_note(const re2_ctx *c, const char *path) {
           "%s: Nek5000's geometry from the corners and curved sides, checked by its own rule at order %s%d: %lld "
           "element(s) with 's'/'C'/'m' curves, %lld with sphere faces by edge midpoints, %lld with midpoints only, "
           "%lld left straight (their curves would fold them%s), %lld failing every set\n",
-          path, c->nchk > 1 ? "3 and " : "", c->chk_nd[c->nchk - 1] - 1, (long long)n[RE2_SET_A],
-          (long long)n[RE2_SET_B], (long long)n[RE2_SET_C], (long long)n[RE2_SET_D],
-          c->nchk > 1 ? "; an order-1 mesh has no curved layers: write at order 2 or more" : "",
-          (long long)n[RE2_SET_NONE]);
+          path, c->nchk > 1 ? "3 and " : "", c->chk_nd[c->nchk - 1] - 1, (long long)n[RE2_SET_A], (long long)n[RE2_SET_B],
+          (long long)n[RE2_SET_C], (long long)n[RE2_SET_D],
+          c->nchk > 1 ? "; an order-1 mesh has no curved layers: write at order 2 or more" : "", (long long)n[RE2_SET_NONE]);
 }
 
 static int write_re2(re2_ctx *c, hx_outfile *f) {
@@ -598,8 +597,8 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force)
     rc = hx_outfile_open(&f, path);
     if (rc == HX_OK) {
       char hdr[133];
-      snprintf(hdr, sizeof hdr, "#std %1d %2d %2d %2d %10lld %10lld %20.13E %9d %6d %6d %s", 8, nd, nd, nd,
-               (long long)ne, (long long)ne, 0.0, 0, 0, 1, "X");
+      snprintf(hdr, sizeof hdr, "#std %1d %2d %2d %2d %10lld %10lld %20.13E %9d %6d %6d %s", 8, nd, nd, nd, (long long)ne,
+               (long long)ne, 0.0, 0, 0, 1, "X");
       size_t l = strlen(hdr);
       memset(hdr + l, ' ', 132 - l);
       float test = 6.54321f;
@@ -629,8 +628,7 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force)
     for (hx_lid e = 0; rc == HX_OK && e < cnt; e++) ids[e] = (int32_t)(g0 + e + 1);
     if (rc == HX_OK) rc = hx_io_pwrite(fd, ids, (size_t)cnt * 4, head + (off_t)4 * g0, path);
     /* per element: all x, then all y, then all z = the E-vector layout */
-    if (rc == HX_OK)
-      rc = hx_io_pwrite(fd, v->x, (size_t)cnt * 3 * npe * sizeof(double), data + (off_t)(24 * npe) * g0, path);
+    if (rc == HX_OK) rc = hx_io_pwrite(fd, v->x, (size_t)cnt * 3 * npe * sizeof(double), data + (off_t)(24 * npe) * g0, path);
   }
   hx_free(&ids);
   if (opened) hx_elemsrc_close(&src);
@@ -759,15 +757,17 @@ field:; /* the order-N geometry, every rank writing its own elements */
     if (mapped || hx_verbosity() > 0) {
       fprintf(stderr, "%s: boundary ids renumbered for NekRS (ours -> .re2):", path);
       for (int b = 1; b < maxb; b++)
-        if (c.bmap[b]) fprintf(stderr, " %d->%d%s%s", b, c.bmap[b], b < m->num_bnames && m->bnames[b] ? "/" : "",
-                              b < m->num_bnames && m->bnames[b] ? m->bnames[b] : "");
+        if (c.bmap[b])
+          fprintf(stderr, " %d->%d%s%s", b, c.bmap[b], b < m->num_bnames && m->bnames[b] ? "/" : "",
+                  b < m->num_bnames && m->bnames[b] ? m->bnames[b] : "");
       fprintf(stderr, "\n");
     }
     if (order >= 2) {
       const char *slash = strrchr(fld, '/');
-      fprintf(stderr, "%s: order-%d GLL geometry in %s; .par: [GENERAL] polynomialOrder = %d, "
-             "startFrom = %s X (NekRS: startFrom = \"%s+X\")\n",
-             path, order, fld, order, slash ? slash + 1 : fld, slash ? slash + 1 : fld);
+      fprintf(stderr,
+              "%s: order-%d GLL geometry in %s; .par: [GENERAL] polynomialOrder = %d, "
+              "startFrom = %s X (NekRS: startFrom = \"%s+X\")\n",
+              path, order, fld, order, slash ? slash + 1 : fld, slash ? slash + 1 : fld);
     }
   }
   hx_free(&c.bmap);

@@ -36,11 +36,11 @@ typedef struct re2_rcurve {
 typedef struct re2_file {
   int64_t nelt, nelv;
   int ndim, W, swap, nbc_hdr;
-  double *xc;          /* [nelt][3][8] preprocessor corners */
+  double *xc; /* [nelt][3][8] preprocessor corners */
   re2_rcurve *curves;
   int64_t ncurve;
   int64_t nbc;
-  double (*bc)[8];     /* set 1: elem, face, bc1..bc5, type word (as raw) */
+  double (*bc)[8]; /* set 1: elem, face, bc1..bc5, type word (as raw) */
   char (*bctype)[4];
 } re2_file;
 
@@ -98,8 +98,8 @@ static void re2_file_free(re2_file *r) {
 static int parse_re2(const hx_infile *in, re2_file *r) {
   const char *path = in->path;
   memset(r, 0, sizeof *r);
-  HX_CHECK(in->size >= 84, HX_ERR_INPUT, "%s: %zu bytes is too short for a .re2 file (80-byte header + 4-byte marker)",
-           path, in->size);
+  HX_CHECK(in->size >= 84, HX_ERR_INPUT, "%s: %zu bytes is too short for a .re2 file (80-byte header + 4-byte marker)", path,
+           in->size);
   char hdr[81];
   memcpy(hdr, in->data, 80);
   hdr[80] = 0;
@@ -125,8 +125,7 @@ static int parse_re2(const hx_infile *in, re2_file *r) {
     nbc = ver == 3 ? 1 : 0;
   }
   HX_CHECK(ndim == 3, HX_ERR_INPUT, "%s: byte 5: ndim = %d; only 3D meshes are read", path, ndim);
-  HX_CHECK(nelt >= 1 && nelv >= 0 && nelv <= nelt, HX_ERR_INPUT, "%s: byte 5: bad counts nelt %lld nelv %lld", path,
-           nelt, nelv);
+  HX_CHECK(nelt >= 1 && nelv >= 0 && nelv <= nelt, HX_ERR_INPUT, "%s: byte 5: bad counts nelt %lld nelv %lld", path, nelt, nelv);
   float t;
   memcpy(&t, in->data + 80, 4);
   if (fabsf(t - 6.54321f) > 2e-4f) {
@@ -139,8 +138,8 @@ static int parse_re2(const hx_infile *in, re2_file *r) {
   int W = r->W;
   size_t rec = (size_t)(1 + 3 * 8) * (size_t)W;
   HX_CHECK((uint64_t)nelt <= (in->size - 84) / rec, HX_ERR_INPUT,
-           "%s: byte 84: %lld elements of %zu bytes exceed the %zu bytes left (truncated, or the header is wrong)", path,
-           nelt, rec, in->size - 84);
+           "%s: byte 84: %lld elements of %zu bytes exceed the %zu bytes left (truncated, or the header is wrong)", path, nelt,
+           rec, in->size - 84);
   r->nelt = nelt;
   r->nelv = nelv;
   r->ndim = ndim;
@@ -175,11 +174,10 @@ static int parse_re2(const hx_infile *in, re2_file *r) {
     c->type = in->data[b.pos];
     b.pos += (size_t)W;
     HX_CHECK(ok1 && ok2 && c->elem >= 1 && c->elem <= nelt, HX_ERR_INPUT,
-             "%s: byte %zu: curve record %lld names element %lld of %lld", path, at, (long long)q + 1,
-             (long long)c->elem, nelt);
+             "%s: byte %zu: curve record %lld names element %lld of %lld", path, at, (long long)q + 1, (long long)c->elem, nelt);
     int maxside = (c->type == 's' || c->type == 'e') ? 6 : (c->type == 'C' ? 8 : 12);
-    HX_CHECK(c->side >= 1 && c->side <= maxside, HX_ERR_INPUT, "%s: byte %zu: curve '%c' on side %d (1..%d)", path, at,
-             c->type, c->side, maxside);
+    HX_CHECK(c->side >= 1 && c->side <= maxside, HX_ERR_INPUT, "%s: byte %zu: curve '%c' on side %d (1..%d)", path, at, c->type,
+             c->side, maxside);
     HX_CHECK(c->type == 'm' || c->type == 'C' || c->type == 's' || c->type == ' ', HX_ERR_INPUT,
              "%s: byte %zu: curve type '%c' is not supported; known: m, C, s", path, at, c->type);
     for (int k = 0; k < 5; k++)
@@ -319,7 +317,11 @@ void hx_re2_nek_element(const double *xc, const re2_curve *const *cv, int ncv, i
       const double *ctr = cv[k]->c, R = cv[k]->c[3];
       int f = RE2_FACE_INV[pf], a = f / 2, side = f % 2;
       int b = (a + 1) % 3, c = (a + 2) % 3;
-      if (b > c) { int t2 = b; b = c; c = t2; }
+      if (b > c) {
+        int t2 = b;
+        b = c;
+        c = t2;
+      }
       double P[HX_MAX_ND][HX_MAX_ND][3];
       /* corners of the face relative to the centre */
       double cr[2][2][3];
@@ -462,8 +464,8 @@ int hx_nek_field_read(const char *path, int64_t nelt, int *order, double **x) {
     memcpy(&id, in.data + 136 + 4 * e, 4);
     if (swap) hx_io_swap(&id, 1, 4);
     if (id != (int32_t)(e + 1)) {
-      rc = HX_ERROR(HX_ERR_INPUT, "%s: byte %zu: element %zu is numbered %d; only files in element order are read",
-                    path, 136 + 4 * e, e + 1, id);
+      rc = HX_ERROR(HX_ERR_INPUT, "%s: byte %zu: element %zu is numbered %d; only files in element order are read", path,
+                    136 + 4 * e, e + 1, id);
       hx_free(x);
       goto out;
     }
@@ -568,8 +570,8 @@ int hx_import_re2_at(hx_comm comm, const char *path, int order, hx_mesh **out) {
     }
     for (int k = 0; k < 3 * npe; k++)
       if (!isfinite(xe[k])) { /* finite corners and curve data can still overflow (huge radii, far midpoints) */
-        rc = HX_ERROR(HX_ERR_INPUT, "%s: element %lld: its %d curved side(s) give non-finite coordinates", path,
-                      (long long)e + 1, ncv);
+        rc = HX_ERROR(HX_ERR_INPUT, "%s: element %lld: its %d curved side(s) give non-finite coordinates", path, (long long)e + 1,
+                      ncv);
         goto done;
       }
   }

@@ -38,15 +38,15 @@ typedef struct vtu_sink {
   int zlib;
   int zlevel;
   /* binary arrays */
-  long appended_start;    /* file position right after '_' */
-  unsigned char *buf;     /* one block of uncompressed data */
+  long appended_start; /* file position right after '_' */
+  unsigned char *buf;  /* one block of uncompressed data */
   size_t fill;
-  uint64_t total;         /* bytes announced for this array */
+  uint64_t total; /* bytes announced for this array */
   uint64_t nblocks, iblock;
-  uint64_t *csize;        /* compressed block sizes */
+  uint64_t *csize; /* compressed block sizes */
   unsigned char *cbuf;
-  long header_pos;        /* where this array's header is */
-  long ascii_count;       /* values on the current text line */
+  long header_pos;  /* where this array's header is */
+  long ascii_count; /* values on the current text line */
 } vtu_sink;
 
 static int sink_flush_block(vtu_sink *s) {
@@ -102,8 +102,8 @@ static int sink_end(vtu_sink *s) {
   if (s->ascii) return hx_outfile_write(s->f, "\n", 1);
   if (s->fill) HX_CALL(sink_flush_block(s));
   if (!s->zlib) return HX_OK;
-  HX_CHECK(s->iblock == s->nblocks, HX_ERR_INTERNAL, "a .vtu array got %llu of %llu blocks",
-           (unsigned long long)s->iblock, (unsigned long long)s->nblocks);
+  HX_CHECK(s->iblock == s->nblocks, HX_ERR_INTERNAL, "a .vtu array got %llu of %llu blocks", (unsigned long long)s->iblock,
+           (unsigned long long)s->nblocks);
   uint64_t last = s->total % VTU_BLOCK;
   uint64_t hdr[3] = {s->nblocks, VTU_BLOCK, (s->total && !last) ? VTU_BLOCK : last};
   long end = ftell(s->f->fp);
@@ -147,17 +147,17 @@ static int put_u8(vtu_sink *s, const uint8_t *v, size_t n) {
 enum { A_DEG, A_MINJ, A_SJ, A_REGION, A_BND, A_POINTS, A_CONN, A_OFFS, A_TYPES, A_NUM };
 
 /* the arrays of a piece: names, types, components */
-static const char *names[A_NUM] = {"HigherOrderDegrees", "min_detj", "scaled_jacobian", "region", "boundary_ids",
-                                   "Points", "connectivity", "offsets", "types"};
+static const char *names[A_NUM] = {
+    "HigherOrderDegrees", "min_detj", "scaled_jacobian", "region", "boundary_ids", "Points", "connectivity", "offsets", "types"};
 static const char *types[A_NUM] = {"Int32", "Float64", "Float64", "Int32", "Int32", "Float64", "Int64", "Int64", "UInt8"};
 static const int ncomp[A_NUM] = {3, 1, 1, 1, 6, 3, 1, 1, 1};
 
 typedef struct vtu_ctx {
   const hx_mesh *m;
-  hx_gsrc g;           /* the elements of every rank, block by block (io_gather.h) */
+  hx_gsrc g; /* the elements of every rank, block by block (io_gather.h) */
   int order, nd, npe;
   int64_t num_points;
-  hx_ptnum pid;        /* node id -> point index (points.c) */
+  hx_ptnum pid; /* node id -> point index (points.c) */
   int vtk_pos2lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   double B[HX_MAX_ND * HX_MAX_ND];
 } vtu_ctx;
@@ -240,17 +240,20 @@ static int vtu_write(vtu_ctx *c, hx_outfile *f, const hx_export_opts *o) {
     if (rc) goto out;
   }
   FILE *fp = f->fp;
-  fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" "
-              "header_type=\"UInt64\"%s>\n",
+  fprintf(fp,
+          "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" "
+          "header_type=\"UInt64\"%s>\n",
           hx_io_little_endian() ? "LittleEndian" : "BigEndian", s.zlib ? " compressor=\"vtkZLibDataCompressor\"" : "");
-  fprintf(fp, "  <!-- written by hexpack %s: order %d Lagrange hexahedra; cell data: min_detj and scaled_jacobian "
-              "(min/max det J over the GLL nodes), region, boundary_ids (per face xi1=0,xi1=1,xi2=0,xi2=1,xi3=0,xi3=1; "
-              "0 = interior) -->\n",
+  fprintf(fp,
+          "  <!-- written by hexpack %s: order %d Lagrange hexahedra; cell data: min_detj and scaled_jacobian "
+          "(min/max det J over the GLL nodes), region, boundary_ids (per face xi1=0,xi1=1,xi2=0,xi2=1,xi3=0,xi3=1; "
+          "0 = interior) -->\n",
           HX_VERSION, c->order);
   for (int b = 1; b < m->num_bnames; b++)
-    if (m->bnames[b] && !strpbrk(m->bnames[b], "-<>&\"\n")) fprintf(fp, "  <!-- hexpack boundary %d \"%s\" -->\n", b, m->bnames[b]);
-  fprintf(fp, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n",
-          (long long)c->num_points, (long long)c->g.num_elem);
+    if (m->bnames[b] && !strpbrk(m->bnames[b], "-<>&\"\n"))
+      fprintf(fp, "  <!-- hexpack boundary %d \"%s\" -->\n", b, m->bnames[b]);
+  fprintf(fp, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n", (long long)c->num_points,
+          (long long)c->g.num_elem);
   long patch[A_NUM], offs[A_NUM];
   for (int a = 0; a < A_NUM; a++) {
     if (a == A_DEG) fprintf(fp, "      <CellData HigherOrderDegrees=\"HigherOrderDegrees\" Scalars=\"scaled_jacobian\">\n");
@@ -373,15 +376,15 @@ int hx_export_pvtu(const hx_mesh *m, const char *path, const hx_export_opts *o) 
     rc = hx_outfile_open(&f, path);
     if (rc == HX_OK) {
       FILE *fp = f.fp;
-      fprintf(fp, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" "
-                  "header_type=\"UInt64\">\n",
+      fprintf(fp,
+              "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" "
+              "header_type=\"UInt64\">\n",
               hx_io_little_endian() ? "LittleEndian" : "BigEndian");
-      fprintf(fp, "  <!-- written by hexpack %s: %d piece(s), one per rank, order %d Lagrange hexahedra -->\n",
-              HX_VERSION, size, hx_io_out_order(m, o));
+      fprintf(fp, "  <!-- written by hexpack %s: %d piece(s), one per rank, order %d Lagrange hexahedra -->\n", HX_VERSION, size,
+              hx_io_out_order(m, o));
       fprintf(fp, "  <PUnstructuredGrid GhostLevel=\"0\">\n");
       for (int a = 0; a < A_NUM; a++) {
-        if (a == A_DEG)
-          fprintf(fp, "    <PCellData HigherOrderDegrees=\"HigherOrderDegrees\" Scalars=\"scaled_jacobian\">\n");
+        if (a == A_DEG) fprintf(fp, "    <PCellData HigherOrderDegrees=\"HigherOrderDegrees\" Scalars=\"scaled_jacobian\">\n");
         if (a == A_POINTS) fprintf(fp, "    </PCellData>\n    <PPoints>\n");
         if (a == A_CONN) break;
         fprintf(fp, "      <PDataArray type=\"%s\" Name=\"%s\"", types[a], names[a]);

@@ -43,10 +43,10 @@ typedef struct varr {
 typedef struct vreader {
   hx_infile *in;
   int swap;
-  int hsize;         /* 4 or 8 */
+  int hsize; /* 4 or 8 */
   int zlib;
   double version;
-  const char *app;   /* first byte after '_' */
+  const char *app; /* first byte after '_' */
   int app_base64;
   long long np, nc;
 } vreader;
@@ -86,21 +86,61 @@ static int type_size(const char *t) {
 }
 
 static double raw_to_double(const char *t, const unsigned char *p) {
-  if (!strcmp(t, "Float64")) { double v; memcpy(&v, p, 8); return v; }
-  if (!strcmp(t, "Float32")) { float v; memcpy(&v, p, 4); return v; }
-  if (!strcmp(t, "Int64")) { int64_t v; memcpy(&v, p, 8); return (double)v; }
-  if (!strcmp(t, "UInt64")) { uint64_t v; memcpy(&v, p, 8); return (double)v; }
-  if (!strcmp(t, "Int32")) { int32_t v; memcpy(&v, p, 4); return v; }
-  if (!strcmp(t, "UInt32")) { uint32_t v; memcpy(&v, p, 4); return v; }
-  if (!strcmp(t, "Int16")) { int16_t v; memcpy(&v, p, 2); return v; }
-  if (!strcmp(t, "UInt16")) { uint16_t v; memcpy(&v, p, 2); return v; }
+  if (!strcmp(t, "Float64")) {
+    double v;
+    memcpy(&v, p, 8);
+    return v;
+  }
+  if (!strcmp(t, "Float32")) {
+    float v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  if (!strcmp(t, "Int64")) {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return (double)v;
+  }
+  if (!strcmp(t, "UInt64")) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (double)v;
+  }
+  if (!strcmp(t, "Int32")) {
+    int32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  if (!strcmp(t, "UInt32")) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  if (!strcmp(t, "Int16")) {
+    int16_t v;
+    memcpy(&v, p, 2);
+    return v;
+  }
+  if (!strcmp(t, "UInt16")) {
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+  }
   if (!strcmp(t, "Int8") || !strcmp(t, "Char")) return (double)(int8_t)p[0];
   return (double)p[0];
 }
 
 static int64_t raw_to_i64(const char *t, const unsigned char *p) {
-  if (!strcmp(t, "Int64")) { int64_t v; memcpy(&v, p, 8); return v; }
-  if (!strcmp(t, "UInt64")) { uint64_t v; memcpy(&v, p, 8); return v > INT64_MAX ? -1 : (int64_t)v; }
+  if (!strcmp(t, "Int64")) {
+    int64_t v;
+    memcpy(&v, p, 8);
+    return v;
+  }
+  if (!strcmp(t, "UInt64")) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v > INT64_MAX ? -1 : (int64_t)v;
+  }
   double d = raw_to_double(t, p);
   return (d == floor(d) && fabs(d) < 9e18) ? (int64_t)d : -1;
 }
@@ -109,15 +149,19 @@ static uint64_t read_hdr(const vreader *r, const unsigned char *p) {
   unsigned char b[8];
   memcpy(b, p, (size_t)r->hsize);
   if (r->swap) hx_io_swap(b, 1, (size_t)r->hsize);
-  if (r->hsize == 8) { uint64_t v; memcpy(&v, b, 8); return v; }
+  if (r->hsize == 8) {
+    uint64_t v;
+    memcpy(&v, b, 8);
+    return v;
+  }
   uint32_t v;
   memcpy(&v, b, 4);
   return v;
 }
 
 /* Decompress vtkZLibDataCompressor blocks: hdr = [nb, bs, last, csizes...]. */
-static int inflate_blocks(const vreader *r, const varr *a, const unsigned char *hdr, const unsigned char *data,
-                          size_t avail, uint64_t want, unsigned char *out) {
+static int inflate_blocks(const vreader *r, const varr *a, const unsigned char *hdr, const unsigned char *data, size_t avail,
+                          uint64_t want, unsigned char *out) {
 #if HX_HAVE_ZLIB
   uint64_t nb = read_hdr(r, hdr), bs = read_hdr(r, hdr + r->hsize), last = read_hdr(r, hdr + 2 * r->hsize);
   uint64_t pos = 0, off = 0;
@@ -125,12 +169,11 @@ static int inflate_blocks(const vreader *r, const varr *a, const unsigned char *
     uint64_t cs = read_hdr(r, hdr + (3 + b) * r->hsize);
     uint64_t us = (b + 1 == nb && last) ? last : bs;
     HX_CHECK(cs <= avail - off && pos + us <= want, HX_ERR_INPUT,
-             "%s: array '%s': compressed block %llu runs past the end of the file", r->in->path, a->name,
-             (unsigned long long)b);
+             "%s: array '%s': compressed block %llu runs past the end of the file", r->in->path, a->name, (unsigned long long)b);
     uLongf got = (uLongf)us;
     int zr = uncompress(out + pos, &got, data + off, (uLong)cs);
-    HX_CHECK(zr == Z_OK && got == us, HX_ERR_INPUT, "%s: array '%s': zlib block %llu is corrupt (code %d)",
-             r->in->path, a->name, (unsigned long long)b, zr);
+    HX_CHECK(zr == Z_OK && got == us, HX_ERR_INPUT, "%s: array '%s': zlib block %llu is corrupt (code %d)", r->in->path, a->name,
+             (unsigned long long)b, zr);
     pos += us;
     off += cs;
   }
@@ -138,7 +181,11 @@ static int inflate_blocks(const vreader *r, const varr *a, const unsigned char *
            (unsigned long long)pos, (unsigned long long)want);
   return HX_OK;
 #else
-  (void)hdr; (void)data; (void)avail; (void)want; (void)out;
+  (void)hdr;
+  (void)data;
+  (void)avail;
+  (void)want;
+  (void)out;
   return HX_ERROR(HX_ERR_INPUT, "%s: array '%s' is zlib-compressed but this build has no zlib", r->in->path, a->name);
 #endif
 }
@@ -159,15 +206,14 @@ static int b64_take(const vreader *r, const varr *a, const char *q, const char *
 /* An array stored as base64 (inline "binary" or appended base64) starting at q:
    [header][data]; VTK encodes the header on its own (padded) or together with
    the data (uncompressed inline); both are accepted. */
-static int b64_array(const vreader *r, const varr *a, const char *q, const char *qend, uint64_t want,
-                     unsigned char **raw) {
+static int b64_array(const vreader *r, const varr *a, const char *q, const char *qend, uint64_t want, unsigned char **raw) {
   size_t hs = (size_t)r->hsize, used = 0;
   unsigned char h[24];
   while (q < qend && isspace((unsigned char)*q)) q++;
   if (!r->zlib) {
     HX_CALL(b64_take(r, a, q, qend, h, hs, &used));
-    HX_CHECK(read_hdr(r, h) == want, HX_ERR_INPUT, "%s: array '%s' (byte %zu) announces %llu bytes, expected %llu",
-             r->in->path, a->name, a->tag_pos, (unsigned long long)read_hdr(r, h), (unsigned long long)want);
+    HX_CHECK(read_hdr(r, h) == want, HX_ERR_INPUT, "%s: array '%s' (byte %zu) announces %llu bytes, expected %llu", r->in->path,
+             a->name, a->tag_pos, (unsigned long long)read_hdr(r, h), (unsigned long long)want);
     HX_CALL(hx_malloc(want + hs + 1, raw));
     int rc;
     if (q[used - 1] == '=') { /* header encoded on its own */
@@ -181,8 +227,8 @@ static int b64_array(const vreader *r, const varr *a, const char *q, const char 
   }
   HX_CALL(b64_take(r, a, q, qend, h, 3 * hs, &used));
   uint64_t nb = read_hdr(r, h);
-  HX_CHECK(nb <= (uint64_t)(qend - q) / hs, HX_ERR_INPUT, "%s: array '%s': %llu compressed blocks exceed the data",
-           r->in->path, a->name, (unsigned long long)nb);
+  HX_CHECK(nb <= (uint64_t)(qend - q) / hs, HX_ERR_INPUT, "%s: array '%s': %llu compressed blocks exceed the data", r->in->path,
+           a->name, (unsigned long long)nb);
   size_t hb = (3 + nb) * hs;
   unsigned char *hdr = NULL, *data = NULL;
   HX_CALL(hx_malloc(hb, &hdr));
@@ -190,7 +236,9 @@ static int b64_array(const vreader *r, const varr *a, const char *q, const char 
   uint64_t csum = 0;
   for (uint64_t b = 0; rc == HX_OK && b < nb; b++) {
     uint64_t cs = read_hdr(r, hdr + (3 + b) * hs);
-    if (cs > (uint64_t)(qend - q)) rc = HX_ERROR(HX_ERR_INPUT, "%s: array '%s': compressed block %llu is larger than the file", r->in->path, a->name, (unsigned long long)b);
+    if (cs > (uint64_t)(qend - q))
+      rc = HX_ERROR(HX_ERR_INPUT, "%s: array '%s': compressed block %llu is larger than the file", r->in->path, a->name,
+                    (unsigned long long)b);
     csum += cs;
   }
   if (rc == HX_OK) rc = hx_malloc(csum + 1, &data);
@@ -218,23 +266,23 @@ static int array_bytes(const vreader *r, const varr *a, uint64_t want, unsigned 
     if (!r->app_base64) {
       size_t avail = (size_t)(fend - p);
       if (!r->zlib) {
-        HX_CHECK(avail >= (size_t)r->hsize, HX_ERR_INPUT, "%s: array '%s' is truncated at byte %ld", r->in->path,
-                 a->name, (long)(p - base));
+        HX_CHECK(avail >= (size_t)r->hsize, HX_ERR_INPUT, "%s: array '%s' is truncated at byte %ld", r->in->path, a->name,
+                 (long)(p - base));
         uint64_t n = read_hdr(r, (const unsigned char *)p);
-        HX_CHECK(n == want, HX_ERR_INPUT, "%s: array '%s' at byte %ld holds %llu bytes, expected %llu", r->in->path,
-                 a->name, (long)(p - base), (unsigned long long)n, (unsigned long long)want);
+        HX_CHECK(n == want, HX_ERR_INPUT, "%s: array '%s' at byte %ld holds %llu bytes, expected %llu", r->in->path, a->name,
+                 (long)(p - base), (unsigned long long)n, (unsigned long long)want);
         HX_CHECK(avail - (size_t)r->hsize >= want, HX_ERR_INPUT,
-                 "%s: array '%s' at byte %ld needs %llu bytes but the file ends after %zu (truncated)", r->in->path,
-                 a->name, (long)(p - base), (unsigned long long)want, avail - (size_t)r->hsize);
+                 "%s: array '%s' at byte %ld needs %llu bytes but the file ends after %zu (truncated)", r->in->path, a->name,
+                 (long)(p - base), (unsigned long long)want, avail - (size_t)r->hsize);
         *raw = (unsigned char *)p + r->hsize;
         return HX_OK;
       }
-      HX_CHECK(avail >= 3 * (size_t)r->hsize, HX_ERR_INPUT, "%s: array '%s' is truncated at byte %ld", r->in->path,
-               a->name, (long)(p - base));
+      HX_CHECK(avail >= 3 * (size_t)r->hsize, HX_ERR_INPUT, "%s: array '%s' is truncated at byte %ld", r->in->path, a->name,
+               (long)(p - base));
       uint64_t nb = read_hdr(r, (const unsigned char *)p);
       HX_CHECK(nb < avail / (size_t)r->hsize - 3, HX_ERR_INPUT,
-               "%s: array '%s' at byte %ld: %llu compressed blocks exceed the file", r->in->path, a->name,
-               (long)(p - base), (unsigned long long)nb);
+               "%s: array '%s' at byte %ld: %llu compressed blocks exceed the file", r->in->path, a->name, (long)(p - base),
+               (unsigned long long)nb);
       size_t hb = (3 + nb) * (size_t)r->hsize;
       HX_CALL(hx_malloc(want + 1, raw));
       *own = 1;
@@ -249,8 +297,8 @@ static int array_bytes(const vreader *r, const varr *a, uint64_t want, unsigned 
     *own = 1;
     return b64_array(r, a, a->content, a->content_end, want, raw);
   }
-  return HX_ERROR(HX_ERR_INPUT, "%s: array '%s': unknown format '%s'; known: ascii, binary, appended", r->in->path,
-                  a->name, a->format);
+  return HX_ERROR(HX_ERR_INPUT, "%s: array '%s': unknown format '%s'; known: ascii, binary, appended", r->in->path, a->name,
+                  a->format);
 }
 
 /* Decode array a of count values into doubles (dv) or int64 (iv). */
@@ -259,8 +307,8 @@ static int decode(const vreader *r, const varr *a, size_t count, double *dv, int
     const char *p = a->content;
     for (size_t i = 0; i < count; i++) {
       while (p < a->content_end && isspace((unsigned char)*p)) p++;
-      HX_CHECK(p < a->content_end, HX_ERR_INPUT, "%s: array '%s' (byte %zu) has %zu values, expected %zu", r->in->path,
-               a->name, a->tag_pos, i, count);
+      HX_CHECK(p < a->content_end, HX_ERR_INPUT, "%s: array '%s' (byte %zu) has %zu values, expected %zu", r->in->path, a->name,
+               a->tag_pos, i, count);
       char *e;
       if (dv) {
         dv[i] = strtod(p, &e);
@@ -268,8 +316,7 @@ static int decode(const vreader *r, const varr *a, size_t count, double *dv, int
         long long v = strtoll(p, &e, 10);
         iv[i] = v;
       }
-      HX_CHECK(e != p, HX_ERR_INPUT, "%s: array '%s': bad number at byte %ld", r->in->path, a->name,
-               (long)(p - r->in->data));
+      HX_CHECK(e != p, HX_ERR_INPUT, "%s: array '%s': bad number at byte %ld", r->in->path, a->name, (long)(p - r->in->data));
       p = e;
     }
     return HX_OK;
@@ -283,10 +330,8 @@ static int decode(const vreader *r, const varr *a, size_t count, double *dv, int
   for (size_t i = 0; i < count; i++) {
     memcpy(tmp, raw + i * (size_t)ts, (size_t)ts);
     if (r->swap) hx_io_swap(tmp, 1, (size_t)ts);
-    if (dv)
-      dv[i] = raw_to_double(a->type, tmp);
-    else
-      iv[i] = raw_to_i64(a->type, tmp);
+    if (dv) dv[i] = raw_to_double(a->type, tmp);
+    else iv[i] = raw_to_i64(a->type, tmp);
   }
   if (own) hx_free(&raw);
   return HX_OK;
@@ -310,14 +355,14 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
   double *pts = NULL;
   int rc = HX_OK;
   char buf[128];
-#define FAIL(...)                        \
-  do {                                   \
-    rc = HX_ERROR(HX_ERR_INPUT, __VA_ARGS__); \
-    goto done;                           \
+#define FAIL(...)                                                                                                                \
+  do {                                                                                                                           \
+    rc = HX_ERROR(HX_ERR_INPUT, __VA_ARGS__);                                                                                    \
+    goto done;                                                                                                                   \
   } while (0)
-#define TRY(x)                \
-  do {                        \
-    if ((rc = (x))) goto done; \
+#define TRY(x)                                                                                                                   \
+  do {                                                                                                                           \
+    if ((rc = (x))) goto done;                                                                                                   \
   } while (0)
 
   const char *vf = find_in(base, end, "<VTKFile");
@@ -327,8 +372,7 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
   xtag t = {vf, memchr(vf, '>', (size_t)(xml_end - vf))};
   if (!t.end) FAIL("%s: unterminated <VTKFile> tag at byte %ld", path, (long)(vf - base));
   get_attr(t, "type", buf, sizeof buf);
-  if (strcmp(buf, "UnstructuredGrid"))
-    FAIL("%s: VTK file type '%s' is not supported; expected UnstructuredGrid", path, buf);
+  if (strcmp(buf, "UnstructuredGrid")) FAIL("%s: VTK file type '%s' is not supported; expected UnstructuredGrid", path, buf);
   r.version = get_attr(t, "version", buf, sizeof buf) ? atof(buf) : 0.1;
   get_attr(t, "byte_order", buf, sizeof buf);
   if (buf[0] && strcmp(buf, "LittleEndian") && strcmp(buf, "BigEndian"))
@@ -354,8 +398,7 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
   if (!get_attr(t, "NumberOfCells", buf, sizeof buf) || !parse_ll(buf, &r.nc) || r.nc < 1)
     FAIL("%s: <Piece> needs NumberOfCells >= 1", path);
   if (r.np > (long long)in.size || r.nc > (long long)in.size)
-    FAIL("%s: NumberOfPoints %lld / NumberOfCells %lld exceed what a file of %zu bytes can hold", path, r.np, r.nc,
-         in.size);
+    FAIL("%s: NumberOfPoints %lld / NumberOfCells %lld exceed what a file of %zu bytes can hold", path, r.np, r.nc, in.size);
   if (xml_end < end) {
     t.start = xml_end;
     t.end = memchr(xml_end, '>', (size_t)(end - xml_end));
@@ -378,7 +421,8 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
     else if (!strncmp(p, "<CellData", 9)) section = 3;
     else if (!strncmp(p, "<PointData", 10) || !strncmp(p, "<FieldData", 10)) section = 4;
     else if (!strncmp(p, "</Points", 8) || !strncmp(p, "</Cells", 7) || !strncmp(p, "</CellData", 10) ||
-             !strncmp(p, "</PointData", 11) || !strncmp(p, "</FieldData", 11)) section = 0;
+             !strncmp(p, "</PointData", 11) || !strncmp(p, "</FieldData", 11))
+      section = 0;
     else if (!strncmp(p, "<DataArray", 10)) {
       xtag d = {p, memchr(p, '>', (size_t)(xml_end - p))};
       if (!d.end) FAIL("%s: unterminated <DataArray> at byte %ld", path, (long)(p - base));
@@ -408,8 +452,7 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
     }
   }
   if (!a_pts.found || a_pts.ncomp != 3) FAIL("%s: no <Points> array with 3 components", path);
-  if (!a_conn.found || !a_offs.found || !a_types.found)
-    FAIL("%s: <Cells> needs connectivity, offsets and types arrays", path);
+  if (!a_conn.found || !a_offs.found || !a_types.found) FAIL("%s: <Cells> needs connectivity, offsets and types arrays", path);
 
   size_t nc = (size_t)r.nc, np = (size_t)r.np;
   TRY(hx_malloc(nc * sizeof(int64_t), &types));
@@ -431,7 +474,9 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
     TRY(hx_malloc(nc * 3 * sizeof(int64_t), &deg));
     TRY(decode(&r, &a_deg, 3 * nc, NULL, deg));
     for (size_t e = 0; e < 3 * nc; e++)
-      if (deg[e] != order) FAIL("%s: cell %zu: HigherOrderDegrees %lld differ from the order %d of its point count", path, e / 3, (long long)deg[e], order);
+      if (deg[e] != order)
+        FAIL("%s: cell %zu: HigherOrderDegrees %lld differ from the order %d of its point count", path, e / 3, (long long)deg[e],
+             order);
   }
   int nd = order + 1;
   if (nc * (size_t)npe > in.size) FAIL("%s: %zu cells of %lld points exceed the file size", path, nc, (long long)npe);
@@ -439,8 +484,8 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
   TRY(decode(&r, &a_conn, nc * (size_t)npe, NULL, conn));
   for (size_t i = 0; i < nc * (size_t)npe; i++)
     if (conn[i] < 0 || conn[i] >= (int64_t)np)
-      FAIL("%s: connectivity entry %zu (cell %zu) = %lld is outside 0..%lld", path, i, i / (size_t)npe,
-           (long long)conn[i], (long long)np - 1);
+      FAIL("%s: connectivity entry %zu (cell %zu) = %lld is outside 0..%lld", path, i, i / (size_t)npe, (long long)conn[i],
+           (long long)np - 1);
   TRY(hx_malloc((np ? np : 1) * 3 * sizeof(double), &pts));
   TRY(decode(&r, &a_pts, 3 * np, pts, NULL));
   for (size_t i = 0; i < 3 * np; i++)
@@ -477,8 +522,8 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
           if (pts[3 * i + d] < lo[d]) lo[d] = pts[3 * i + d];
           if (pts[3 * i + d] > hi[d]) hi[d] = pts[3 * i + d];
         }
-      double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                         (hi[2] - lo[2]) * (hi[2] - lo[2]));
+      double diag =
+          sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
       TRY(hx_io_merge_points((int64_t)np, pts, 1e-9 * (diag > 0 ? diag : 1), rep));
     }
   }
@@ -610,7 +655,8 @@ int hx_import_pvtu(hx_comm comm, const char *path, hx_mesh **out) {
     }
     total += pm[k]->num_elem;
   }
-  if (!rc && total > INT32_MAX) rc = HX_ERROR(HX_ERR_INPUT, "%s: %lld cells exceed the 32-bit local element index", path, (long long)total);
+  if (!rc && total > INT32_MAX)
+    rc = HX_ERROR(HX_ERR_INPUT, "%s: %lld cells exceed the 32-bit local element index", path, (long long)total);
   if (!rc) rc = hx_mesh_create(comm, order, (hx_lid)total, &m);
   /* concatenate, node ids shifted piece by piece */
   size_t npe = (size_t)(order + 1) * (order + 1) * (order + 1);
@@ -642,8 +688,7 @@ int hx_import_pvtu(hx_comm comm, const char *path, hx_mesh **out) {
       for (int d = 0; d < 3; d++) pts[3 * m->node_id[i] + d] = hx_mesh_elem_x(m, (hx_lid)(i / npe), d)[i % npe];
     double lo[3], hi[3];
     hx_mesh_bbox(m, lo, hi);
-    double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                       (hi[2] - lo[2]) * (hi[2] - lo[2]));
+    double diag = sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) + (hi[2] - lo[2]) * (hi[2] - lo[2]));
     rc = hx_io_merge_points((int64_t)idbase, pts, 1e-9 * (diag > 0 ? diag : 1), rep);
     if (!rc) {
       for (size_t i = 0; i < n; i++) m->node_id[i] = rep[m->node_id[i]];

@@ -64,55 +64,54 @@ int hx_fuzz_one(int reader, const uint8_t *data, size_t size, int *status) {
   int rc = HX_OK, have_fld = 0;
   hx_error_clear();
   switch (reader) {
-    case HX_FUZZ_RE2: {
-      const uint8_t *sep = find(data, size, HX_FUZZ_FIELD_SEP);
-      size_t n = sep ? (size_t)(sep - data) : size;
-      put(path, data, n);
-      if (sep) {
-        size_t skip = n + strlen(HX_FUZZ_FIELD_SEP);
-        put(fld, data + skip, size - skip);
-        have_fld = 1;
-      }
-      hx_mesh *m = NULL;
-      rc = hx_import_re2(HX_COMM_SELF, path, &m);
-      hx_mesh_destroy(&m);
-      break;
-    }
-    case HX_FUZZ_VTU:
-    case HX_FUZZ_MFEM: {
-      put(path, data, size);
-      hx_mesh *m = NULL;
-      rc = reader == HX_FUZZ_VTU ? hx_import_vtu(HX_COMM_SELF, path, &m) : hx_import_mfem(HX_COMM_SELF, path, &m);
-      hx_mesh_destroy(&m);
-      break;
-    }
-    case HX_FUZZ_PEBBLE: {
-      put(path, data, size);
-      hx_pebble_bed *b = NULL;
-      rc = hx_pebble_bed_read(path, 0.5, &b);
-      if (!rc) {
-        /* the checks that run right after reading (overlaps, sizes) */
-        hx_pebble_opts o;
-        hx_pebble_opts_default(&o);
-        rc = hx_pebble_opts_finish(&o, b);
-        if (!rc) rc = hx_pebble_bed_check(b, &o);
-      }
-      hx_pebble_bed_destroy(&b);
-      break;
-    }
-    case HX_FUZZ_NEKFLD: {
-      /* first byte: element count 1..8 the caller expects */
-      int64_t nelt = size ? 1 + data[0] % 8 : 1;
-      put(fld, size ? data + 1 : data, size ? size - 1 : 0);
+  case HX_FUZZ_RE2: {
+    const uint8_t *sep = find(data, size, HX_FUZZ_FIELD_SEP);
+    size_t n = sep ? (size_t)(sep - data) : size;
+    put(path, data, n);
+    if (sep) {
+      size_t skip = n + strlen(HX_FUZZ_FIELD_SEP);
+      put(fld, data + skip, size - skip);
       have_fld = 1;
-      int order = 0;
-      double *x = NULL;
-      rc = hx_nek_field_read(fld, nelt, &order, &x);
-      hx_free(&x);
-      break;
     }
-    default:
-      abort();
+    hx_mesh *m = NULL;
+    rc = hx_import_re2(HX_COMM_SELF, path, &m);
+    hx_mesh_destroy(&m);
+    break;
+  }
+  case HX_FUZZ_VTU:
+  case HX_FUZZ_MFEM: {
+    put(path, data, size);
+    hx_mesh *m = NULL;
+    rc = reader == HX_FUZZ_VTU ? hx_import_vtu(HX_COMM_SELF, path, &m) : hx_import_mfem(HX_COMM_SELF, path, &m);
+    hx_mesh_destroy(&m);
+    break;
+  }
+  case HX_FUZZ_PEBBLE: {
+    put(path, data, size);
+    hx_pebble_bed *b = NULL;
+    rc = hx_pebble_bed_read(path, 0.5, &b);
+    if (!rc) {
+      /* the checks that run right after reading (overlaps, sizes) */
+      hx_pebble_opts o;
+      hx_pebble_opts_default(&o);
+      rc = hx_pebble_opts_finish(&o, b);
+      if (!rc) rc = hx_pebble_bed_check(b, &o);
+    }
+    hx_pebble_bed_destroy(&b);
+    break;
+  }
+  case HX_FUZZ_NEKFLD: {
+    /* first byte: element count 1..8 the caller expects */
+    int64_t nelt = size ? 1 + data[0] % 8 : 1;
+    put(fld, size ? data + 1 : data, size ? size - 1 : 0);
+    have_fld = 1;
+    int order = 0;
+    double *x = NULL;
+    rc = hx_nek_field_read(fld, nelt, &order, &x);
+    hx_free(&x);
+    break;
+  }
+  default: abort();
   }
   if (reader != HX_FUZZ_NEKFLD) unlink(path);
   if (have_fld) unlink(fld);
@@ -120,8 +119,8 @@ int hx_fuzz_one(int reader, const uint8_t *data, size_t size, int *status) {
   if (rc == HX_OK) return 0;
   const char *msg = hx_error_message();
   if (!msg[0] || strchr(msg, '\n')) {
-    fprintf(stderr, "hx_fuzz %s: return code %d (%s) with %s message: '%s'\n", names[reader], rc,
-            hx_status_name(rc), msg[0] ? "a multi-line" : "no", msg);
+    fprintf(stderr, "hx_fuzz %s: return code %d (%s) with %s message: '%s'\n", names[reader], rc, hx_status_name(rc),
+            msg[0] ? "a multi-line" : "no", msg);
     return 1;
   }
   return 0;

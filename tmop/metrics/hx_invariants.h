@@ -14,7 +14,10 @@
    cheaper than libm's cbrt, which dominated the on-the-fly Hessian action. */
 static inline HX_HD double hx_cbrt(double x) {
   if (!(x > 0)) return cbrt(x);
-  union { double d; unsigned long long u; } v;
+  union {
+    double d;
+    unsigned long long u;
+  } v;
   v.d = x;
   v.u = v.u / 3 + 0x2A9F7893782DA1CEull; /* exponent / 3 and a tuned mantissa offset */
   double y = v.d;
@@ -26,8 +29,7 @@ static inline HX_HD double hx_cbrt(double x) {
 }
 
 static inline HX_HD double hx_m3_det(const double *T) {
-  return T[0] * (T[4] * T[8] - T[5] * T[7]) - T[1] * (T[3] * T[8] - T[5] * T[6]) +
-         T[2] * (T[3] * T[7] - T[4] * T[6]);
+  return T[0] * (T[4] * T[8] - T[5] * T[7]) - T[1] * (T[3] * T[8] - T[5] * T[6]) + T[2] * (T[3] * T[7] - T[4] * T[6]);
 }
 
 /* C = cof(T): C_ij = (-1)^(i+j) minor_ij, so that T^{-1} = C^T / det T. */
@@ -57,8 +59,7 @@ static inline HX_HD void hx_m3_mul(const double *A, const double *B, double *R) 
 /* R = A B^T */
 static inline HX_HD void hx_m3_mul_abt(const double *A, const double *B, double *R) {
   for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      R[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
+    for (int j = 0; j < 3; j++) R[3 * i + j] = A[3 * i] * B[3 * j] + A[3 * i + 1] * B[3 * j + 1] + A[3 * i + 2] * B[3 * j + 2];
 }
 /* R = A^T B */
 static inline HX_HD void hx_m3_mul_atb(const double *A, const double *B, double *R) {
@@ -69,8 +70,8 @@ static inline HX_HD void hx_m3_mul_atb(const double *A, const double *B, double 
 /* dC = d cof(T)[dT] = ddI3b:dT = (1/tau)[(C:dT) C - C dT^T C] */
 static inline HX_HD void hx_inv_dC(const double *C, double tau, const double *dT, double *dC) {
   double M[9], CdTt_C[9];
-  hx_m3_mul_abt(C, dT, M);      /* C dT^T */
-  hx_m3_mul(M, C, CdTt_C);      /* C dT^T C */
+  hx_m3_mul_abt(C, dT, M); /* C dT^T */
+  hx_m3_mul(M, C, CdTt_C); /* C dT^T C */
   double cd = hx_m3_ddot(C, dT);
   for (int i = 0; i < 9; i++) dC[i] = (cd * C[i] - CdTt_C[i]) / tau;
 }
@@ -124,27 +125,24 @@ static inline HX_HD void hx_inv_ddI1b_dT(const double *T, const hx_inv3 *v, cons
   hx_m3_mul_abt(v->C, dT, M);
   hx_m3_mul(M, v->C, CdTtC);
   double cd = hx_m3_ddot(v->C, dT), td = hx_m3_ddot(T, dT);
-  for (int i = 0; i < 9; i++)
-    R[i] = a * ((2.0 / 3.0) * cd * v->C[i] + CdTtC[i]) + b * dT[i] + g * (td * v->C[i] + cd * T[i]);
+  for (int i = 0; i < 9; i++) R[i] = a * ((2.0 / 3.0) * cd * v->C[i] + CdTtC[i]) + b * dT[i] + g * (td * v->C[i] + cd * T[i]);
 }
 
 /* ddI2:dT = 2 I1 dT + 4 (T:dT) T - 2 dT T^T T - 2 T dT^T T - 2 T T^T dT */
 static inline HX_HD void hx_inv_ddI2_dT(const double *T, const hx_inv3 *v, const double *dT, double *R) {
   double TtT[9], M1[9], M2[9], M3[9], dTtT[9];
   hx_m3_mul_atb(T, T, TtT);
-  hx_m3_mul(dT, TtT, M1);        /* dT T^T T */
-  hx_m3_mul_atb(dT, T, dTtT);    /* dT^T T */
-  hx_m3_mul(T, dTtT, M2);        /* T dT^T T */
-  hx_m3_mul(v->TTt, dT, M3);     /* T T^T dT */
+  hx_m3_mul(dT, TtT, M1);     /* dT T^T T */
+  hx_m3_mul_atb(dT, T, dTtT); /* dT^T T */
+  hx_m3_mul(T, dTtT, M2);     /* T dT^T T */
+  hx_m3_mul(v->TTt, dT, M3);  /* T T^T dT */
   double td = hx_m3_ddot(T, dT);
-  for (int i = 0; i < 9; i++)
-    R[i] = 2.0 * v->I1 * dT[i] + 4.0 * td * T[i] - 2.0 * (M1[i] + M2[i] + M3[i]);
+  for (int i = 0; i < 9; i++) R[i] = 2.0 * v->I1 * dT[i] + 4.0 * td * T[i] - 2.0 * (M1[i] + M2[i] + M3[i]);
 }
 
 /* ddI2b:dT = (16/9) tau^(-10/3) I2 (C:dT) C + (4/3) tau^(-10/3) I2 (C dT^T C)
               - (4/3) tau^(-7/3) [(C:dT) dI2 + (dI2:dT) C] + tau^(-4/3) (ddI2:dT) */
-static inline HX_HD void hx_inv_ddI2b_dT(const double *T, const hx_inv3 *v, const double *dI2, const double *dT,
-                                         double *R) {
+static inline HX_HD void hx_inv_ddI2b_dT(const double *T, const hx_inv3 *v, const double *dI2, const double *dT, double *R) {
   double t13 = hx_cbrt(v->tau);
   double t43 = v->tau * t13, t73 = t43 * v->tau, t103 = t73 * v->tau;
   double M[9], CdTtC[9], dd[9];
@@ -162,20 +160,20 @@ static inline HX_HD void hx_inv_ddI2b_dT(const double *T, const hx_inv3 *v, cons
    NAME_H:   the full Hessian, H[9*(3i+j) + 3k+l] = H_ijkl (81 doubles, MFEM's stored form);
    NAME_hkk: the diagonal blocks used by the Jacobi preconditioner,
              Hkk[9k + 3j + l] = H_kjkl (27 doubles). */
-#define HX_METRIC_DERIVED(NAME)                                                                 \
-  static inline HX_HD void NAME##_H(const double *T, double par, double *H) {                   \
-    for (int ij = 0; ij < 9; ij++) {                                                            \
-      double E[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};                                                \
-      E[ij] = 1.0;                                                                              \
-      NAME##_dP(T, par, E, H + 9 * ij);                                                         \
-    }                                                                                           \
-  }                                                                                             \
-  static inline HX_HD void NAME##_hkk(const double *T, double par, double *Hkk) {               \
-    for (int k = 0; k < 3; k++)                                                                 \
-      for (int j = 0; j < 3; j++) {                                                             \
-        double E[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, R[9];                                        \
-        E[3 * k + j] = 1.0;                                                                     \
-        NAME##_dP(T, par, E, R);                                                                \
-        for (int l = 0; l < 3; l++) Hkk[9 * k + 3 * j + l] = R[3 * k + l];                      \
-      }                                                                                         \
+#define HX_METRIC_DERIVED(NAME)                                                                                                  \
+  static inline HX_HD void NAME##_H(const double *T, double par, double *H) {                                                    \
+    for (int ij = 0; ij < 9; ij++) {                                                                                             \
+      double E[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};                                                                                 \
+      E[ij] = 1.0;                                                                                                               \
+      NAME##_dP(T, par, E, H + 9 * ij);                                                                                          \
+    }                                                                                                                            \
+  }                                                                                                                              \
+  static inline HX_HD void NAME##_hkk(const double *T, double par, double *Hkk) {                                                \
+    for (int k = 0; k < 3; k++)                                                                                                  \
+      for (int j = 0; j < 3; j++) {                                                                                              \
+        double E[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0}, R[9];                                                                         \
+        E[3 * k + j] = 1.0;                                                                                                      \
+        NAME##_dP(T, par, E, R);                                                                                                 \
+        for (int l = 0; l < 3; l++) Hkk[9 * k + 3 * j + l] = R[3 * k + l];                                                       \
+      }                                                                                                                          \
   }

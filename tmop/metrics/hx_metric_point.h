@@ -19,16 +19,16 @@
 #include "m332.h"
 #include "m338.h"
 
-#define HX_METRIC_SWITCH(id, CALL) \
-  switch (id) {                    \
-  case 302: CALL(hx_m302); break;  \
-  case 303: CALL(hx_m303); break;  \
-  case 315: CALL(hx_m315); break;  \
-  case 318: CALL(hx_m318); break;  \
-  case 321: CALL(hx_m321); break;  \
-  case 332: CALL(hx_m332); break;  \
-  case 338: CALL(hx_m338); break;  \
-  default: break;                  \
+#define HX_METRIC_SWITCH(id, CALL)                                                                                               \
+  switch (id) {                                                                                                                  \
+  case 302: CALL(hx_m302); break;                                                                                                \
+  case 303: CALL(hx_m303); break;                                                                                                \
+  case 315: CALL(hx_m315); break;                                                                                                \
+  case 318: CALL(hx_m318); break;                                                                                                \
+  case 321: CALL(hx_m321); break;                                                                                                \
+  case 332: CALL(hx_m332); break;                                                                                                \
+  case 338: CALL(hx_m338); break;                                                                                                \
+  default: break;                                                                                                                \
   }
 
 static inline HX_HD double hx_metric_mu(int id, double par, const double *T) {

@@ -8,11 +8,11 @@
 #pragma once
 
 typedef struct hx_metric_info {
-  int id;               /* MFEM number */
-  const char *kind;     /* "shape", "size", "shape+size" */
-  int barrier;          /* 1: mu -> infinity as det T -> 0+ (needs det T > 0) */
-  double param;         /* default parameter (gamma of 332, lambda of 338; 0 = none) */
-  const char *formula;  /* one line for --help */
+  int id;              /* MFEM number */
+  const char *kind;    /* "shape", "size", "shape+size" */
+  int barrier;         /* 1: mu -> infinity as det T -> 0+ (needs det T > 0) */
+  double param;        /* default parameter (gamma of 332, lambda of 338; 0 = none) */
+  const char *formula; /* one line for --help */
   double (*mu)(const double *T, double par);
   void (*P)(const double *T, double par, double *P);
   void (*dP)(const double *T, double par, const double *dT, double *dP);

@@ -4,9 +4,7 @@
 #include "m302.h"
 #include "m318.h"
 
-static inline HX_HD double hx_m338_mu(const double *T, double par) {
-  return hx_m302_mu(T, 0) + par * hx_m318_mu(T, 0);
-}
+static inline HX_HD double hx_m338_mu(const double *T, double par) { return hx_m302_mu(T, 0) + par * hx_m318_mu(T, 0); }
 
 static inline HX_HD void hx_m338_P(const double *T, double par, double *P) {
   double a[9], b[9];
