@@ -2316,7 +2316,7 @@ static int tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st)
       }
       if (rc) break;
       if (best >= 0) fq = best_q;
-      if (nbv > 1 && bvar[kept][3] > 1) st->num_wide_bridges++;
+      if (bvar[kept][3] > 1) st->num_wide_bridges++; /* kept is 0 when only the first variant is built */
     } else {
       /* variants of the tessellation, tried in turn until every column of the facet
          (to both spheres, every layer) has positive corner Jacobians; var 6 = var 0 kept */
