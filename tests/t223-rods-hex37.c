@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
   hx_mesh_destroy(&m);
 
   /* the same bundle built at order 1 and raised to 7 by the curving stage
-     (src/core/curve.c): valid, rods on their cylinders, same volume to 1e-6 */
+     (core/curve.c): valid, rods on their cylinders, same volume to 1e-6 */
   o.order = 1;
   hx_mesh *m1 = NULL, *m7 = NULL;
   if (hx_mesher_rods(HX_COMM_SELF, &o, &m1, &info) || hx_mesh_raise_order(m1, 7, &m7)) {

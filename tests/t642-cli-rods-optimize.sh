@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t642: hexpack rods --optimize (the shared TMOP helper of src/cli/cmd_optimize.c on a
+# t642: hexpack rods --optimize (the shared TMOP helper of cli/cmd_optimize.c on a
 # mesher). A 3x3 rod bundle at order 2 is optimized with metric 303 (unit target, volume
 # weights, no hold-back: the generic settings, given explicitly): the energy drops,
 # min det J stays positive, the Nek5000 scaled Jacobian is reported before and after,

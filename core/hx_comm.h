@@ -1,7 +1,7 @@
 /* The communicator a mesh lives on, with and without MPI.
 
    With HX_HAVE_MPI the type is MPI_Comm; without, a dummy int and every
-   collective acts on one rank. MPI_COMM_WORLD appears only in src/cli/. */
+   collective acts on one rank. MPI_COMM_WORLD appears only in cli/. */
 #pragma once
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Inside src/io only: the writers' view of a mesh distributed over m->comm.
+/* Inside io only: the writers' view of a mesh distributed over m->comm.
 
    design (docs/architecture.md, Formats): rank 0 writes the file; the other ranks
    serve their elements to it, block by block, in global element order (rank order),

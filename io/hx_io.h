@@ -1,4 +1,4 @@
-/* Export and import: one file per format, registered in src/io/formats.c.
+/* Export and import: one file per format, registered in io/formats.c.
 
    Usage:
      hx_export_opts eo; hx_export_opts_default(&eo); eo.order = 7;
@@ -52,7 +52,7 @@ int hx_import(hx_comm comm, const char *path, hx_mesh **out);
     already distributed is left as it is. Collective on (*m)->comm. */
 int hx_mesh_split_replicated(hx_mesh **m);
 
-/* The formats (one file each in src/io/; also reachable through hx_export/hx_import). */
+/* The formats (one file each in io/; also reachable through hx_export/hx_import). */
 int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out);
 /** VTK parallel unstructured grid: every rank writes its elements as the .vtu piece

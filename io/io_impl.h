@@ -1,4 +1,4 @@
-/* Inside src/io only: node orderings of the foreign formats, GLL <-> equispaced
+/* Inside io only: node orderings of the foreign formats, GLL <-> equispaced
    interpolation, a node-id hash map, the block-of-elements source that every
    streaming writer reads from, byte order and base64 helpers, and a bounded
    reader for input files (every read names the byte offset it failed at). */

@@ -60,7 +60,7 @@ static double now(void) {
 }
 
 /* det J statistics at order N on one layer, curved by the same curving stage the
-   exporters use (src/core/curve.c). An extruded element's det J is its 2D one times
+   exporters use (core/curve.c). An extruded element's det J is its 2D one times
    its constant layer height, so every layer has the same sign pattern and ratios:
    one layer checks them all. */
 static int layer_quality(hx_comm comm, const hx_rods_opts *o, int order, double *min_detj, double *min_ratio, double *mean_ratio,

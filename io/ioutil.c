@@ -362,7 +362,7 @@ int hx_elemsrc_open(const hx_mesh *m, int order, int force, hx_elemsrc *s) {
     s->lz = m->lazy;
     HX_CALL(hx_mesh_gll_derivative(s->nd, s->D));
   } else if (order != m->order) {
-    /* the curving stage raises the order block by block (src/core/curve.c) */
+    /* the curving stage raises the order block by block (core/curve.c) */
     hx_curve_ctx *cc = NULL;
     HX_CALL(hx_curve_create(m, order, &cc));
     s->cc = cc;
