@@ -2,39 +2,86 @@
 
 #include <stdio.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
-/* One record for the process: the first error raised wins. Kernels do not fail; the
-   pebble mesher's threaded variant scoring may raise one on any thread, hence the critical
-   section (the message read after the parallel region is whole). */
-static char err_msg[1024];
-static char err_where[256];
-static int err_code;
+/* The error record is per thread (C11 _Thread_local): a program that runs independent hexpack calls
+   on threads of its own gets each call's first error back on the thread that made it. Inside an
+   OpenMP parallel region (the pebble mesher scores facet variants on every thread) a worker's error
+   goes instead to the one record of the region's team, under a critical section; the thread that
+   started the region takes that record over as its own the next time it raises, reads or clears an
+   error (the caller sees the code returned from the region and then reads the message). Kernels do
+   not fail. The verbosity is a setting, not a record: the program sets it once, before any work. */
+typedef struct record {
+  char msg[1024];
+  char where[256];
+  int code;
+} record;
+
+static _Thread_local record own;
+static record team; /* the errors raised inside parallel regions, guarded by critical(hx_error) */
 static int verbosity;
 
-int hx_error_set(int code, const char *src, int line, const char *fmt, ...) {
+static int in_parallel(void) {
+#ifdef _OPENMP
+  return omp_in_parallel();
+#else
+  return 0;
+#endif
+}
+
+/* take over the team's record when this thread has none of its own (outside parallel regions) */
+static void adopt(void) {
+  if (in_parallel()) return;
 #pragma omp critical(hx_error)
-  if (err_code == HX_OK) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err_msg, sizeof err_msg, fmt, ap);
-    va_end(ap);
-    /* one line, whatever bytes a message quotes from a broken input file */
-    for (char *c = err_msg; *c; c++)
-      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-    const char *base = strrchr(src, '/');
-    snprintf(err_where, sizeof err_where, "%s:%d", base ? base + 1 : src, line);
-    err_code = code;
+  {
+    if (team.code != HX_OK) {
+      if (own.code == HX_OK) own = team;
+      team.code = HX_OK;
+      team.msg[0] = team.where[0] = '\0';
+    }
   }
+}
+
+static void fill(record *r, int code, const char *src, int line, const char *fmt, va_list ap) {
+  vsnprintf(r->msg, sizeof r->msg, fmt, ap);
+  /* one line, whatever bytes a message quotes from a broken input file */
+  for (char *c = r->msg; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  const char *base = strrchr(src, '/');
+  snprintf(r->where, sizeof r->where, "%s:%d", base ? base + 1 : src, line);
+  r->code = code;
+}
+
+int hx_error_set(int code, const char *src, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (in_parallel()) {
+#pragma omp critical(hx_error)
+    if (team.code == HX_OK) fill(&team, code, src, line, fmt, ap);
+  } else {
+    adopt();
+    if (own.code == HX_OK) fill(&own, code, src, line, fmt, ap);
+  }
+  va_end(ap);
   return code;
 }
 
-const char *hx_error_message(void) { return err_msg; }
-const char *hx_error_where(void) { return err_where; }
+const char *hx_error_message(void) {
+  adopt();
+  return own.msg;
+}
+const char *hx_error_where(void) {
+  adopt();
+  return own.where;
+}
 
 void hx_error_clear(void) {
-  err_code = HX_OK;
-  err_msg[0] = '\0';
-  err_where[0] = '\0';
+  adopt();
+  own.code = HX_OK;
+  own.msg[0] = '\0';
+  own.where[0] = '\0';
 }
 
 const char *hx_status_name(int code) {

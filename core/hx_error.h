@@ -1,8 +1,12 @@
-/* Error codes and the one-message error record (style.md section 3).
+/* Error codes and the error record (docs/architecture.md, "Errors").
 
    Every function that can fail returns int (HX_OK = 0). The first failure records
    a message with hx_error_set(); callers pass the code up with HX_CALL; main()
-   prints hx_error_message() once. */
+   prints hx_error_message() once. The record is kept per thread: a thread reads back
+   the errors of the calls it made (and of the OpenMP parallel regions it started).
+   Errors raised inside a parallel region are taken over by the thread that started it
+   when it next raises, reads or clears an error; two threads of one program must not
+   both run parallel regions that fail at the same time. */
 #pragma once
 #include <stdarg.h>
 
@@ -34,7 +38,8 @@ const char *hx_status_name(int code);
 
 /** Print a warning line to stderr ("hexpack: warning: ..."). */
 void hx_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/** Verbosity: 0 quiet summary, 1 (-v) details. hx_info prints at level >= 1. */
+/** Verbosity: 0 quiet summary, 1 (-v) details. hx_info prints at level >= 1. A setting of the
+    program (one for the process), set once before any work, not per call. */
 void hx_set_verbosity(int level);
 int hx_verbosity(void);
 void hx_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
