@@ -108,6 +108,18 @@ int hx_cli_common_flag(int argc, char **argv, int *i, hx_cli_common *c) {
     c->optimize = 1;
     return 1;
   }
+  if (!strcmp(a, "--point-window")) {
+    double w;
+    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
+    if ((rc = hx_cli_double("--point-window", v, 1, 9e15, &w))) return -rc;
+    c->point_window = (long long)w;
+    return 1;
+  }
+  if (!strcmp(a, "--assume-free-bytes")) {
+    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
+    if ((rc = hx_cli_double("--assume-free-bytes", v, 1, 1e30, &c->assume_free_bytes))) return -rc;
+    return 1;
+  }
   if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
     hx_set_verbosity(hx_verbosity() + 1);
     return 1;
@@ -132,6 +144,8 @@ int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c) {
   eo.binary = !c->ascii;
   eo.compress = c->compress;
   eo.co2 = c->co2;
+  eo.point_window = c->point_window;
+  eo.free_bytes = c->assume_free_bytes;
   eo.order = c->order ? c->order : m->order;
   /* Check every path's format before writing any, so a bad -o leaves no output. */
   for (int k = 0; k < c->num_out; k++) {

@@ -13,14 +13,16 @@
 typedef struct hx_cli_common {
   const char *out[HX_CLI_MAX_OUT]; /* -o FILE (several allowed) */
   int num_out;
-  int json;     /* --json: machine-readable summary on stdout */
-  int force;    /* --force: write even with det J <= 0 */
-  int checked;  /* the command checked det J > 0 itself: the writers skip that pass (hx_export_opts) */
-  int order;    /* --order N (0 = command default) */
-  int optimize; /* --optimize */
-  int ascii;    /* --ascii: text form of .msh / .vtu */
-  int compress; /* --compress [LEVEL]: zlib-compressed .vtu appended data */
-  int co2;      /* --co2: also write the Nek5000 .co2 connectivity next to a .re2 */
+  int json;                 /* --json: machine-readable summary on stdout */
+  int force;                /* --force: write even with det J <= 0 */
+  int checked;              /* the command checked det J > 0 itself: the writers skip that pass (hx_export_opts) */
+  int order;                /* --order N (0 = command default) */
+  int optimize;             /* --optimize */
+  int ascii;                /* --ascii: text form of .msh / .vtu */
+  int compress;             /* --compress [LEVEL]: zlib-compressed .vtu appended data */
+  int co2;                  /* --co2: also write the Nek5000 .co2 connectivity next to a .re2 */
+  long long point_window;   /* --point-window N: points per pass of the writers that order points (0: 2^24) */
+  double assume_free_bytes; /* --assume-free-bytes B: the free space the space check takes (0: the filesystem's) */
 } hx_cli_common;
 
 /** Take the value after flag argv[*i] (advancing *i) into *val, or fail with

@@ -10,8 +10,8 @@
       is never a false alarm of the estimate (curve records of .re2 and zlib's gain on
       compressed .vtu are not known before writing: counted as 0 and x0.1);
    2. hx_export_check_space: statvfs() of the target directory (f_bavail x f_frsize,
-      what an unprivileged writer may use); HX_TEST_FREE_BYTES=<bytes> replaces it
-      (a test hook: a real full filesystem needs root to make); one line names the
+      what an unprivileged writer may use); hx_export_opts.free_bytes (--assume-free-bytes) replaces it
+      (for tests: a real full filesystem needs root to make); one line names the
       file(s), the estimate and the free space.
    Collective on m->comm (the face count is summed); rank 0 checks, all agree. */
 #include <errno.h>
@@ -85,7 +85,6 @@ static void dir_of(const char *path, char *dir, size_t cap) {
 }
 
 int hx_free_bytes(const char *path, double *free_bytes, unsigned long *fsid) {
-  const char *hook = getenv("HX_TEST_FREE_BYTES");
   char dir[4096];
   dir_of(path, dir, sizeof dir);
   struct statvfs sv;
@@ -97,7 +96,6 @@ int hx_free_bytes(const char *path, double *free_bytes, unsigned long *fsid) {
     *free_bytes = (double)sv.f_bavail * (double)sv.f_frsize;
     *fsid = sv.f_fsid;
   }
-  if (hook && *hook) *free_bytes = strtod(hook, NULL);
   return HX_OK;
 }
 
@@ -116,7 +114,10 @@ int hx_io_check_space(const hx_mesh *m, const char *const *paths, int n, const h
   if (hx_comm_rank(m->comm) == 0) {
     double fb[16];
     unsigned long id[16];
-    for (int k = 0; k < n; k++) hx_free_bytes(paths[k], &fb[k], &id[k]);
+    for (int k = 0; k < n; k++) {
+      hx_free_bytes(paths[k], &fb[k], &id[k]);
+      if (o->free_bytes > 0) fb[k] = o->free_bytes;
+    }
     for (int k = 0; k < n && rc == HX_OK; k++) {
       /* every output on the same filesystem as this one counts against its free space */
       double total = 0;

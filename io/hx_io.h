@@ -23,6 +23,10 @@ typedef struct hx_export_opts {
   int compress; /* .vtu: zlib-compress appended data (0 off, 1 on = level 1, 2..9 = zlib level) */
   int co2;      /* .re2: also write the .co2 connectivity */
   int verbose;
+  int64_t point_window; /* points gathered per pass by the writers that put points in order (text
+                           .msh and .vtu, zlib .vtu); 0: 2^24 (384 MB); small values test the passes */
+  double free_bytes;    /* > 0: taken as the free space of every output's filesystem instead of what
+                           the filesystem says (tests of the space check); 0: ask the filesystem */
 } hx_export_opts;
 
 void hx_export_opts_default(hx_export_opts *o);
@@ -97,7 +101,7 @@ typedef struct hx_export_estimate_t {
 int hx_export_estimate(const hx_mesh *m, const char *path, const hx_export_opts *o, hx_export_estimate_t *out);
 /** Refuse (HX_ERR_IO, one line: files, estimate, free space) when the estimated bytes of
     the n outputs exceed the free space of their filesystem (statvfs; the environment
-    variable HX_TEST_FREE_BYTES replaces it for tests). Collective on m->comm. */
+    hx_export_opts.free_bytes replaces it, for tests). Collective on m->comm. */
 int hx_export_check_space(const hx_mesh *m, const char *const *paths, int n, const hx_export_opts *o);
 /** Free bytes for an unprivileged writer in path's directory and the filesystem id. */
 int hx_free_bytes(const char *path, double *free_bytes, unsigned long *fsid);

@@ -147,6 +147,6 @@ void hx_ptnum_free(hx_ptnum *p);
     which is then after the array. */
 int hx_ptnum_write_raw(hx_gsrc *g, hx_ptnum *p, const double *B, hx_outfile *f);
 /** Rank 0: the same coordinates in point order through emit (n points, 3 n doubles), a
-    window of 2^24 points per pass over the elements (HX_POINT_WINDOW sets it, for tests). */
-int hx_ptnum_write_ordered(hx_gsrc *g, hx_ptnum *p, const double *B, int (*emit)(void *ctx, const double *xyz, int64_t n),
-                           void *ctx);
+    window of `window` points per pass over the elements (0: 2^24; hx_export_opts.point_window). */
+int hx_ptnum_write_ordered(hx_gsrc *g, hx_ptnum *p, const double *B, int64_t window,
+                           int (*emit)(void *ctx, const double *xyz, int64_t n), void *ctx);

@@ -39,7 +39,8 @@ typedef struct msh_ctx {
   hx_gsrc g; /* the elements and faces of every rank (io_gather.h) */
   int order, nd, npe, binary;
   int64_t num_points;
-  hx_ptnum pid; /* node id -> point index (points.c) */
+  hx_ptnum pid;   /* node id -> point index (points.c) */
+  int64_t window; /* points per pass of the ordered writer (hx_export_opts.point_window) */
   int hex_lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   int quad_uv[2 * HX_MAX_ND * HX_MAX_ND];
   double B[HX_MAX_ND * HX_MAX_ND];
@@ -131,7 +132,7 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
   /* coordinates, by node id */
   const hx_gblock *gb;
   if (bin) HX_CALL(hx_ptnum_write_raw(&c->g, &c->pid, c->B, f));
-  else HX_CALL(hx_ptnum_write_ordered(&c->g, &c->pid, c->B, msh_emit_text, f));
+  else HX_CALL(hx_ptnum_write_ordered(&c->g, &c->pid, c->B, c->window, msh_emit_text, f));
   if (bin) fprintf(fp, "\n");
   fprintf(fp, "$EndNodes\n$Elements\n");
   uint64_t ne = (uint64_t)c->g.num_elem + (uint64_t)c->g.num_faces;
@@ -220,6 +221,7 @@ int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   c.nd = c.order + 1;
   c.npe = c.nd * c.nd * c.nd;
   c.binary = o->binary;
+  c.window = o->point_window;
   hx_gmsh_hex_order(c.order, c.hex_lex);
   hx_gmsh_quad_uv(c.order, c.quad_uv);
   HX_CALL(hx_gsrc_open(m, c.order, hx_io_skip_detj(o), &c.g));

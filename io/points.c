@@ -188,11 +188,9 @@ static int pw_put(void *ctx, int64_t pt, const double xyz[3]) {
   return HX_OK;
 }
 
-int hx_ptnum_write_ordered(hx_gsrc *g, hx_ptnum *P, const double *B, int (*emit)(void *ctx, const double *xyz, int64_t n),
-                           void *ctx) {
-  int64_t win = (int64_t)1 << 24;               /* 384 MB of points a pass */
-  const char *wenv = getenv("HX_POINT_WINDOW"); /* tests: several passes */
-  if (wenv && atoll(wenv) > 0) win = atoll(wenv);
+int hx_ptnum_write_ordered(hx_gsrc *g, hx_ptnum *P, const double *B, int64_t window,
+                           int (*emit)(void *ctx, const double *xyz, int64_t n), void *ctx) {
+  int64_t win = window > 0 ? window : (int64_t)1 << 24; /* 384 MB of points a pass */
   if (win > P->num_points) win = P->num_points > 0 ? P->num_points : 1;
   pwindow pw = {NULL, 0};
   int rc = hx_malloc((size_t)win * 3 * sizeof(double), &pw.xyz);

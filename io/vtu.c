@@ -157,7 +157,8 @@ typedef struct vtu_ctx {
   hx_gsrc g; /* the elements of every rank, block by block (io_gather.h) */
   int order, nd, npe;
   int64_t num_points;
-  hx_ptnum pid; /* node id -> point index (points.c) */
+  hx_ptnum pid;   /* node id -> point index (points.c) */
+  int64_t window; /* points per pass of the ordered writer (hx_export_opts.point_window) */
   int vtk_pos2lex[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   double B[HX_MAX_ND * HX_MAX_ND];
 } vtu_ctx;
@@ -205,7 +206,7 @@ static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
     break;
   }
   case A_POINTS:
-    HX_CALL(s->ascii || s->zlib ? hx_ptnum_write_ordered(&c->g, &c->pid, c->B, vtu_emit, s)
+    HX_CALL(s->ascii || s->zlib ? hx_ptnum_write_ordered(&c->g, &c->pid, c->B, c->window, vtu_emit, s)
                                 : hx_ptnum_write_raw(&c->g, &c->pid, c->B, s->f));
     break;
   case A_OFFS:
@@ -311,6 +312,7 @@ int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   c.order = hx_io_out_order(m, o);
   c.nd = c.order + 1;
   c.npe = c.nd * c.nd * c.nd;
+  c.window = o->point_window;
   HX_CALL(hx_gsrc_open(m, c.order, hx_io_skip_detj(o), &c.g));
   if (!c.g.root) return hx_gsrc_serve(&c.g);
   hx_vtk_hex_order(c.order, c.vtk_pos2lex);

@@ -1,6 +1,6 @@
 """t170: the free-space check that runs before any writer starts.
 
-1. HX_TEST_FREE_BYTES (the documented test hook that replaces statvfs) below the estimate:
+1. --assume-free-bytes (the expert flag that replaces what statvfs says) below the estimate:
    one line naming the file(s), the estimate and the free space, exit 7 (HX_ERR_IO), no
    file and no temporary left; .re2 at order 7 names its X field file too; two outputs
    that fit one by one but not together are both refused;
@@ -26,11 +26,9 @@ def check(ok, what):
 
 
 def run(args, free=None, cwd=None):
-    env = dict(os.environ)
-    env.pop("HX_TEST_FREE_BYTES", None)
     if free is not None:
-        env["HX_TEST_FREE_BYTES"] = str(free)
-    return subprocess.run([HEXPACK] + args, capture_output=True, text=True, env=env, cwd=cwd)
+        args = args + ["--assume-free-bytes", str(free)]
+    return subprocess.run([HEXPACK] + args, capture_output=True, text=True, cwd=cwd)
 
 
 def estimates(args, cwd):

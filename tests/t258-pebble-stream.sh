@@ -30,13 +30,13 @@ check "same elements and no inverted" "grep -o '\"elements\": [0-9]*, ' w.json |
 # ASCII .vtu and .msh, zlib .vtu: points written in order, a window of points per pass
 "$HEXPACK" pebble $args --ascii -o wa.vtu -o wa.msh > /dev/null 2>&1
 "$HEXPACK" pebble $args --ascii --stream -o sa.vtu -o sa.msh > /dev/null 2>&1
-HX_POINT_WINDOW=997 "$HEXPACK" pebble $args --ascii --stream -o sw.vtu -o sw.msh > /dev/null 2>&1
+"$HEXPACK" pebble $args --point-window 997 --ascii --stream -o sw.vtu -o sw.msh > /dev/null 2>&1
 for f in vtu msh; do
   check "ASCII .$f: stream = whole" "[ -s wa.$f ] && cmp -s wa.$f sa.$f"
   check "ASCII .$f: windows of 997 points = one window" "cmp -s sa.$f sw.$f"
 done
 "$HEXPACK" pebble $args --compress -o wz.vtu > /dev/null 2>&1
-HX_POINT_WINDOW=4999 "$HEXPACK" pebble $args --compress --stream -o sz.vtu > /dev/null 2>&1
+"$HEXPACK" pebble $args --point-window 4999 --compress --stream -o sz.vtu > /dev/null 2>&1
 check "zlib .vtu: stream (windows) = whole" "[ -s wz.vtu ] && cmp -s wz.vtu sz.vtu"
 # the automatic choice on a machine of 1 MB
 HX_TEST_MEM_BYTES=1000000 "$HEXPACK" pebble $args --json -o a.vtu > a.json 2>&1
