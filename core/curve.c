@@ -1,5 +1,5 @@
 /* Curving: raise an order-M mesh to order N with boundary nodes on their analytic
-   surfaces (the contract is hx_curve.h; design.md section 4 "Curve").
+   surfaces (the contract is hx_curve.h; docs/architecture.md, "Curving").
 
    design:
    1. hx_curve_create builds, once, hash maps of the mesh's vertices (vert_id),

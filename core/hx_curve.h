@@ -1,5 +1,5 @@
 /* Curving: raise an order-1 (or any order-M) mesh to order N with boundary nodes
-   exactly on their analytic surfaces (design.md section 4, "Curve").
+   exactly on their analytic surfaces (docs/architecture.md, "Curving").
 
    Design:
    1. place GLL nodes of order N in every element by interpolating its current

@@ -1,5 +1,5 @@
 /* All allocation goes through these: they report file and line and return
-   HX_ERR_MEMORY instead of aborting (style.md section 4). */
+   HX_ERR_MEMORY instead of aborting (docs/architecture.md, "Errors, ownership, threads"). */
 #pragma once
 #include <stddef.h>
 

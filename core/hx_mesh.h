@@ -1,4 +1,4 @@
-/* hx_mesh: the one data structure every stage passes along (design.md section 2).
+/* hx_mesh: the one data structure every stage passes along (docs/architecture.md, "Core").
 
    Usage:
      hx_mesh *m;
@@ -7,7 +7,7 @@
      HX_CALL(hx_mesh_check(m, &report));                   invariants
      hx_mesh_destroy(&m);
 
-   Conventions (design.md section 3): reference cube [0,1]^3; corner c = i + 2j + 4k;
+   Conventions: reference cube [0,1]^3; corner c = i + 2j + 4k;
    faces 0: xi1=0, 1: xi1=1, 2: xi2=0, 3: xi2=1, 4: xi3=0, 5: xi3=1; GLL nodes,
    lexicographic with i fastest. A mesh of order 1 is the "linear" mesh a mesher
    produces; curving (hx_curve.h) raises it to order N, either whole or a block of
@@ -43,7 +43,7 @@ typedef struct hx_bface {
 
 struct hx_mesh;
 
-/** Order-N geometry evaluated on demand (design.md section 2: a mesh may stay at
+/** Order-N geometry evaluated on demand (a mesh may stay at
     order 1 while the curving stage is applied lazily). A mesher whose own map is
     better than hx_curve's blending (the pebble sweep) attaches one to its order-1
     mesh; the writers' element source, the quality report and hx_mesh_check_lazy

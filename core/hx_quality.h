@@ -1,4 +1,4 @@
-/* Quality of a high-order hex mesh (design.md section 4, "Check").
+/* Quality of a high-order hex mesh (docs/architecture.md, "Quality").
 
    Usage, whole mesh:
      hx_quality_opts o; hx_quality_opts_default(&o);        GLL, MFEM -qo 8, 10 worst

@@ -1,4 +1,4 @@
-/* Exodus II writer (formats.md section 5): one element block of HEX8 (order 1) or
+/* Exodus II writer: one element block of HEX8 (order 1) or
    HEX27 (order 2), coordinates in double, one named sideset per boundary id with
    (element, side) pairs in Exodus's side numbering. The Exodus library opens the
    file itself, so it writes "<path>.tmp.<pid>" and renames it on success.
@@ -21,7 +21,7 @@
 /* hexpack face -> Exodus side (1-based): side 1 = xi2=0, 2 = xi1=1, 3 = xi2=1, 4 = xi1=0, 5 = xi3=0, 6 = xi3=1 */
 static const int EXO_SIDE[6] = {4, 2, 1, 3, 5, 6};
 
-/* Exodus node p -> (a,b,c) on the 3x3x3 grid (formats.md 5, HEX27 table); HEX8 = first 8 */
+/* Exodus node p -> (a,b,c) on the 3x3x3 grid (the Exodus II HEX27 node table); HEX8 = first 8 */
 static const int EXO_HEX27[27][3] = {
     {0, 0, 0}, {2, 0, 0}, {2, 2, 0}, {0, 2, 0}, {0, 0, 2}, {2, 0, 2}, {2, 2, 2}, {0, 2, 2}, /* corners */
     {1, 0, 0}, {2, 1, 0}, {1, 2, 0}, {0, 1, 0},                                             /* bottom edges */

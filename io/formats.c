@@ -1,4 +1,4 @@
-/* The format table: one row per format (style.md section 6). The CLI prints it
+/* The format table: one row per format (adding a format: a file and a row). The CLI prints it
    for --help and an unknown extension lists the known ones. */
 #include <math.h>
 #include <string.h>

@@ -9,12 +9,12 @@
 #include "hx_io.h"
 #include "hx_mesh.h"
 
-/* ---- orderings (formats.md sections 2.4, 3.2, 6) ------------------------ */
+/* ---- orderings (Gmsh, VTK, Nek5000) ------------------------ */
 
 /** VTK Lagrange hexahedron (type 72) of order N: pos2lex[p] = lexicographic index
     i + nd*(j + nd*k) of VTK point p (nd^3 entries). */
 void hx_vtk_hex_order(int N, int *pos2lex);
-/** VTK 9 index of tensor node (i,j,k) (formats.md 3.2, PointIndexFromIJK). */
+/** VTK 9 index of tensor node (i,j,k) (vtkHigherOrderHexahedron::PointIndexFromIJK). */
 int hx_vtk_hex_index(int N, int i, int j, int k);
 /** Gmsh hexahedron of order N (types 5, 12, 92..98): pos2lex as above. */
 void hx_gmsh_hex_order(int N, int *pos2lex);

@@ -12,7 +12,7 @@
 #include "hx_memory.h"
 #include "io_impl.h"
 
-/* ---- VTK Lagrange hexahedron (formats.md 3.2) --------------------------- */
+/* ---- VTK Lagrange hexahedron (VTK 9 point order) --------------------------- */
 
 int hx_vtk_hex_index(int N, int i, int j, int k) {
   int m = N - 1;
@@ -50,7 +50,7 @@ void hx_vtk_hex_order(int N, int *pos2lex) {
       for (int i = 0; i < nd; i++) pos2lex[hx_vtk_hex_index(N, i, j, k)] = hx_lex(nd, i, j, k);
 }
 
-/* ---- Gmsh orderings (formats.md 2.4), built recursively ------------------ */
+/* ---- Gmsh orderings, built recursively ------------------ */
 
 static int gmsh_quad_rec(int n, int s, int *uv, int pos) {
   if (n == 0) {

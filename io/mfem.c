@@ -1,5 +1,5 @@
 /* MFEM mesh v1.0 with curved nodes in L2_T1_3D_P<N> (GLL, element by element,
-   lexicographic: exactly hexpack's E-vector; formats.md 4.1-4.3), writer and reader.
+   lexicographic: exactly hexpack's E-vector), writer and reader.
    The H1_3D_P<N> global numbering (4.4) is not implemented: the reader names it. */
 #include <ctype.h>
 #include <math.h>
@@ -11,7 +11,7 @@
 #include "hx_memory.h"
 #include "io_gather.h"
 
-/* hexpack face -> its 4 standard corners in MFEM's outward order (formats.md 4.1) */
+/* hexpack face -> its 4 standard corners in MFEM's outward order (MFEM's Geometry::Cube) */
 static const int MFEM_FACE[6][4] = {{3, 0, 4, 7}, {1, 2, 6, 5}, {0, 1, 5, 4}, {2, 3, 7, 6}, {3, 2, 1, 0}, {4, 5, 6, 7}};
 static const int STD_TO_HX[8] = {0, 1, 3, 2, 4, 5, 7, 6};
 

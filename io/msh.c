@@ -1,4 +1,4 @@
-/* Gmsh MSH 4.1 writer, ASCII or binary (formats.md 2.1-2.5), streaming.
+/* Gmsh MSH 4.1 writer, ASCII or binary, streaming.
 
    design:
    1. number the points by node id (points.c: the used ids in increasing order, as
@@ -27,7 +27,7 @@
 
 static const int GMSH_HEX_TYPE[10] = {0, 5, 12, 92, 93, 94, 95, 96, 97, 98};
 static const int GMSH_QUAD_TYPE[10] = {0, 3, 10, 36, 37, 38, 47, 48, 49, 50};
-/* Gmsh's faces as standard corners (q0,q1,q2,q3), outward (formats.md 2.4 step 3) */
+/* Gmsh's faces as standard corners (q0,q1,q2,q3), outward */
 static const int GMSH_FACE[6][4] = {{0, 3, 2, 1}, {0, 1, 5, 4}, {0, 4, 7, 3}, {1, 2, 6, 5}, {2, 3, 7, 6}, {4, 5, 6, 7}};
 /* hexpack face -> Gmsh face */
 static const int HX_TO_GMSH_FACE[6] = {2, 3, 1, 4, 0, 5};

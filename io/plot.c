@@ -1,4 +1,4 @@
-/* Quality histograms drawn with cairo (design.md section 7: a plotting library,
+/* Quality histograms drawn with cairo (a plotting library,
    never hand-rolled rasterizing). One panel per measure: bars, axes, the range
    of the bins on x and the largest count on y. */
 #include "hx_plot.h"

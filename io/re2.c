@@ -1,6 +1,6 @@
 /* Nek5000 / NekRS binary mesh (.re2, #v004, double precision) writer, with the
    optional .co2 connectivity and the order-N geometry as a Nek field file
-   (formats.md 1.1-1.9).
+   (docs/formats.md, Nek5000).
 
    design:
    1. element records: the 8 corners of every element in preprocessor order;
@@ -307,7 +307,7 @@ static const char *bc_type(const hx_mesh *m, int bid) {
 
 static int put_d(hx_outfile *f, double v) { return hx_outfile_write(f, &v, 8); }
 
-/* the records (formats.md 1.x): an element's group and 8 corners (25 doubles), a curve or a
+/* the records (Nek5000's .re2 layout): an element's group and 8 corners (25 doubles), a curve or a
    boundary condition (8 doubles: element, side, 5 values, the type in the last 8 bytes) */
 static void re2_header(hx_gid ne, char hdr[81]) {
   snprintf(hdr, 81, "%5s%16lld%3d%16lld%4d hdr", "#v004", (long long)ne, 3, (long long)ne, 1);
@@ -579,7 +579,7 @@ static int write_co2(re2_ctx *c, const char *path) {
   return rc;
 }
 
-/* Nek field file with the mesh coordinates ('X'), word size 8 (formats.md 1.9), written by
+/* Nek field file with the mesh coordinates ('X'), word size 8, written by
    every rank at once: its records have a fixed size, so each rank puts its own element
    numbers and coordinates at their offsets (pwrite) in the file rank 0 created (header
    only), evaluating its elements a block at a time (hx_elemsrc: its own nodes, its lazy

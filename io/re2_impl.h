@@ -1,4 +1,4 @@
-/* Nek5000 numbering tables shared by the .re2 writer and reader (formats.md 1.3-1.5). */
+/* Nek5000 numbering tables shared by the .re2 writer and reader (faces, edges and curve sides as Nek5000 numbers them). */
 #pragma once
 
 /* hexpack corner c (i + 2j + 4k) -> preprocessor slot (0-based); its own inverse */

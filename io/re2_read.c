@@ -1,4 +1,4 @@
-/* Nek5000 .re2 reader (formats.md 1.7) and Nek's geometry rule.
+/* Nek5000 .re2 reader and Nek's geometry rule.
 
    design:
    1. header (#v001 single precision; #v002/#v003 fixed columns; #v004 tokens),

@@ -1,5 +1,5 @@
 /* VTK XML UnstructuredGrid (.vtu) writer: Lagrange hexahedra (cell type 72),
-   file version 2.2 (VTK 9 point order, formats.md 3.2-3.4).
+   file version 2.2 (VTK 9 point order).
 
    design:
    1. number the points by node id (points.c: the used ids in increasing order,

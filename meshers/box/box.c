@@ -15,7 +15,7 @@ void hx_box_opts_default(hx_box_opts *o) {
   o->smooth = 1;
 }
 
-/* 1D Kershaw pieces (tmop.md section 2): R_eps maps [0,1] -> [0,1] with slope
+/* 1D Kershaw pieces (CEED-MS39): R_eps maps [0,1] -> [0,1] with slope
    2 - eps below 1/2 and eps above; L_eps(t) = 1 - R_eps(1 - t). */
 static double kr(double eps, double t) { return t <= 0.5 ? (2.0 - eps) * t : 1.0 + eps * (t - 1.0); }
 static double kl(double eps, double t) { return 1.0 - kr(eps, 1.0 - t); }

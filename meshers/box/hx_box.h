@@ -1,5 +1,5 @@
 /* The box mesher: n_x x n_y x n_z hexes of [lo, hi], any order, optionally
-   Kershaw-deformed (tmop.md section 2), for benchmarks.
+   Kershaw-deformed (docs/optimizer.md, "The Kershaw benchmark"), for benchmarks.
 
    Boundary ids per side follow MFEM's cube.mesh convention so that TMOP's plane
    sliding works as in mesh-optimizer: x-faces 1, y-faces 2, z-faces 3 by default
@@ -22,5 +22,5 @@ void hx_box_opts_default(hx_box_opts *o);
 /** Build the box mesh (collective on comm: elements are split into contiguous
     ranges of the lexicographic element index, node ids are global lattice ids). */
 int hx_mesher_box(hx_comm comm, const hx_box_opts *o, hx_mesh **out);
-/** The Kershaw map of the unit cube, (x,y,z) -> X (tmop.md section 2). */
+/** The Kershaw map of the unit cube, (x,y,z) -> X (Kershaw, CEED-MS39). */
 void hx_kershaw_map(double eps_y, double eps_z, int smooth, const double x[3], double X[3]);

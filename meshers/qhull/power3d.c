@@ -1,5 +1,5 @@
 /* 3D power diagram through Qhull (reentrant): see hx_power3d.h. This is one of the
-   two files of hexpack that include libqhull_r (style.md section 1). */
+   two files of hexpack that include libqhull_r (docs/architecture.md, "The parts"). */
 #define _GNU_SOURCE 1
 #include "hx_power3d.h"
 

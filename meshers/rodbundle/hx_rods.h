@@ -1,5 +1,5 @@
 /* The rod-bundle mesher: curved all-hex meshes of the fluid around a square or
-   hexagonal lattice of rods inside a duct (meshers.md section 2).
+   hexagonal lattice of rods inside a duct (docs/rods.md).
 
    Usage:
      hx_rods_opts o;

@@ -29,7 +29,7 @@ void hx_rods_opts_default(hx_rods_opts *o) {
   o->collapse = 0.25;
 }
 
-/* The Westinghouse-type 17x17 assembly of the NekRS ExaSMR runs (meshers.md section 2):
+/* The Westinghouse-type 17x17 assembly of the NekRS ExaSMR runs:
    '1' fuel rod, '2' guide tube, '3' instrument tube (same outer diameter as a guide tube). */
 static const char pwr17x17_map[] = "11111111111111111/"
                                    "11111111111111111/"
