@@ -30,7 +30,7 @@
 #include "hx_error.h"
 #include "hx_gs.h"
 #include "hx_invariants.h"
-#include "hx_kernels_cpu.h"
+#include "hx_kernels.h"
 #include "hx_memory.h"
 #include "hx_metrics.h"
 #include "hx_quality.h"
@@ -105,7 +105,7 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
   double vol = 0, mindet = HUGE_VAL;
   hx_lid bad_elem = -1;
   for (hx_lid e = 0; e < m->num_elem && !rc; e++) {
-    hx_cpu_elem_jacobian(nd, nq, B, G, m->x + e * npe, A, work);
+    hx_elem_jacobian_host(nd, nq, B, G, m->x + e * npe, A, work);
     for (size_t q = 0; q < nq3; q++) {
       double dt = hx_m3_det(A + 9 * q);
       dets[e * nq3 + q] = dt;
@@ -631,7 +631,7 @@ int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m) {
     double *xe = NULL;
     HX_CALL(hx_malloc((tm->nE + 1) * sizeof(double), &xe));
     hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
-    int rc = hx_cpu_min_detj_nodes(tm->mesh->nd, tm->mesh->num_elem, xe, tm->o.num_threads, m);
+    int rc = hx_min_detj_nodes_host(tm->mesh->nd, tm->mesh->num_elem, xe, tm->o.num_threads, m);
     hx_free(&xe);
     HX_CALL(rc);
   }
