@@ -1,11 +1,20 @@
-/* hexpack bench tmop: the Kershaw benchmark run (CEED-MS39 Table 9 setting:
+/* hexpack bench: the benchmark drivers.
+
+   hexpack bench tmop: the Kershaw benchmark run (CEED-MS39 Table 9 setting:
    Kershaw n^3, eps 0.3, metric 303, ideal-shape unit-size target, GLL -qo 8,
    sliding box faces), per order: vector DOFs, iterations, energies, min det J,
-   time to solution, and kernel throughput (MDOF/s) for both Hessian strategies. */
+   time to solution, and kernel throughput (MDOF/s) for both Hessian strategies.
+
+   hexpack bench kernels: CEED-benchmark-style throughput of the TMOP kernels of one
+   backend against problem size (Kershaw n^3 boxes on one rank, eps 0.3, metric 303, GLL
+   -qo 8 unless --gl), for each kernel and Hessian strategy, plus (cuda) the measured
+   device-to-device copy bandwidth as the memory roofline and the effective bandwidth of
+   the stored-Hessian action. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "hx_basis.h"
 #include "hx_box.h"
 #include "hx_cli.h"
 #include "hx_error.h"
@@ -13,15 +22,36 @@
 #include "hx_tmop.h"
 
 static void bench_help(void) {
-  printf("usage: hexpack bench tmop [--n 24] [--orders 1,2,3,4] [--reps 3] [--csv] [--no-solve]\n"
+  printf("usage: hexpack bench tmop|kernels ...\n\n"
+         "usage: hexpack bench tmop [--n 24] [--orders 1,2,3,4] [--reps 3] [--csv] [--no-solve]\n"
          "                          [--backend B] [--threads N] [--newton-iters 100] [--linear-iters 40] ...\n\n"
          "  Kershaw n^3 (eps 0.3), metric 303, unit-size target, GLL -qo 8, sliding faces.\n"
          "  Prints per order: vector DOFs, Newton/linear iterations, energy and min det J\n"
          "  before/after, time to solution, the largest node distance from the uniform mesh\n"
          "  (in units of h), and kernel MDOF/s (vector DOFs per second) of energy, gradient,\n"
-         "  Hessian action and diagonal for the stored-H (a) and on-the-fly (b) strategies.\n\n");
+         "  Hessian action and diagonal for the stored-H (a) and on-the-fly (b) strategies.\n"
+         "  (hexpack bench kernels --help: the kernels alone against problem size.)\n\n");
   hx_cli_tmop_help();
 }
+
+static void bench_kernels_help(void) {
+  printf("usage: hexpack bench kernels [--backend cuda] [--orders 1,2,3,4] [--max-mdofs 400]\n"
+         "                             [--min-time 0.05] [--gl] [--csv]\n\n"
+         "  Throughput of one backend's TMOP kernels against problem size, on one rank:\n"
+         "  Kershaw n^3 boxes (eps 0.3, n = 6, 12, .. 96 while the vector DOFs stay below\n"
+         "  --max-mdofs million), metric 303, GLL -qo 8 (--gl: Gauss, -qo 2p + 2).\n"
+         "  Prints one row per (p, n): vector DOFs, elements, MDOF/s of energy, gradient,\n"
+         "  H.v stored (a), H.v on-the-fly (b), setup (a), diag (a), diag (b), min det J;\n"
+         "  the stored action's GB/s and its fraction of the copy roofline (cuda).\n"
+         "  --backend B       cuda (default), cpu; cuda without a device: skipped, exit 0\n"
+         "  --orders LIST     polynomial orders (default 1,2,3,4)\n"
+         "  --max-mdofs X     largest problem, million vector DOFs (default 400)\n"
+         "  --min-time S      seconds each kernel is repeated for at least (default 0.05)\n"
+         "  --gl              Gauss quadrature, 2p + 2 order\n"
+         "  --csv             comma-separated rows\n");
+}
+
+/* ------------------------------------------------------------------ bench tmop */
 
 typedef struct kernel_rates {
   double energy, grad, setup_a, hess_a, diag_a, setup_b, hess_b, diag_b; /* MDOF/s */
@@ -96,12 +126,172 @@ static int time_kernels(hx_comm comm, hx_mesh *m, const hx_tmop_opts *base, int 
   return HX_OK;
 }
 
-int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    bench_help();
-    return argc < 2 ? HX_ERROR(HX_ERR_INPUT, "bench needs a benchmark name: hexpack bench tmop") : HX_OK;
+/* ------------------------------------------------------------------ bench kernels */
+
+static int sync_be(const hx_backend *be) { return be == &hx_backend_cuda ? hx_cuda_sync() : HX_OK; }
+
+/* seconds per call of kernel k (0 energy, 1 grad, 2 hess_setup, 3 hess_apply, 4 diag, 5 min_detj),
+   repeated until min_time has passed */
+static int time_kernel(const hx_backend *be, hx_pa *pa, int k, double *x, double *v, double *y, double min_time, double *sec) {
+  double e;
+  int reps = 1;
+  for (;;) {
+    HX_CALL(sync_be(be));
+    double t0 = hx_tmop_now_public();
+    for (int r = 0; r < reps; r++) {
+      switch (k) {
+      case 0: HX_CALL(be->energy(pa, x, &e)); break;
+      case 1: HX_CALL(be->grad(pa, x, y)); break;
+      case 2: HX_CALL(be->hess_setup(pa, x)); break;
+      case 3: HX_CALL(be->hess_apply(pa, v, y)); break;
+      case 4: HX_CALL(be->diag(pa, y)); break;
+      default: HX_CALL(be->min_detj(pa, x, &e)); break;
+      }
+    }
+    HX_CALL(sync_be(be));
+    double t = hx_tmop_now_public() - t0;
+    if (t >= min_time || reps >= 1 << 16) {
+      *sec = t / reps;
+      return HX_OK;
+    }
+    reps = t > 0 ? (int)fmin(reps * 2.0 * fmax(2.0, min_time / t), 1 << 16) : reps * 4;
   }
-  HX_CHECK(!strcmp(argv[1], "tmop"), HX_ERR_INPUT, "unknown benchmark '%s'; known: tmop", argv[1]);
+}
+
+/* one row of the table: order p, Kershaw n^3 */
+static int kernels_row(const hx_backend *be, int p, int n, int gl, double min_time, double roof, int csv) {
+  hx_box_opts bo;
+  hx_box_opts_default(&bo);
+  bo.n[0] = bo.n[1] = bo.n[2] = n;
+  bo.order = p;
+  bo.kershaw = 1;
+  bo.eps_y = bo.eps_z = 0.3;
+  hx_mesh *m = NULL;
+  HX_CALL(hx_mesher_box(HX_COMM_SELF, &bo, &m));
+  double vdofs = 3.0 * pow(n * p + 1.0, 3);
+  double rate[2][6] = {{0}};
+  double sec_store = 0;
+  int rc = HX_OK, nq = 0;
+  for (int s = 0; s < 2 && !rc; s++) {
+    hx_pa_desc d;
+    hx_pa_desc_default(&d);
+    d.hess_strategy = s == 0 ? HX_HESS_STORED : HX_HESS_ONTHEFLY;
+    if (gl) {
+      d.quad_type = HX_QUAD_GL;
+      d.quad_order = 2 * p + 2;
+    }
+    hx_pa *pa = NULL;
+    rc = hx_pa_create(be, m, &d, &pa);
+    if (rc) break;
+    nq = pa->nq;
+    size_t ne = hx_pa_evec_size(pa);
+    double *x = NULL, *v = NULL, *y = NULL;
+    rc = be->vec_alloc(pa, ne, &x);
+    if (!rc) rc = be->vec_alloc(pa, ne, &v);
+    if (!rc) rc = be->vec_alloc(pa, ne, &y);
+    if (!rc) rc = be->vec_upload(pa, m->x, x, ne);
+    if (!rc) rc = be->vec_upload(pa, m->x, v, ne);
+    for (int k = 0; k < 6 && !rc; k++) {
+      double t = 0;
+      if (k == 2 || k == 3 || k == 4 || s == 1) rc = time_kernel(be, pa, k == 3 || k == 4 ? 2 : k, x, v, y, 0, &t);
+      if (!rc && (k == 2 || k == 3 || k == 4 || s == 1)) rc = time_kernel(be, pa, k, x, v, y, min_time, &t);
+      if (!rc && t > 0) rate[s][k] = vdofs * 1e-6 / t;
+      if (s == 0 && k == 3) sec_store = t;
+    }
+    be->vec_free(pa, &x);
+    be->vec_free(pa, &v);
+    be->vec_free(pa, &y);
+    hx_pa_destroy(&pa);
+  }
+  long long nel = (long long)m->num_elem;
+  hx_mesh_destroy(&m);
+  if (rc) return rc;
+  int nd = p + 1;
+  double bytes = (double)nel * 8.0 * (81.0 * nq * nq * nq + 2.0 * 3 * nd * nd * nd);
+  double gbs = sec_store > 0 ? bytes / sec_store * 1e-9 : 0;
+  if (csv)
+    printf("%d,%d,%d,%lld,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", p, nq, n, nel, vdofs, rate[1][0], rate[1][1],
+           rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs, roof > 0 ? gbs / roof : 0);
+  else
+    printf("%2d %3d %4d %9lld %11.0f | %9.1f %9.1f | %9.1f %9.1f | %9.1f %9.1f %9.1f %9.1f | %7.1f %5.2f\n", p, nq, n, nel, vdofs,
+           rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs,
+           roof > 0 ? gbs / roof : 0);
+  fflush(stdout);
+  return HX_OK;
+}
+
+static int bench_kernels(hx_comm comm, int argc, char **argv) {
+  const char *bname = "cuda";
+  int orders[8] = {1, 2, 3, 4}, norders = 4, gl = 0, csv = 0;
+  double max_mdofs = 400, min_time = 0.05;
+  for (int i = 2; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      bench_kernels_help();
+      return HX_OK;
+    } else if (!strcmp(a, "--backend")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &bname));
+    } else if (!strcmp(a, "--orders")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int_list("--orders", v, 8, 1, HX_MAX_ORDER, orders, &norders));
+    } else if (!strcmp(a, "--max-mdofs")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double("--max-mdofs", v, 1e-6, 1e9, &max_mdofs));
+    } else if (!strcmp(a, "--min-time")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double("--min-time", v, 0, 3600, &min_time));
+    } else if (!strcmp(a, "--gl")) {
+      gl = 1;
+    } else if (!strcmp(a, "--csv")) {
+      csv = 1;
+    } else {
+      return hx_cli_unknown_flag("bench kernels", a);
+    }
+  }
+  HX_CHECK(hx_comm_size(comm) == 1, HX_ERR_INPUT, "bench kernels runs on one rank, not %d", hx_comm_size(comm));
+  const hx_backend *be;
+  HX_CALL(hx_backend_find(bname, &be));
+  double roof = 0;
+  if (be == &hx_backend_cuda) {
+    if (!hx_cuda_device_available()) {
+      printf("bench kernels: skipped: no CUDA device\n");
+      return HX_OK;
+    }
+    char info[256];
+    HX_CALL(hx_cuda_device_info(info, sizeof info));
+    HX_CALL(hx_cuda_copy_bandwidth((size_t)1 << 30, 10, &roof));
+    printf("# device: %s\n# device-to-device copy bandwidth (1 GiB, read+write): %.1f GB/s\n", info, roof);
+  }
+  if (csv)
+    printf("p,nq,n,elements,vdofs,energy,grad,hv_stored,hv_onthefly,setup_stored,diag_stored,diag_onthefly,mindetj,gbs_stored,"
+           "frac_roof\n");
+  else
+    printf("# MDOF/s (vector DOFs per second); a = stored H, b = on-the-fly\n"
+           "%2s %3s %4s %9s %11s | %9s %9s | %9s %9s | %9s %9s %9s %9s | %7s %5s\n",
+           "p", "Q", "n", "elements", "vDOFs", "energy", "grad", "H.v(a)", "H.v(b)", "setup(a)", "diag(a)", "diag(b)", "mindetJ",
+           "GB/s(a)", "roof");
+  static const int sizes[] = {6, 12, 18, 24, 30, 36, 48, 60, 72, 96};
+  for (int k = 0; k < norders; k++) {
+    int p = orders[k];
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+      int n = sizes[s];
+      double vd = 3.0 * pow(n * p + 1.0, 3);
+      if (vd * 1e-6 > max_mdofs) break;
+      /* stored H: 81 nq^3 doubles per element must fit with room to spare */
+      if (be == &hx_backend_cuda) {
+        size_t fr, tot;
+        HX_CALL(hx_cuda_mem_info(&fr, &tot));
+        int nq = gl ? p + 2 : hx_quad_points_for_order(HX_QUAD_GLL, 8);
+        double need = (double)n * n * n * 8.0 * (81.0 * nq * nq * nq + 4 * 3.0 * (p + 1) * (p + 1) * (p + 1));
+        if (need > 0.8 * (double)fr) break;
+      }
+      HX_CALL(kernels_row(be, p, n, gl, min_time, roof, csv));
+    }
+  }
+  return HX_OK;
+}
+
+static int bench_tmop(hx_comm comm, int argc, char **argv) {
   int n = 24, orders[8] = {1, 2, 3, 4}, norders = 4, reps = 3, csv = 0, solve = 1, quiet = 1;
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
@@ -198,4 +388,14 @@ int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
     }
   }
   return HX_OK;
+}
+
+int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    bench_help();
+    return argc < 2 ? HX_ERROR(HX_ERR_INPUT, "bench needs a benchmark name: hexpack bench tmop|kernels") : HX_OK;
+  }
+  if (!strcmp(argv[1], "kernels")) return bench_kernels(comm, argc, argv);
+  HX_CHECK(!strcmp(argv[1], "tmop"), HX_ERR_INPUT, "unknown benchmark '%s'; known: tmop, kernels", argv[1]);
+  return bench_tmop(comm, argc, argv);
 }

@@ -92,8 +92,31 @@ void hx_cli_tmop_help(void) {
          "                      fine: also at Gauss points N + 4 per direction, between the nodes\n"
          "  --backend B         auto (default), %s\n"
          "  --threads N         OpenMP threads of the cpu backend\n"
-         "  --quiet             no per-iteration log\n",
+         "  --quiet             no per-iteration log\n"
+         "expert flags:\n"
+         "  --debug tmop        diagnostics on stderr: the boundary nodes by kind (circles, one curved\n"
+         "                      surface, fixed, planes) and --keep-sj's failing elements per round by\n"
+         "                      reason (a comma list naming tmop also works where the command has\n"
+         "                      its own --debug words)\n"
+         "  --sync-timers       the solve's operator timers wait for the backend (profiling: one\n"
+         "                      synchronization per operator call; bench tmop's breakdown)\n",
          hx_metric_names(), hx_backend_names());
+}
+
+/* 1 if the comma list s has the word w */
+static int list_has(const char *s, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = s; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+    if (!strncmp(p, w, n) && (p[n] == ',' || p[n] == 0)) return 1;
+  return 0;
+}
+
+/* 1 if every word of the comma list s is w */
+static int list_only(const char *s, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = s; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+    if (strncmp(p, w, n) || (p[n] != ',' && p[n] != 0)) return 0;
+  return 1;
 }
 
 int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet) {
@@ -197,6 +220,16 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     TRY(hx_cli_int("--threads", v, 1, 4096, &o->num_threads));
   } else if (!strcmp(a, "--quiet")) {
     *quiet = 1;
+  } else if (!strcmp(a, "--sync-timers")) {
+    o->sync_timers = 1;
+  } else if (!strcmp(a, "--debug") && *i + 1 < argc && list_has(argv[*i + 1], "tmop")) {
+    /* --debug tmop is ours. A list with other words too (pebble's --debug sites,tmop) is
+       the command's own flag: the optimizer's debug is set here, and "not mine" (0) lets
+       the command's parser take the whole list (it skips the word tmop). A list without
+       tmop is not ours either. */
+    o->debug = 1;
+    if (!list_only(argv[*i + 1], "tmop")) return 0;
+    VAL();
   } else {
     return 0;
   }
@@ -294,6 +327,9 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
     r = hx_cli_tmop_flag(argc, argv, &i, &o, &quiet);
     if (r < 0) return -r;
     if (r > 0) continue;
+    if (!strcmp(a, "--debug"))
+      return HX_ERROR(HX_ERR_INPUT, "flag --debug expects tmop (a comma list of: tmop), got '%s'",
+                      i + 1 < argc ? argv[i + 1] : "");
     if (a[0] == '-') return hx_cli_unknown_flag("optimize", a);
     HX_CHECK(!in, HX_ERR_INPUT, "optimize takes one input mesh, got '%s' and '%s'", in, a);
     in = a;

@@ -1,5 +1,6 @@
-/* The backend table (one row per backend), lookup by name, and the common
-   part of the partial-assembly setup shared by all backends. */
+/* The backend table (one row per backend), lookup by name, the common part of the
+   partial-assembly setup shared by all backends, and the host helpers of hx_kernels.h
+   (the CPU backend's code behind the public interface). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,15 +9,33 @@
 #include "hx_config.h"
 #include "hx_error.h"
 #include "hx_kernels.h"
+#include "hx_kernels_cpu.h"
 #include "hx_memory.h"
 #include "hx_metrics.h"
 
 #if !(HX_HAVE_CUDA && defined(HX_CUDA_BACKEND))
 /* Listed so that help and errors name it; not compiled in. (kernels/CMakeLists.txt
    defines HX_CUDA_BACKEND when CUDA is enabled and kernels/cuda/ has .cu sources;
-   those then define hx_backend_cuda and hx_cuda_device_available with C linkage.) */
+   those then define hx_backend_cuda, hx_cuda_device_available and the hx_cuda_* bench helpers
+   with C linkage.) */
 const hx_backend hx_backend_cuda = {.name = "cuda", .available = 0};
 int hx_cuda_device_available(void) { return 0; }
+static int no_cuda(void) {
+  return HX_ERROR(HX_ERR_BACKEND, "backend 'cuda' is not in this build; configure with -DHX_ENABLE_CUDA=ON");
+}
+int hx_cuda_sync(void) { return no_cuda(); }
+int hx_cuda_copy_bandwidth(size_t nbytes, int reps, double *gbs) {
+  (void)nbytes, (void)reps, *gbs = 0;
+  return no_cuda();
+}
+int hx_cuda_device_info(char *buf, size_t len) {
+  if (len) buf[0] = 0;
+  return no_cuda();
+}
+int hx_cuda_mem_info(size_t *free_b, size_t *total_b) {
+  *free_b = *total_b = 0;
+  return no_cuda();
+}
 #endif
 
 static const hx_backend *const backends[] = {
@@ -122,4 +141,12 @@ void hx_pa_destroy(hx_pa **pa) {
   hx_free(&(*pa)->Winv);
   hx_free(&(*pa)->detW);
   hx_free(pa);
+}
+
+void hx_elem_jacobian_host(int nd, int nq, const double *B, const double *G, const double *xe, double *A, double *work) {
+  hx_cpu_elem_jacobian(nd, nq, B, G, xe, A, work);
+}
+
+int hx_min_detj_nodes_host(int nd, hx_lid num_elem, const double *xE, int num_threads, double *m) {
+  return hx_cpu_min_detj_nodes(nd, num_elem, xE, num_threads, m);
 }

@@ -1,5 +1,5 @@
 /* The TMOP partial-assembly interface: everything a compute backend provides
-   (style.md section 5). The CPU backend (kernels/cpu/) is the reference; every
+   (one interface, backends chosen by name). The CPU backend (kernels/cpu/) is the reference; every
    other backend is tested against it.
 
    Usage (tmop/ does this; the backend never sees MPI or boundary conditions):
@@ -23,7 +23,7 @@
    data with vec_upload / vec_download. All results are local to the rank (sums over
    this rank's elements only); tmop does the MPI reductions.
 
-   Maths (tmop.md 1.2-1.3), with A = dx/dxi at a quadrature point, T = A W^{-1}, and
+   Maths, with A = dx/dxi at a quadrature point, T = A W^{-1}, and
    the weight wt = w_q det(W_q) scale:
      energy:     e = sum_E sum_q wt mu(T)
      grad:       g_{b,k} = sum_q wt [P(T) W^{-T} D_b]_k, D_b = grad_xi phi_b   (overwrites g)
@@ -57,7 +57,7 @@ typedef struct hx_pa_desc {
   int quad_order;      /* MFEM -qo: points per direction from hx_quad_points_for_order */
   int hess_strategy;   /* hx_hess_strategy */
   double scale;        /* nu * c: multiplies every energy term (1 unless normalized) */
-  /* The target W (tmop.md 1.6). Either constant (Winv == NULL): W^{-1} = Winv_c,
+  /* The target W. Either constant (Winv == NULL): W^{-1} = Winv_c,
      det W = detW_c at every point; or per point: Winv [num_elem][nq^3][9] and
      detW [num_elem][nq^3], host arrays, copied by hx_pa_create; or, with w_per_elem,
      constant over each element: Winv [num_elem][9], detW [num_elem]. */
@@ -145,7 +145,7 @@ typedef struct hx_backend {
   int (*precond_dot)(const hx_pa *pa, const double *dinv, const double *r, double *z, double *out); /* z = M r; out = r.z */
   int (*l2e_proj)(const hx_pa *pa, const double *L, double *E);                                     /* E = scatter Pi L */
   int (*e2l_constrain)(const hx_pa *pa, const double *E, const double *v, double *L); /* L = gather E, then constrain(v, L) */
-  /* optional (NULL: tmop downloads x and uses hx_cpu_min_detj_nodes on the host) */
+  /* optional (NULL: tmop downloads x and uses hx_min_detj_nodes_host) */
   int (*min_detj_nodes)(const hx_pa *pa, const double *x, double *m); /* local min det A at the GLL nodes */
 } hx_backend;
 
@@ -182,12 +182,36 @@ void hx_pa_destroy(hx_pa **pa);
 /** Number of doubles of an E-vector of pa: num_elem * 3 * nd^3. */
 static inline size_t hx_pa_evec_size(const hx_pa *pa) { return (size_t)pa->num_elem * 3 * (size_t)pa->nd * pa->nd * pa->nd; }
 
+/* Host helpers: the reference (CPU) maths on host arrays, for what tmop does beside a backend
+   (the targets' set-up, the node fold test of a backend without min_detj_nodes). */
+
+/** Jacobians of one element at the tensor quadrature points by sum factorization:
+    A[q][3c+d] = dx_c/dxi_d, q = qx + nq (qy + nq qz); xe is [3][nd^3] (lexicographic); B, G are
+    [nq][nd] (hx_lagrange_matrices); work holds 3 nd^2 nq + 3 nd nq^2 doubles. */
+void hx_elem_jacobian_host(int nd, int nq, const double *B, const double *G, const double *xe, double *A, double *work);
+/** Minimum of det(dx/dxi) at the GLL nodes of num_elem elements of a host E-vector xE
+    ([num_elem][3][nd^3], lexicographic); num_threads <= 0: OpenMP default, 1: serial.
+    +HUGE_VAL with no element. The same number for any thread count. */
+int hx_min_detj_nodes_host(int nd, hx_lid num_elem, const double *xE, int num_threads, double *m);
+
 /* The backends (kernels/<name>/). A backend not compiled in still has a table
    entry with available = 0. */
 extern const hx_backend hx_backend_cpu;
 extern const hx_backend hx_backend_cuda;
 /** Defined by the CUDA backend when compiled: 1 if a usable device is present. */
 int hx_cuda_device_available(void);
+/* Helpers of the CUDA backend for benchmarks (hexpack bench kernels). Only meaningful when
+   hx_backend_cuda.available and hx_cuda_device_available(); without CUDA in the build each
+   returns HX_ERR_BACKEND. */
+/** Wait for all work on the device (benchmarks time asynchronous kernels). */
+int hx_cuda_sync(void);
+/** Measured device-to-device copy bandwidth (GB/s, bytes read + written) over
+    buffers of nbytes each, best of reps cudaMemcpy calls. */
+int hx_cuda_copy_bandwidth(size_t nbytes, int reps, double *gbs);
+/** Device name and memory ("NVIDIA H100 80GB HBM3, 79.1 GiB, CC 9.0") into buf. */
+int hx_cuda_device_info(char *buf, size_t len);
+/** Free and total device memory in bytes. */
+int hx_cuda_mem_info(size_t *free_b, size_t *total_b);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,4 @@
-/* Gather-scatter of L-vector entries shared between MPI ranks (design.md
-   section 6): node ids that appear on several ranks are summed by pairwise
+/* Gather-scatter of L-vector entries shared between MPI ranks: node ids that appear on several ranks are summed by pairwise
    exchanges with the neighbour ranks that share them.
 
    Usage:

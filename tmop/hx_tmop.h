@@ -1,4 +1,4 @@
-/* TMOP mesh optimization (tmop.md): targets, the distributed nonlinear problem
+/* TMOP mesh optimization (docs/architecture.md, "TMOP optimizer"): targets, the distributed nonlinear problem
    on L-vectors (unique nodes), Newton with MINRES/CG + Jacobi, line search, and
    boundary treatment (fixed, sliding on planes, sliding on spheres/cylinders).
 
@@ -90,6 +90,11 @@ typedef struct hx_tmop_opts {
   const double *elem_weight;       /* non-NULL: [num_elem] each element's energy weight is multiplied by it
                                  (targets 3 and 4, whose weights are per element or point) */
   FILE *log;                       /* one line per Newton iteration (NULL: none); rank 0 writes */
+  int debug;                       /* 1: diagnostics on stderr: the boundary nodes by kind (every rank), keep_sj's
+                                      failing elements per round by reason (rank 0) (default 0; --debug tmop) */
+  int sync_timers;                 /* 1: the operator timers wait for the backend first (a 1-double download), so
+                                      that asynchronous kernels are charged to their operator; profiling only: one
+                                      synchronization per operator call (default 0; --sync-timers) */
 } hx_tmop_opts;
 
 void hx_tmop_opts_default(hx_tmop_opts *o);

@@ -1,6 +1,14 @@
-/* Inside tmop/ only: the problem struct shared by tmop.c and newton.c. */
+/* Inside tmop/ only: the problem struct and the internal calls shared by the files of tmop/, in
+   three layers, each calling only the ones below it:
+     repair.c, transfer.c   the drivers: hx_tmop_optimize (solve, keep-sj, repair), the repair
+                            solve on patches, the carrying of moves to a higher order
+     newton.c               the solver: hx_tmop_solve (Newton, linear solvers, line search)
+     tmop.c                 the problem: set-up (targets, constraints), operators, fold tests */
 #pragma once
+#include <math.h>
+
 #include "hx_gs.h"
+#include "hx_quality.h"
 #include "hx_tmop.h"
 
 struct hx_tmop {
@@ -9,7 +17,6 @@ struct hx_tmop {
   hx_lmap *lmap;
   hx_gs *gs;
   int gs_active;        /* more than one rank: assembled vectors need hx_gs_sum */
-  int sync_timers;      /* HX_TMOP_SYNC_TIMERS: operator timers wait for the backend */
   const hx_backend *be; /* borrowed static table entry */
   hx_pa *pa;
   hx_lid nl;               /* local unique nodes */
@@ -33,6 +40,29 @@ struct hx_tmop {
 };
 
 double hx_tmop_now(void);
+
+/* ---- tmop.c: the problem */
+
+/** The numbering part of a TMOP context: the rank's L-numbering and the shared-node exchange
+    (hx_tmop_repair needs no more). *out is NULL only if its allocation failed; else the caller
+    destroys it (hx_tmop_destroy). */
+int hx_tmop_numbering(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out);
+/** The part of a TMOP context that needs no backend: hx_tmop_numbering's, the initial nodes as
+    an L-vector and the boundary constraints (hx_tmop_create and hx_tmop_transfer). *out as there. */
+int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out);
+/** y = x projected onto track t of tm->curved's codes (a curved surface s >= 0, or the circle
+    -2 - t where two surfaces meet). */
+void hx_tmop_track_project(const hx_tmop *tm, int t, const double x[3], double y[3]);
+/** The quality contexts of the fold tests between the GLL nodes: k = 0 the quality report's
+    rule (hx_quality_opts_default), k = 1 Gauss points nd + 3 per direction. */
+int hx_tmop_fold_ctx(int nd, int k, hx_quality_ctx **qc);
+/** Per element of the E-vector xe (those with only[e], or all where only is NULL): the smallest
+    det J at the points of qc[0 .. nqc) into f (-1 where NaN), and, unless NULL, the Nek5000
+    ratio at the GLL nodes into r, the aspect ratio into asp, tm->o.elem_ok's verdict (1 without
+    one) into ok. */
+int hx_tmop_fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp, double *f,
+                       unsigned char *ok, const unsigned char *only);
+
 /* The operators on backend L-vectors (memory of tm->be: device arrays for cuda).
    The hx_tmop_* functions of hx_tmop.h are host wrappers around these. */
 int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e);
@@ -46,10 +76,6 @@ int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m);
 int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m);
 /** Global min det J at Gauss points nd + 3 per direction (host pass; detj_nodes = 2). */
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m);
-/** opts.keep_sj: put back (to tm->x0) the nodes of every element of host L-vector x whose
-    Nek5000 scaled Jacobian fell below min(keep_sj, its initial value), in rounds until none
-    does (collective); the global count of nodes put back and the rounds. */
-int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds);
 /** Global dot product (owned nodes once, MPI sum). */
 int hx_tmop_ddot(hx_tmop *tm, const double *a, const double *b, double *out);
 /** v <- Pi v: remove the constrained components. */
@@ -58,3 +84,33 @@ int hx_tmop_dproject(hx_tmop *tm, double *v);
 int hx_tmop_dupdate_normals(hx_tmop *tm, const double *x);
 /** Project nodes on curved surfaces back onto them. */
 int hx_tmop_dsnap(hx_tmop *tm, double *x);
+
+/* ---- newton.c: the solver */
+
+/** Newton from tm's initial nodes (tm->x0) with tm->o; the nodes it ends at into the host
+    L-vector x ([nl][3]: tm->hL will do), res's fields of the solve (energies, min det J,
+    iterations, stop reason, vector DOFs, operator timers; time_total: the solve's). It calls
+    nothing above it: keep-sj and repair are the drivers' (repair.c). Collective. */
+int hx_tmop_solve(hx_tmop *tm, double *x, hx_tmop_result *res);
+
+/* ---- repair.c, transfer.c: the drivers above the solver */
+
+/** opts.keep_sj: put back (to tm->x0) the nodes of every element of host L-vector x whose
+    Nek5000 scaled Jacobian fell below min(keep_sj, its initial value), in rounds until none
+    does (collective); the global count of nodes put back and the rounds. */
+int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds);
+
+/* --keep-sj's test of an element, 0 where it passes, else the reasons it fails as bits: 1 below
+   min(keep_sj, its initial Nek ratio r0), 2 folded between its nodes (f, the smallest det J of
+   hx_tmop_fold_state) where it was not, 4 (keep_aspect > 0) its aspect ratio a above max(keep_aspect,
+   its initial a0), 8 failing elem_ok (w) where it passed */
+static inline int keep_fails(const hx_tmop_opts *o, double r0, double r1, double f0, double f1, double a0, double a1, int w0,
+                             int w1) {
+  return (!(r1 >= fmin(o->keep_sj, r0))) | (!(f1 > 0) && f0 > 0) << 1 |
+         (o->keep_aspect > 0 && a1 > fmax(o->keep_aspect, a0)) << 2 | (w0 && !w1) << 3;
+}
+
+/* the hold-back factor of level lev (--keep-sj's nodes, the transfer's corners): 1, 1/2 .. 1/16,
+   then 0 at HOLD_LEVELS (the initial node) */
+enum { HOLD_LEVELS = 5 };
+static inline double hold_factor(int lev) { return lev < HOLD_LEVELS ? ldexp(1.0, -lev) : 0.0; }

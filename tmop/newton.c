@@ -1,5 +1,7 @@
 /* Newton's method for grad F = 0 with MINRES or CG + Jacobi, Eisenstat-Walker
-   forcing and the line search of MFEM's TMOPNewtonSolver (tmop.md 1.8).
+   forcing and the line search of MFEM's TMOPNewtonSolver. This is the
+   pure solve (hx_tmop_solve) on a problem set up by tmop.c: what to do with its result
+   (keep-sj, repair) is the drivers' business (repair.c), never called from here.
 
    design:
    1. r = Pi grad F(x); stop when |r| <= rtol |r0|, at the iteration cap, or when
@@ -133,21 +135,13 @@ static int norm(hx_tmop *tm, const double *v, double *out) {
   return HX_OK;
 }
 
-static int optimize_once(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
-
-int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
-  int rc = optimize_once(mesh, o, res);
-  if (!rc && o->repair_sj > 0) rc = hx_tmop_repair(mesh, o, res);
-  return rc;
-}
-
-static int optimize_once(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
+int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
+  hx_mesh *mesh = tm->mesh;
+  const hx_tmop_opts *o = &tm->o;
   double t_start = hx_tmop_now();
   memset(res, 0, sizeof *res);
   const hx_metric_info *mi;
   HX_CALL(hx_metric_find(o->metric, &mi));
-  hx_tmop *tm;
-  HX_CALL(hx_tmop_create(mesh, o, &tm));
   size_t n = tm->nL;
   int rank = hx_comm_rank(mesh->comm);
   double *x = NULL, *xt = NULL, *r = NULL, *rt = NULL, *c = NULL;
@@ -288,11 +282,7 @@ static int optimize_once(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *r
   res->energy = E;
   res->min_detj = mind;
   /* the one whole-vector download: the optimized nodes */
-  if ((rc = BE->vec_download(PA, x, tm->hL, n))) goto done;
-  if ((o->keep_sj > 0 || o->keep_aspect > 0 || o->elem_ok) &&
-      (rc = hx_tmop_keep_sj(tm, tm->hL, &res->nodes_reverted, &res->keep_sj_rounds)))
-    goto done;
-  hx_tmop_to_mesh(tm, tm->hL, mesh);
+  if ((rc = BE->vec_download(PA, x, xout, n))) goto done;
   bufs[0] = x, bufs[1] = xt, bufs[2] = r, bufs[3] = rt;
 done:
   res->time_total = hx_tmop_now() - t_start;
@@ -308,11 +298,8 @@ done:
   res->n_hess_apply = tm->n_hess_apply;
   res->n_diag = tm->n_diag;
   res->n_mindet = tm->n_mindet;
-  if (tm) {
-    for (int k = 0; k < 5; k++) BE->vec_free(PA, &bufs[k]);
-    for (int k = 0; k < 7; k++) BE->vec_free(PA, &w.v[k]);
-    BE->vec_free(PA, &w.dinv);
-  }
-  hx_tmop_destroy(&tm);
+  for (int k = 0; k < 5; k++) BE->vec_free(PA, &bufs[k]);
+  for (int k = 0; k < 7; k++) BE->vec_free(PA, &w.v[k]);
+  BE->vec_free(PA, &w.dinv);
   return rc;
 }

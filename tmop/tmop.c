@@ -1,6 +1,8 @@
 /* The distributed TMOP problem on L-vectors: E <-> L maps, the MPI
    gather-scatter, targets, boundary constraints, and the assembled operators
-   built on a backend's element kernels (hx_kernels.h).
+   built on a backend's element kernels (hx_kernels.h), with the fold tests between
+   the nodes. The bottom layer of tmop/: the solver (newton.c) and the drivers above
+   it (repair.c, transfer.c) build on it.
 
    design:
    1. L-vector = the rank's unique nodes (hx_lmap, sorted by global id) x 3
@@ -26,11 +28,10 @@
 #include <time.h>
 
 #include "hx_basis.h"
-#include "hx_curve.h"
 #include "hx_error.h"
 #include "hx_gs.h"
 #include "hx_invariants.h"
-#include "hx_kernels_cpu.h"
+#include "hx_kernels.h"
 #include "hx_memory.h"
 #include "hx_metrics.h"
 #include "hx_quality.h"
@@ -84,7 +85,7 @@ int hx_target_parse(const char *s, int *target) {
 
 /* ------------------------------------------------------------------ targets */
 
-/* tmop.md 1.6. All three ideal-shape targets for hexes are W = s I (W_ideal = I),
+/* All three ideal-shape targets for hexes are W = s I (W_ideal = I),
    with s = 1, s = (V / NE)^(1/3), or s = (det A0(xi_q))^(1/3) per point; hexpack's
    target 4 takes s = (V0_e)^(1/3) per element (V0_e = the element's initial volume, for
    the reference cube [0,1]^3), stored per point like target 3. */
@@ -105,7 +106,7 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
   double vol = 0, mindet = HUGE_VAL;
   hx_lid bad_elem = -1;
   for (hx_lid e = 0; e < m->num_elem && !rc; e++) {
-    hx_cpu_elem_jacobian(nd, nq, B, G, m->x + e * npe, A, work);
+    hx_elem_jacobian_host(nd, nq, B, G, m->x + e * npe, A, work);
     for (size_t q = 0; q < nq3; q++) {
       double dt = hx_m3_det(A + 9 * q);
       dets[e * nq3 + q] = dt;
@@ -244,7 +245,7 @@ static int surfaces_circle(const hx_surface *s1, const hx_surface *s2, const dou
 
 /* The node's track (tm->curved's codes): y = x projected onto it; N = its constrained
    directions at x (a surface's normal; a circle's axis and radial direction). */
-static void track_project(const hx_tmop *tm, int t, const double x[3], double y[3]) {
+void hx_tmop_track_project(const hx_tmop *tm, int t, const double x[3], double y[3]) {
   if (t >= 0) {
     hx_surface_project(&tm->mesh->surfaces[t], x, y);
     return;
@@ -355,7 +356,7 @@ static int build_constraints(hx_tmop *tm) {
     }
     tm->ncon[i] = nc;
   }
-  if (getenv("HX_TMOP_DEBUG")) {
+  if (tm->o.debug) {
     long long cnt[4] = {0, 0, 0, 0};
     for (hx_lid i = 0; i < nl; i++) {
       if (set[(size_t)i * W] == HX_GS_SET_EMPTY) continue;
@@ -402,7 +403,7 @@ static int setup_lspace(hx_tmop *tm) {
 /* The numbering part of a TMOP context: the rank's L-numbering and the shared-node exchange
    (hx_tmop_repair needs no more). *out is NULL only if its allocation failed; else the caller
    destroys it. */
-static int tm_numbering(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
+int hx_tmop_numbering(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   hx_tmop *tm = NULL;
   *out = NULL;
   HX_CALL(hx_malloc(sizeof *tm, &tm));
@@ -420,10 +421,10 @@ static int tm_numbering(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   return rc;
 }
 
-/* The part of a TMOP context that needs no backend: tm_numbering's, the initial nodes as an
+/* The part of a TMOP context that needs no backend: hx_tmop_numbering's, the initial nodes as an
    L-vector and the boundary constraints (hx_tmop_create and hx_tmop_transfer). *out as there. */
-static int tm_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
-  int rc = tm_numbering(mesh, o, out);
+int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
+  int rc = hx_tmop_numbering(mesh, o, out);
   hx_tmop *tm = *out;
   if (!tm) return rc;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
@@ -445,10 +446,9 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   const hx_backend *be;
   HX_CALL(hx_backend_find(o->backend ? o->backend : "auto", &be));
   hx_tmop *tm;
-  int rc = tm_base(mesh, o, &tm);
+  int rc = hx_tmop_base(mesh, o, &tm);
   if (!tm) return rc;
   tm->be = be;
-  tm->sync_timers = getenv("HX_TMOP_SYNC_TIMERS") != NULL;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
   hx_pa_desc d;
   hx_pa_desc_default(&d);
@@ -524,11 +524,11 @@ void hx_tmop_to_mesh(const hx_tmop *tm, const double *x, hx_mesh *mesh) { hx_lma
    on the backend; with several ranks the assembled vector crosses to the host
    for the shared-node exchange (hx_gs_sum) and back. */
 
-/* Timer reads: with HX_TMOP_SYNC_TIMERS set, wait for the backend first (a
-   1-double download), so that asynchronous kernels are charged to their operator
-   (profiling only: it adds a synchronization per operator call). */
+/* Timer reads: with opts.sync_timers, wait for the backend first (a 1-double download), so
+   that asynchronous kernels are charged to their operator (profiling only: it adds a
+   synchronization per operator call). */
 static double now_sync(hx_tmop *tm) {
-  if (tm->sync_timers) {
+  if (tm->o.sync_timers) {
     double t;
     (void)tm->be->vec_download(tm->pa, tm->dLt, &t, 1);
   }
@@ -631,7 +631,7 @@ int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m) {
     double *xe = NULL;
     HX_CALL(hx_malloc((tm->nE + 1) * sizeof(double), &xe));
     hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
-    int rc = hx_cpu_min_detj_nodes(tm->mesh->nd, tm->mesh->num_elem, xe, tm->o.num_threads, m);
+    int rc = hx_min_detj_nodes_host(tm->mesh->nd, tm->mesh->num_elem, xe, tm->o.num_threads, m);
     hx_free(&xe);
     HX_CALL(rc);
   }
@@ -644,7 +644,7 @@ int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m) {
    (hx_quality_opts_default), qc[1] Gauss points nd + 3 per direction (a finer grid, as a
    solver's dealiasing grid). A node-only test misses an element folded between its nodes (pb67
    at order 7 with the quadrature at the nodes: 3 648 elements). */
-static int fold_ctx(int nd, int k, hx_quality_ctx **qc) {
+int hx_tmop_fold_ctx(int nd, int k, hx_quality_ctx **qc) {
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
   if (k) qo.quad_type = HX_QUAD_GL, qo.quad_points = nd + 3;
@@ -654,8 +654,8 @@ static int fold_ctx(int nd, int k, hx_quality_ctx **qc) {
 /* Per element of the E-vector xe (those with only[e], or all where only is NULL): the smallest
    det J at the points of qc[0 .. nqc) into f (-1 where NaN), and, unless r is NULL, the Nek5000
    ratio at the GLL nodes into r; with ok, tm->o.elem_ok's verdict (1 without one) into ok. */
-static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp, double *f,
-                      unsigned char *ok, const unsigned char *only) {
+int hx_tmop_fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp, double *f,
+                       unsigned char *ok, const unsigned char *only) {
   const hx_mesh *m = tm->mesh;
   const hx_tmop_opts *o = &tm->o;
   size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
@@ -681,26 +681,17 @@ static int fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const
   return rc;
 }
 
-/* --keep-sj's test of an element, 0 where it passes, else the reasons it fails as bits: 1 below
-   min(keep_sj, its initial Nek ratio r0), 2 folded between its nodes (f, the smallest det J of
-   fold_state) where it was not, 4 (keep_aspect > 0) its aspect ratio a above max(keep_aspect,
-   its initial a0), 8 failing elem_ok (w) where it passed */
-static int keep_fails(const hx_tmop_opts *o, double r0, double r1, double f0, double f1, double a0, double a1, int w0, int w1) {
-  return (!(r1 >= fmin(o->keep_sj, r0))) | (!(f1 > 0) && f0 > 0) << 1 |
-         (o->keep_aspect > 0 && a1 > fmax(o->keep_aspect, a0)) << 2 | (w0 && !w1) << 3;
-}
-
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
   double t = now_sync(tm);
   HX_CALL(tm->be->vec_download(tm->pa, x, tm->hL, tm->nL));
   double *xe = NULL, *f = NULL;
   hx_quality_ctx *qc = NULL;
-  int rc = fold_ctx(tm->mesh->nd, 1, &qc);
+  int rc = hx_tmop_fold_ctx(tm->mesh->nd, 1, &qc);
   if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
   if (!rc) rc = hx_malloc(((size_t)tm->mesh->num_elem + 1) * sizeof *f, &f);
   if (!rc) {
     hx_lmap_scatter(tm->lmap, tm->mesh, 3, tm->hL, xe);
-    rc = fold_state(tm, xe, &qc, 1, NULL, NULL, f, NULL, NULL);
+    rc = hx_tmop_fold_state(tm, xe, &qc, 1, NULL, NULL, f, NULL, NULL);
   }
   *m = HUGE_VAL;
   for (hx_lid e = 0; !rc && e < tm->mesh->num_elem; e++) *m = fmin(*m, f[e]);
@@ -710,464 +701,6 @@ int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
   HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
   tm->t_mindet += now_sync(tm) - t;
   return HX_OK;
-}
-
-/* the hold-back factor of level lev (--keep-sj's nodes, the transfer's corners): 1, 1/2 .. 1/16,
-   then 0 at HOLD_LEVELS (the initial node) */
-enum { HOLD_LEVELS = 5 };
-static inline double hold_factor(int lev) { return lev < HOLD_LEVELS ? ldexp(1.0, -lev) : 0.0; }
-
-/* Every element ends with a Nek5000 scaled Jacobian of at least min(keep_sj, its initial
-   value), and with det J > 0 between its nodes (fold_ctx) where it had that: an element
-   that fails either has its nodes' moves halved (x = x0 + a (x1 - x0), a = 1,
-   1/2, ... 1/16, then 0), and the elements about them are evaluated again. The rounds end:
-   every round lowers at least one node's a, an element whose nodes are all back (a = 0) is
-   its initial self. A node's a is lowered on every rank that holds it (hx_gs_or), so the ranks
-   agree; a node on a curved surface is projected back onto it. */
-int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
-  hx_mesh *m = tm->mesh;
-  size_t n3 = (size_t)m->nd * m->nd * m->nd;
-  hx_lid ne = m->num_elem, nl = tm->nl;
-  double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *a0 = NULL, *a1 = NULL;
-  hx_quality_ctx *qc[2] = {NULL, NULL};
-  uint64_t *flag = NULL;
-  unsigned char *lev = NULL, *w0 = NULL, *w1 = NULL; /* a = hold_factor(lev); w: elem_ok */
-  const unsigned char *owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL;
-  *nrev = 0, *rounds = 0;
-  int rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r0, &r0);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r1, &r1);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f0, &f0);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f1, &f1);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *a0, &a0);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *a1, &a1);
-  for (int k = 0; k < 2 && !rc; k++) rc = fold_ctx(m->nd, k, &qc[k]);
-  if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *flag, &flag);
-  if (!rc) rc = hx_malloc((size_t)nl + 1, &lev); /* zeroed */
-  if (!rc) rc = hx_malloc((size_t)ne + 1, &w0);
-  if (!rc) rc = hx_malloc((size_t)ne + 1, &w1);
-  double *x1 = NULL;
-  if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof *x1, &x1);
-  if (!rc) memcpy(x1, x, tm->nL * sizeof *x1);
-  if (!rc) {
-    hx_lmap_scatter(tm->lmap, m, 3, tm->x0, xe);
-    rc = fold_state(tm, xe, qc, 2, r0, a0, f0, w0, NULL);
-  }
-  while (!rc) {
-    hx_lmap_scatter(tm->lmap, m, 3, x, xe);
-    rc = fold_state(tm, xe, qc, 2, r1, a1, f1, w1, NULL);
-    if (rc) break;
-    memset(flag, 0, (size_t)nl * sizeof *flag);
-    int64_t why[4] = {0, 0, 0, 0}; /* HX_TMOP_DEBUG: the failing elements by reason */
-    for (hx_lid e = 0; e < ne; e++) {
-      int bits = keep_fails(&tm->o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e]);
-      if (!bits) continue;
-      for (size_t i = 0; i < n3; i++) flag[tm->lmap->e2l[(size_t)e * n3 + i]] = 1;
-      for (int b = 0; b < 4; b++) why[b] += bits >> b & 1;
-    }
-    if (getenv("HX_TMOP_DEBUG")) {
-      if ((rc = hx_comm_sum_int64(m->comm, why, 4))) break;
-      if (hx_comm_rank(m->comm) == 0)
-        fprintf(stderr,
-                "keep-sj round %d: elements failing: %lld below min(keep_sj, before), %lld folded, %lld aspect, %lld rule\n",
-                *rounds, (long long)why[0], (long long)why[1], (long long)why[2], (long long)why[3]);
-    }
-    if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
-    int64_t cnt = 0, moved = 0;
-    for (hx_lid l = 0; l < nl; l++)
-      if (flag[l] && lev[l] < HOLD_LEVELS) {
-        lev[l]++;
-        double a = hold_factor(lev[l]), *xl = x + 3 * (size_t)l;
-        for (int c = 0; c < 3; c++) xl[c] = tm->x0[3 * (size_t)l + c] + a * (x1[3 * (size_t)l + c] - tm->x0[3 * (size_t)l + c]);
-        if (tm->curved[l] != -1 && a > 0) track_project(tm, tm->curved[l], xl, xl);
-        cnt += (!owned || owned[l]) && lev[l] == HOLD_LEVELS;
-        moved += !owned || owned[l];
-      }
-    int64_t both[2] = {cnt, moved};
-    if ((rc = hx_comm_sum_int64(m->comm, both, 2))) break;
-    if (!both[1]) break;
-    *nrev += both[0];
-    (*rounds)++;
-  }
-  hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
-      hx_free(&x1), hx_free(&w0), hx_free(&w1);
-  hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
-  return rc;
-}
-
-/* opts.repair_sj on the mesh's nodes now: bad[e] marks each element below it, *nbad their
-   global count, *rmin the smallest Nek5000 scaled Jacobian (global) */
-static int repair_below(hx_tmop *tm, unsigned char *bad, int64_t *nbad, double *rmin) {
-  hx_mesh *m = tm->mesh;
-  double *f = NULL, *r = NULL;
-  hx_quality_ctx *qc = NULL;
-  size_t ne1 = (size_t)m->num_elem + 1;
-  int rc = fold_ctx(m->nd, 0, &qc);
-  if (!rc) rc = hx_malloc(ne1 * sizeof *f, &f);
-  if (!rc) rc = hx_malloc(ne1 * sizeof *r, &r);
-  if (!rc) rc = fold_state(tm, m->x, &qc, 1, r, NULL, f, NULL, NULL);
-  *nbad = 0, *rmin = HUGE_VAL;
-  for (hx_lid e = 0; !rc && e < m->num_elem; e++) {
-    *nbad += bad[e] = !(r[e] >= tm->o.repair_sj);
-    *rmin = fmin(*rmin, r[e]);
-  }
-  if (!rc) rc = hx_comm_sum_int64(m->comm, nbad, 1);
-  if (!rc) rc = hx_comm_min_double(m->comm, rmin, 1);
-  hx_free(&f), hx_free(&r);
-  hx_quality_ctx_destroy(&qc);
-  return rc;
-}
-
-/* opts.repair_sj's patches about the elements bad[e] (repair_below): patch[e] marks the
-   elements within repair_rings layers (sharing a node) of one bad, weight[e] is repair_weight
-   on those bad and 1 elsewhere, border[l] flags the L-nodes that an element outside the
-   patches has too; *nfree the global count of the elements marked */
-static int repair_patches(hx_tmop *tm, const unsigned char *bad, unsigned char *patch, double *weight, uint64_t *border,
-                          int64_t *nfree) {
-  hx_mesh *m = tm->mesh;
-  const hx_tmop_opts *o = &tm->o;
-  hx_lid ne = m->num_elem, nl = tm->nl;
-  size_t n3 = (size_t)m->nd * m->nd * m->nd;
-  const hx_lid *e2l = tm->lmap->e2l;
-  int rc = HX_OK;
-  memset(border, 0, ((size_t)nl + 1) * sizeof *border);
-  for (hx_lid e = 0; e < ne; e++) {
-    weight[e] = bad[e] ? o->repair_weight : 1.0;
-    if (bad[e])
-      for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
-  }
-  /* layer by layer: the elements that touch a flagged node, then their nodes flagged */
-  for (int k = 0; !rc; k++) {
-    if (tm->gs_active && (rc = hx_gs_or(tm->gs, border))) break;
-    for (hx_lid e = 0; e < ne; e++) {
-      unsigned char in = 0;
-      for (size_t i = 0; i < n3 && !in; i++) in = border[e2l[(size_t)e * n3 + i]] != 0;
-      patch[e] = in;
-    }
-    if (k + 1 >= o->repair_rings) break;
-    for (hx_lid e = 0; e < ne; e++)
-      if (patch[e])
-        for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
-  }
-  /* the border: nodes of elements outside */
-  if (!rc) memset(border, 0, ((size_t)nl + 1) * sizeof *border);
-  *nfree = 0;
-  for (hx_lid e = 0; !rc && e < ne; e++) {
-    *nfree += patch[e];
-    if (!patch[e])
-      for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
-  }
-  if (!rc && tm->gs_active) rc = hx_gs_or(tm->gs, border);
-  if (!rc) rc = hx_comm_sum_int64(m->comm, nfree, 1);
-  return rc;
-}
-
-/* the mesh of the elements marked in patch (their nodes, ids, boundary faces and every
-   surface), with fixed [sub elements][nd^3] set where border has the node */
-static int repair_submesh(const hx_tmop *tm, const unsigned char *patch, const double *weight, const uint64_t *border,
-                          hx_mesh **out, hx_lid **map, unsigned char **fixed, double **sw) {
-  const hx_mesh *m = tm->mesh;
-  size_t n3 = (size_t)hx_mesh_nodes_per_elem(m);
-  hx_lid ns = 0, *inv = NULL;
-  for (hx_lid e = 0; e < m->num_elem; e++) ns += patch[e] != 0;
-  hx_mesh *s = NULL;
-  int rc = hx_mesh_create(m->comm, m->order, ns, &s);
-  if (!rc) rc = hx_malloc(((size_t)ns + 1) * sizeof **map, map);
-  if (!rc) rc = hx_malloc(((size_t)ns * n3 + 1), fixed);
-  if (!rc) rc = hx_malloc(((size_t)ns + 1) * sizeof **sw, sw);
-  if (!rc) rc = hx_malloc(((size_t)m->num_elem + 1) * sizeof *inv, &inv);
-  for (int k = 0; k < m->num_surfaces && !rc; k++) rc = hx_mesh_add_surface(s, &m->surfaces[k], NULL);
-  hx_lid j = 0;
-  for (hx_lid e = 0; e < m->num_elem && !rc; e++) {
-    inv[e] = -1;
-    if (!patch[e]) continue;
-    inv[e] = j, (*map)[j] = e, (*sw)[j] = weight[e];
-    memcpy(s->x + (size_t)j * 3 * n3, m->x + (size_t)e * 3 * n3, 3 * n3 * sizeof *s->x);
-    memcpy(s->node_id + (size_t)j * n3, m->node_id + (size_t)e * n3, n3 * sizeof *s->node_id);
-    memcpy(s->vert_id + (size_t)j * 8, m->vert_id + (size_t)e * 8, 8 * sizeof *s->vert_id);
-    s->elem_attr[j] = m->elem_attr[e];
-    for (size_t i = 0; i < n3; i++) (*fixed)[(size_t)j * n3 + i] = border[tm->lmap->e2l[(size_t)e * n3 + i]] != 0;
-    j++;
-  }
-  for (hx_lid f = 0; f < m->num_faces && !rc; f++) {
-    const hx_bface *bf = &m->faces[f];
-    if (inv[bf->elem] >= 0) rc = hx_mesh_add_face(s, inv[bf->elem], bf->face, bf->bid, bf->surf);
-  }
-  hx_free(&inv);
-  if (rc) hx_mesh_destroy(&s);
-  *out = s;
-  return rc;
-}
-
-/* the caller's rule (opts.elem_ok) asked of a repair sub-mesh's element by its own index */
-typedef struct repair_ok_ctx {
-  const hx_tmop_opts *o;
-  const hx_lid *map;
-} repair_ok_ctx;
-static int repair_elem_ok(void *ctx, hx_lid e, const double *xe) {
-  const repair_ok_ctx *c = ctx;
-  return c->o->elem_ok(c->o->elem_ok_ctx, c->map[e], xe);
-}
-
-/* one repair pass: the patches about the elements bad[e] solved as a mesh of their own, their
-   nodes copied back; then bad, *nbad and *rmin are those left */
-static int repair_pass(hx_tmop *tm, const hx_tmop_opts *o, unsigned char *bad, int64_t *nbad, double *rmin, hx_tmop_result *res) {
-  hx_mesh *mesh = tm->mesh, *sub = NULL;
-  hx_lid ne = mesh->num_elem;
-  size_t n3 = (size_t)hx_mesh_nodes_per_elem(mesh);
-  unsigned char *patch = NULL, *fixed = NULL;
-  double *weight = NULL, *sw = NULL;
-  uint64_t *border = NULL;
-  hx_lid *map = NULL;
-  int64_t nfree = 0;
-  int rc = hx_malloc((size_t)ne + 1, &patch);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *weight, &weight);
-  if (!rc) rc = hx_malloc(((size_t)tm->nl + 1) * sizeof *border, &border);
-  if (!rc) rc = repair_patches(tm, bad, patch, weight, border, &nfree);
-  if (!rc && !res->repair_passes) res->repair_free = nfree;
-  if (!rc) rc = repair_submesh(tm, patch, weight, border, &sub, &map, &fixed, &sw);
-  if (!rc) {
-    hx_tmop_opts o2 = *o;
-    repair_ok_ctx okc = {o, map};
-    o2.fixed_node = fixed, o2.elem_weight = sw;
-    if (o->elem_ok) o2.elem_ok = repair_elem_ok, o2.elem_ok_ctx = &okc;
-    o2.keep_sj = o->repair_sj, o2.newton_iters = o->repair_iters, o2.repair_sj = 0;
-    hx_tmop_result r2;
-    rc = hx_tmop_optimize(sub, &o2, &r2);
-    if (!rc) {
-      res->repair_newton += r2.newton_iters, res->repair_passes++;
-      res->time_total += r2.time_total;
-      for (hx_lid j = 0; j < sub->num_elem; j++)
-        memcpy(mesh->x + (size_t)map[j] * 3 * n3, sub->x + (size_t)j * 3 * n3, 3 * n3 * sizeof *mesh->x);
-      rc = repair_below(tm, bad, nbad, rmin);
-    }
-  }
-  hx_mesh_destroy(&sub);
-  hx_free(&patch), hx_free(&weight), hx_free(&border), hx_free(&map), hx_free(&fixed), hx_free(&sw);
-  return rc;
-}
-
-int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
-  hx_tmop *tm = NULL;
-  int rc = tm_numbering(mesh, o, &tm);
-  if (!tm) return rc;
-  unsigned char *bad = NULL;
-  int64_t nbad = 0;
-  double rmin = 0;
-  if (!rc) rc = hx_malloc((size_t)mesh->num_elem + 1, &bad);
-  if (!rc) rc = repair_below(tm, bad, &nbad, &rmin);
-  res->repair_bad = res->repair_after = nbad, res->repair_free = 0, res->repair_newton = 0, res->repair_passes = 0;
-  /* pass after pass while it gains (fewer left, or the poorest higher): a pass's hold-back leaves
-     a new state about the elements it could not raise enough, from which the next may */
-  while (!rc && nbad > 0 && res->repair_passes < o->repair_passes) {
-    int64_t n0 = nbad;
-    double r0 = rmin;
-    rc = repair_pass(tm, o, bad, &nbad, &rmin, res);
-    res->repair_after = nbad;
-    if (!(nbad < n0 || rmin > r0 + 1e-3)) break;
-  }
-  hx_free(&bad);
-  hx_tmop_destroy(&tm);
-  return rc;
-}
-
-/* ---- moves found at a lower order carried to the mesh's order (hx_tmop_transfer) ---- */
-
-/* D [nd^3], one component: the nodes with own[a] keep theirs; every other node gets the
-   hierarchy of hx_curve's blending from them: an edge's inner nodes linear between its
-   corners, a face's the 2D Gordon-Hall blend of its edges, the volume's the 3D blend of its
-   faces. Each entity uses its own boundary alone, so elements sharing it agree. */
-static void blend_moves(int nd, const double *g, const unsigned char *own, double *D) {
-  int N = nd - 1;
-  for (int dir = 0; dir < 3; dir++) /* edges along dir */
-    for (int p = 0; p < 2; p++)
-      for (int q = 0; q < 2; q++)
-        for (int t = 1; t < N; t++) {
-          int I[3], I0[3], I1[3], o1 = (dir + 1) % 3, o2 = (dir + 2) % 3;
-          I[o1] = I0[o1] = I1[o1] = p ? N : 0;
-          I[o2] = I0[o2] = I1[o2] = q ? N : 0;
-          I[dir] = t, I0[dir] = 0, I1[dir] = N;
-          int a = hx_lex(nd, I[0], I[1], I[2]);
-          if (!own[a]) D[a] = (1 - g[t]) * D[hx_lex(nd, I0[0], I0[1], I0[2])] + g[t] * D[hx_lex(nd, I1[0], I1[1], I1[2])];
-        }
-  for (int f = 0; f < 6; f++) hx_gh_blend_face(nd, g, f, own, D);
-  hx_gh_blend_volume(nd, g, D); /* no inner node lies on a boundary */
-}
-
-/* the L-node of corner c (c = i + 2j + 4k) of element e */
-static inline hx_lid corner_lnode(const hx_tmop *tm, hx_lid e, int c) {
-  int nd = tm->mesh->nd;
-  return tm->lmap->e2l[(size_t)e * nd * nd * nd + hx_corner_lex(nd, c)];
-}
-
-/* Element e of the carried mesh into xe ([3][nd^3]): its initial nodes plus the low-order
-   moves interpolated and scaled by the trilinear blend of its corners' factors (alpha =
-   hold_factor(lev)), then the nodes on
-   curved surfaces projected back onto them, their corrections blended into the rest
-   (blend_moves; nodes on planes keep their moves, which the low-order solve kept in-plane). */
-static void transfer_elem(const hx_tmop *tm, const hx_mesh *lo, const double *lo_x0, const double *B, const double *g,
-                          const unsigned char *lev, hx_lid e, double *xe) {
-  const hx_mesh *m = tm->mesh;
-  int nd = m->nd, ndp = lo->nd, n3 = nd * nd * nd, np3 = ndp * ndp * ndp;
-  double u[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND], d[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-  unsigned char own[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-  const hx_lid *e2l = tm->lmap->e2l + (size_t)e * n3;
-  double ac[8];
-  for (int c = 0; c < 8; c++) ac[c] = hold_factor(lev[corner_lnode(tm, e, c)]);
-  for (int c = 0; c < 3; c++) {
-    const double *xl = lo->x + ((size_t)e * 3 + c) * np3, *xl0 = lo_x0 + ((size_t)e * 3 + c) * np3;
-    for (int a = 0; a < np3; a++) u[a] = xl[a] - xl0[a];
-    hx_tensor_interp(ndp, nd, B, u, d);
-    const double *x0 = hx_mesh_elem_x(m, e, c);
-    for (int k = 0; k < nd; k++)
-      for (int j = 0; j < nd; j++)
-        for (int i = 0; i < nd; i++) {
-          int a = hx_lex(nd, i, j, k);
-          double wi = g[i], wj = g[j], wk = g[k];
-          double al = (1 - wk) * ((1 - wj) * ((1 - wi) * ac[0] + wi * ac[1]) + wj * ((1 - wi) * ac[2] + wi * ac[3])) +
-                      wk * ((1 - wj) * ((1 - wi) * ac[4] + wi * ac[5]) + wj * ((1 - wi) * ac[6] + wi * ac[7]));
-          xe[(size_t)c * n3 + a] = x0[a] + al * d[a];
-        }
-  }
-  /* corrections of the nodes on curved surfaces */
-  double corr[3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
-  for (int a = 0; a < n3; a++) {
-    hx_lid l = e2l[a];
-    own[a] = tm->ncon[l] > 0;
-    corr[0][a] = corr[1][a] = corr[2][a] = 0;
-    if (tm->curved[l] != -1) {
-      double y[3] = {xe[a], xe[n3 + a], xe[2 * (size_t)n3 + a]}, p[3];
-      track_project(tm, tm->curved[l], y, p);
-      for (int c = 0; c < 3; c++) corr[c][a] = p[c] - y[c];
-    }
-  }
-  for (int c = 0; c < 3; c++) {
-    blend_moves(nd, g, own, corr[c]);
-    for (int a = 0; a < n3; a++) xe[(size_t)c * n3 + a] += corr[c][a];
-  }
-}
-
-int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback, int *rounds) {
-  *nback = 0, *rounds = 0;
-  HX_CHECK(lo->num_elem == m->num_elem && lo->order <= m->order, HX_ERR_INPUT,
-           "transfer: the low-order mesh has %lld elements of order %d, the mesh %lld of order %d", (long long)lo->num_elem,
-           lo->order, (long long)m->num_elem, m->order);
-  for (size_t i = 0; i < (size_t)m->num_elem * 8; i++)
-    HX_CHECK(lo->vert_id[i] == m->vert_id[i], HX_ERR_INPUT, "transfer: element %lld has other corners in the low-order mesh",
-             (long long)(i / 8));
-  hx_tmop *tm = NULL;
-  int rc = tm_base(m, o, &tm);
-  if (!tm) return rc;
-  int nd = m->nd, ndp = lo->nd, n3 = nd * nd * nd;
-  hx_lid ne = m->num_elem, nl = tm->nl;
-  double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *a0 = NULL, *a1 = NULL, *B = NULL;
-  uint64_t *flag = NULL;
-  unsigned char *lev = NULL, *dirty = NULL, *w0 = NULL, *w1 = NULL;
-  hx_quality_ctx *qc[2] = {NULL, NULL};
-  double g[HX_MAX_ND], w[HX_MAX_ND], gp[HX_MAX_ND], wp[HX_MAX_ND];
-  if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r0, &r0);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *r1, &r1);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f0, &f0);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *f1, &f1);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *a0, &a0);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *a1, &a1);
-  if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof *flag, &flag);
-  if (!rc) rc = hx_malloc((size_t)nl + 1, &lev); /* zeroed: alpha 1 */
-  if (!rc) rc = hx_malloc((size_t)ne + 1, &w0);
-  if (!rc) rc = hx_malloc((size_t)ne + 1, &w1);
-  if (!rc) rc = hx_malloc((size_t)nd * ndp * sizeof *B, &B);
-  if (!rc) rc = hx_gll(nd, g, w);
-  if (!rc) rc = hx_gll(ndp, gp, wp);
-  for (int k = 0; k < 2 && !rc; k++) rc = fold_ctx(nd, k, &qc[k]);
-  if (!rc) {
-    hx_lagrange_matrices(ndp, gp, nd, g, B, NULL);
-    rc = fold_state(tm, m->x, qc, 2, r0, a0, f0, w0, NULL);
-  }
-  /* an element's nodes depend on its own corners' alpha alone (the trilinear blend on a shared
-     face or edge uses that entity's corners), so a round evaluates only the elements with a
-     corner changed in the round before */
-  if (!rc) rc = hx_malloc((size_t)ne + 1, &dirty);
-  if (!rc) memset(dirty, 1, (size_t)ne);
-  /* transfer_keep (soft > keep_sj): once the rounds end with every element passing keep_fails
-     (phase 1), more rounds (phase 2) hold back the elements that end below min(soft, as meshed)
-     through those of their corners that are neither PROTECTED (the corners of the
-     elements below keep_sj as meshed, whose gain they carry) nor frozen. An element that fails
-     keep_fails in phase 2 gets its corners' phase-1 alpha back (it is then its phase-1 self,
-     which passed) and they are FROZEN. So keep_fails' guarantee holds, the elements below
-     keep_sj as meshed end as after phase 1 (their corners keep phase-1 alpha), and the rounds
-     end: alpha only falls, or a corner freezes. */
-  double soft = o->transfer_keep > o->keep_sj ? o->transfer_keep : 0;
-  enum { PROTECTED = 1, FROZEN = 2 };        /* node2 bits (phase 2) */
-  enum { HALVE = 1, RESTORE = 2 };           /* flag bits, or-ed over the ranks */
-  unsigned char *node2 = NULL, *lev1 = NULL; /* lev1: phase 1's levels */
-  int phase = 1;
-  if (!rc && soft > 0) rc = hx_malloc((size_t)nl + 1, &node2);
-  if (!rc && soft > 0) rc = hx_malloc((size_t)nl + 1, &lev1);
-  while (!rc) {
-#pragma omp parallel for schedule(dynamic, 64)
-    for (hx_lid e = 0; e < ne; e++)
-      if (dirty[e]) transfer_elem(tm, lo, lo_x0, B, g, lev, e, xe + (size_t)e * 3 * n3);
-    if ((rc = fold_state(tm, xe, qc, 2, r1, a1, f1, w1, dirty))) break;
-    memset(flag, 0, (size_t)nl * sizeof *flag);
-    for (hx_lid e = 0; e < ne; e++)
-      if (keep_fails(o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e])) {
-        for (int c = 0; c < 8; c++) flag[corner_lnode(tm, e, c)] |= phase == 2 ? RESTORE : HALVE;
-      } else if (phase == 2 && !(r1[e] >= fmin(soft, r0[e]))) {
-        for (int c = 0; c < 8; c++)
-          if (!(node2[corner_lnode(tm, e, c)] & PROTECTED)) flag[corner_lnode(tm, e, c)] |= HALVE;
-      }
-    if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
-    int64_t moved = 0;
-    for (hx_lid l = 0; l < nl; l++) {
-      int ch = 0;
-      if (flag[l] & RESTORE) {
-        node2[l] |= FROZEN;
-        ch = lev[l] != lev1[l];
-        lev[l] = lev1[l];
-      } else if ((flag[l] & HALVE) && lev[l] < HOLD_LEVELS && !(phase == 2 && (node2[l] & FROZEN))) {
-        lev[l]++;
-        ch = 1;
-      }
-      flag[l] = (uint64_t)ch; /* from here: the corners changed in this round */
-      moved += ch;
-    }
-    for (hx_lid e = 0; e < ne; e++) {
-      dirty[e] = 0;
-      for (int c = 0; c < 8; c++) dirty[e] |= flag[corner_lnode(tm, e, c)] != 0;
-    }
-    if ((rc = hx_comm_sum_int64(m->comm, &moved, 1))) break;
-    if (!moved && soft > 0 && phase == 1) {
-      phase = 2;
-      memcpy(lev1, lev, (size_t)nl);
-      memset(flag, 0, (size_t)nl * sizeof *flag);
-      for (hx_lid e = 0; e < ne; e++)
-        if (!(r0[e] >= o->keep_sj))
-          for (int c = 0; c < 8; c++) flag[corner_lnode(tm, e, c)] = 1;
-      if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
-      for (hx_lid l = 0; l < nl; l++) node2[l] = flag[l] ? PROTECTED : 0;
-      continue;
-    }
-    if (!moved) break;
-    (*rounds)++;
-  }
-  if (!rc) {
-    memcpy(m->x, xe, tm->nE * sizeof *xe);
-    int64_t held = 0;
-    for (hx_lid e = 0; e < ne; e++) {
-      int any = 0;
-      for (int c = 0; c < 8; c++) any |= lev[corner_lnode(tm, e, c)] > 0;
-      held += any;
-    }
-    rc = hx_comm_sum_int64(m->comm, &held, 1);
-    *nback = held;
-  }
-  hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
-      hx_free(&B);
-  hx_free(&dirty), hx_free(&node2), hx_free(&lev1), hx_free(&w0), hx_free(&w1);
-  hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
-  hx_tmop_destroy(&tm);
-  return rc;
 }
 
 int hx_tmop_ddot(hx_tmop *tm, const double *a, const double *b, double *out) {
@@ -1196,7 +729,7 @@ int hx_tmop_dsnap(hx_tmop *tm, double *x) {
   HX_CALL(tm->be->vec_download(tm->pa, tm->dC, tm->hC, 3 * (size_t)tm->ncurved));
   for (hx_lid k = 0; k < tm->ncurved; k++) {
     double *p = tm->hC + 3 * (size_t)k;
-    track_project(tm, tm->csurf[k], p, p);
+    hx_tmop_track_project(tm, tm->csurf[k], p, p);
   }
   HX_CALL(tm->be->vec_upload(tm->pa, tm->hC, tm->dC, 3 * (size_t)tm->ncurved));
   return tm->be->put(tm->pa, tm->dC, x);

@@ -1,4 +1,5 @@
-/* Helpers of the CPU backend that tmop also uses (targets, checks). */
+/* Private helpers of the CPU backend (kernels/ only; others reach them through the host helpers
+   of hx_kernels.h). */
 #pragma once
 #include "hx_types.h"
 

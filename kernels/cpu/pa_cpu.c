@@ -1,5 +1,5 @@
 /* The reference CPU backend: partial assembly of the TMOP operators by sum
-   factorization, OpenMP over elements (style.md section 5; maths in tmop.md 1.3).
+   factorization, OpenMP over elements (the maths in hx_kernels.h); the backend every other is tested against.
 
    design:
    1. Per element, the 3x3 Jacobian A at every quadrature point comes from three
@@ -175,7 +175,7 @@ HX_INLINE void jact_body(int nd, int nq, const double *restrict B, const double 
   }
 }
 
-/* Order specialization (style.md 5): the bodies above are instantiated with
+/* Order specialization: the bodies above are instantiated with
    compile-time nd, nq (and layout) for the common cases, so the short 1D loops
    unroll and the point loops vectorize; other sizes take the generic body. */
 /* clang-format off */
@@ -327,7 +327,7 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
 }
 
 /* The on-the-fly Hessian action of mu_303 with W^{-1} = s I, entry-major (SoA)
-   so that the point loop vectorizes: T = s A, dT = s dA, and tmop.md 1.5
+   so that the point loop vectorizes: T = s A, dT = s dA, and
    dP = (1/3){a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T]},
    a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3);
    F = wt s dP. tau^(1/3) comes from a separate scalar loop (hx_cbrt). */

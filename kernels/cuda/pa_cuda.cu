@@ -1,5 +1,5 @@
 /* The CUDA backend: the TMOP partial-assembly kernels of hx_kernels.h on an
-   NVIDIA GPU, FP64, sum-factorized (maths in tmop.md 1.3; the CPU backend
+   NVIDIA GPU, FP64, sum-factorized (the maths in hx_kernels.h; the CPU backend
    kernels/cpu/pa_cpu.c is the reference these kernels are tested against).
 
    design:
@@ -11,7 +11,7 @@
       memory once per block.
    2. Forward: three 1D contractions (x, then y, then z) give A = dx/dxi at each
       quadrature point; a thread per point calls the same per-point metric
-      functions as the CPU (tmop/metrics/hx_metric_point.h, HX_HD) and writes the
+      functions as the CPU (kernels/metrics/hx_metric_point.h, HX_HD) and writes the
       flux F (9 per point); three transposed contractions sum F back to the nodes.
    3. Kernels are templated on (nd, nq) for the pairs that matter (constant loop
       bounds and index divisions); any other pair runs the generic instantiation
@@ -780,17 +780,10 @@ struct launch_args {
   double *y;
 };
 
-/* blocks per SM for the metric-303 on-the-fly action: 3 (80 registers, spills)
-   was faster at p = 4 (6.7 vs 6.4 GDOF/s on the H100), 2 (116 registers) at p = 2
-   (1.26 vs 1.09); HX_CUDA_HAPPLY_MINB=2|3 overrides (benchmarks) */
-int happly_minb(int nd) {
-  static int v = -1;
-  if (v < 0) {
-    const char *e = getenv("HX_CUDA_HAPPLY_MINB");
-    v = e ? (atoi(e) == 2 ? 2 : 3) : 0;
-  }
-  return v ? v : (nd >= 5 ? 3 : 2);
-}
+/* blocks per SM for the metric-303 on-the-fly action, the measured best per order: 3 (80
+   registers, spills) was faster at p = 4 (6.7 vs 6.4 GDOF/s on the H100), 2 (116 registers) at
+   p = 2 (1.26 vs 1.09) */
+int happly_minb(int nd) { return nd >= 5 ? 3 : 2; }
 
 /* raise a kernel's dynamic shared memory limit once per kernel (not per launch):
    a small table of (kernel, bytes already allowed) */
@@ -1336,8 +1329,7 @@ const hx_backend hx_backend_cuda = {
 };
 }
 
-/* ------------------------------------------------------------------ bench helpers (hx_cuda.h) */
-#include "hx_cuda.h"
+/* ------------------------------------------------------------------ bench helpers (hx_kernels.h) */
 
 extern "C" int hx_cuda_sync(void) {
   HX_CALL_CUDA(cudaDeviceSynchronize());

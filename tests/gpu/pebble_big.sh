@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One large bed on the lent machine's host (meshers.md, "Figures to beat": 3.5 x 10^5 pebbles
+# One large bed on the lent machine's host (the pebble mesher's figure to beat: 3.5 x 10^5 pebbles
 # on one 16-core node with MPI): a bed file (carried, gzip allowed) meshed at order 1 on P ranks
 # (unbound, cores / P OpenMP threads each) and written as .re2 (order 1: corners and sphere
 # curves), with the wall time, the mesher's stage times (its --json), every rank's peak RSS and

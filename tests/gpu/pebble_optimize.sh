@@ -86,7 +86,7 @@ if [ -n "${SETS:-}" ]; then
       )
       # keep the elements that miss a goal (Nek scaled Jacobian below 0.3, aspect above 20)
       awk '$1 ~ /^[0-9]+$/ && NF >= 6 && ($2 < 0.3 || $5 > 20)' "$OUT/$bed-s$i-cuda.txt" > "$OUT/$bed-s$i-bad.txt" 2>/dev/null
-      # and the solve's own lines (with HX_TMOP_DEBUG=1 in a set: the hold-back's rounds by reason)
+      # and the solve's own lines (with --debug tmop in a set: the hold-back's rounds by reason)
       grep -E "keep-sj round|--repair|^optimize" "$OUT/$bed-s$i-cuda.txt" > "$OUT/$bed-s$i-log.txt" 2>/dev/null
       rm -f "$OUT/$bed-s$i-meshed.txt" "$OUT/$bed-s$i-cuda.txt"
     done

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: configure + build (Release, CUDA on, MPI when
 # found), run the CUDA tests (CPU vs CUDA kernels, Newton histories), then the
-# benchmarks: kernel throughput vs problem size (hx_bench_kernels, with the
+# benchmarks: kernel throughput vs problem size (`hexpack bench kernels`, with the
 # measured device-to-device copy roofline) and `hexpack bench tmop --backend cuda`
 # (Kershaw 24^3, orders 1..4). Logs go to $OUT (or ./gpu-out); a short table last.
-# --profile adds a second `bench tmop` with HX_TMOP_SYNC_TIMERS=1 (operator timers
+# --profile adds a second `bench tmop` with --sync-timers (operator timers
 # wait for the GPU: where the solve's time goes, kernels incl. E<->L vs the rest).
 # --no-gl skips the Gauss-Legendre (Q = p + 2) kernel sweep; --cpu adds the cpu backend
 # (all cores) on the same Kershaw bench.
@@ -42,8 +42,8 @@ ctest_rc=$?
 cd ..
 if [ $BENCH = 1 ]; then
   maxm=400; [ $QUICK = 1 ] && maxm=20
-  ./$B/kernels/cuda/hx_bench_kernels --orders 1,2,3,4 --max-mdofs $maxm 2>&1 | tee "$OUT/bench_kernels.txt"
-  [ $GL = 1 ] && ./$B/kernels/cuda/hx_bench_kernels --orders 1,2,3,4 --max-mdofs $maxm --gl 2>&1 | tee -a "$OUT/bench_kernels.txt"
+  ./$B/hexpack bench kernels --orders 1,2,3,4 --max-mdofs $maxm 2>&1 | tee "$OUT/bench_kernels.txt"
+  [ $GL = 1 ] && ./$B/hexpack bench kernels --orders 1,2,3,4 --max-mdofs $maxm --gl 2>&1 | tee -a "$OUT/bench_kernels.txt"
 fi
 if [ $TMOP = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
@@ -51,7 +51,7 @@ if [ $TMOP = 1 ]; then
 fi
 if [ $PROFILE = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
-  HX_TMOP_SYNC_TIMERS=1 timeout 200 ./$B/hexpack bench tmop --n $n --orders 1,2,3,4 --reps 1 --backend cuda 2>&1 \
+  timeout 200 ./$B/hexpack bench tmop --n $n --orders 1,2,3,4 --reps 1 --backend cuda --sync-timers 2>&1 \
     | grep -v "^newton" | tee "$OUT/profile_tmop_cuda.txt"
 fi
 if [ $CPU = 1 ]; then

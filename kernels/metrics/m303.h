@@ -1,6 +1,6 @@
 /* mu_303 = I1b/3 - 1 = |T|^2 / (3 tau^(2/3)) - 1: 3D shape metric, barrier,
    polyconvex (MFEM numbering; the Kershaw benchmark metric). par is unused.
-   P = (1/3) dI1b;  dP = H:dT = (1/3) ddI1b:dT (tmop.md 1.5). */
+   P = (1/3) dI1b;  dP = H:dT = (1/3) ddI1b:dT. */
 #pragma once
 #include "hx_invariants.h"
 

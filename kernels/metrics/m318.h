@@ -1,5 +1,5 @@
 /* mu_318 = (tau^2 + tau^-2)/2 - 1: 3D size metric, barrier (MFEM numbering). par unused.
-   P = (tau - tau^-3) C;  dP = (1 + 3 tau^-4)(C:dT) C + (tau - tau^-3) dC  (tmop.md 1.5). */
+   P = (tau - tau^-3) C;  dP = (1 + 3 tau^-4)(C:dT) C + (tau - tau^-3) dC. */
 #pragma once
 #include "hx_invariants.h"
 

@@ -1,4 +1,4 @@
-/* 3x3 matrix helpers and the invariants of tmop.md section 1.4, as point
+/* 3x3 matrix helpers and the invariants of TMOP (I1b, I2b, tau and their derivatives), as point
    functions usable from C and CUDA (HX_HD).
 
    Matrices are 9 doubles, row-major: T[3*i + j] = T_ij. C = cof(T) = tau T^{-T},

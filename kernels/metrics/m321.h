@@ -2,7 +2,7 @@
    (MFEM numbering). par unused.
    P  = 2T + dI2/tau^2 - (2 I2/tau^3) C
    dP = 2dT + (ddI2:dT)/tau^2 - (2/tau^3)[(C:dT) dI2 + (dI2:dT) C]
-        + (6 I2/tau^4)(C:dT) C - (2 I2/tau^3) dC  (tmop.md 1.5) */
+        + (6 I2/tau^4)(C:dT) C - (2 I2/tau^3) dC */
 #pragma once
 #include "hx_invariants.h"
 

@@ -2,7 +2,7 @@
    are, and host entry points to their point functions (the inline HX_HD
    versions live in mNNN.h and hx_metric_point.h).
 
-   Adding a metric: write tmop/metrics/mNNN.h (mu, P, dP; HX_METRIC_DERIVED gives
+   Adding a metric: write kernels/metrics/mNNN.h (mu, P, dP; HX_METRIC_DERIVED gives
    H and the diagonal blocks), add a case to HX_METRIC_SWITCH in
    hx_metric_point.h, one row in metrics.c, and it is covered by t301. */
 #pragma once

@@ -1,5 +1,5 @@
 /* mu_315 = (tau - 1)^2: 3D size metric, not a barrier (MFEM numbering). par unused.
-   P = 2 (tau - 1) C;  dP = 2 (C:dT) C + 2 (tau - 1) dC  (tmop.md 1.5). */
+   P = 2 (tau - 1) C;  dP = 2 (C:dT) C + 2 (tau - 1) dC. */
 #pragma once
 #include "hx_invariants.h"
 

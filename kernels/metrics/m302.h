@@ -1,7 +1,7 @@
 /* mu_302 = I1b I2b / 9 - 1 = |T|^2 |T^{-1}|^2 / 9 - 1: 3D shape metric, barrier,
    polyconvex (MFEM numbering). par is unused.
    P  = (1/9)(I1b dI2b + I2b dI1b)
-   dP = (1/9)[(dI2b:dT) dI1b + (dI1b:dT) dI2b + I1b (ddI2b:dT) + I2b (ddI1b:dT)]  (tmop.md 1.5) */
+   dP = (1/9)[(dI2b:dT) dI1b + (dI1b:dT) dI2b + I1b (ddI2b:dT) + I2b (ddI1b:dT)] */
 #pragma once
 #include "hx_invariants.h"
 
