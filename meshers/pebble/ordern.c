@@ -435,7 +435,7 @@ int pb_sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mesh **
   memcpy(m->elem_attr, m1->elem_attr, (size_t)m1->num_elem * sizeof *m->elem_attr);
 #pragma omp parallel for schedule(dynamic, 16)
   for (hx_lid e = 0; e < m1->num_elem; e++) pb_sweep_elem(sc, e, nd, g, m->x + (size_t)e * 3 * nd3);
-  if (getenv("HX_PEBBLE_DEBUG")) {
+  if (sc->o->debug.facets) {
     double *Dm = NULL;
     if (!hx_malloc((size_t)nd * nd * sizeof *Dm, &Dm)) {
       hx_mesh_gll_derivative(nd, Dm);

@@ -76,7 +76,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     w = &bd->w[bd->nw++];
     w->p[2] = o->zhi, w->n[2] = 1, w->kind = 2;
   }
-  pb_stage_mem("start");
+  pb_stage_mem(o->debug.mem, "start");
   int rc = pb_build_sites(bd, bed, o);
   st.num_spheres = bed->n;
   st.num_ghosts = bd->ns - bd->nreal;
@@ -97,7 +97,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     st = st0;
     st.num_repair_rounds = round;
     rc = pb_build_diagram(bd, o, bed, &st);
-    pb_stage_mem("diagram");
+    pb_stage_mem(o->debug.mem, "diagram");
     clock_gettime(CLOCK_MONOTONIC, &tb);
     t_diag += (double)(tb.tv_sec - ta.tv_sec) + 1e-9 * (double)(tb.tv_nsec - ta.tv_nsec);
     if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->fbad, &bd->fbad);
@@ -131,11 +131,11 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
           bd->forced = 1;
         }
         hx_free(&ch);
-        pb_stage_mem("variant scoring");
+        pb_stage_mem(o->debug.mem, "variant scoring");
       } else if (!rc && pb_nthreads() > 1 && bd->nf > 0) { /* one rank, several threads */
         rc = pb_score_facets(bd, o, 0, bd->nf, &st);
         bd->forced = 1;
-        pb_stage_mem("variant scoring");
+        pb_stage_mem(o->debug.mem, "variant scoring");
       }
       if (!rc) rc = pb_tessellate(bd, o, &st);
       bd->forced = 0;
@@ -175,7 +175,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   if (!rc) rc = pb_split_quads(bd, o->split);
   int mo = pb_map_order(o, o->order);
   if (!rc && (pb_spacing_on(o->ring_volume, mo) || pb_spacing_on(o->edge_volume, mo))) rc = pb_ring_edges(bd, o);
-  pb_stage_mem("tessellation");
+  pb_stage_mem(o->debug.mem, "tessellation");
   hx_mesh *m = NULL;
   int32_t *stamp = NULL, *colbase = NULL;
   elinfo *einfo = NULL;
@@ -185,7 +185,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
   pface *pf = NULL;
   hx_lid npf = 0, cappf = 0, ne = 0, cape = 0;
   int L = o->layers;
-  int debug = getenv("HX_PEBBLE_DEBUG") != NULL;
+  int debug = o->debug.facets;
   double s[65];
   pb_grading(L, o->ratio, o->first_layer, s);
   int NE[2] = {o->inlet_len > 0 ? o->inlet_layers : 0, o->outlet_len > 0 ? o->outlet_layers : 0};
@@ -433,7 +433,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: rank %d swept %lld elements, the counts said %lld", myrank, (long long)ne,
                   (long long)cape);
   hx_free(&stamp), hx_free(&colbase);
-  pb_stage_mem("sweep");
+  pb_stage_mem(o->debug.mem, "sweep");
   clock_gettime(CLOCK_MONOTONIC, &t2);
   hx_free(&Xl);
   /* boundary faces, names, surfaces (collective: every rank gets here, with rc agreed) */
@@ -459,13 +459,13 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     for (int k = 0; k < nsurf && !rc; k++) rc = hx_mesh_add_surface(m, &surf[k], NULL);
   }
 #undef NODE_X
-  pb_stage_mem("order-1 mesh");
+  pb_stage_mem(o->debug.mem, "order-1 mesh");
   if (!rc && o->order > 1 && !o->lazy) {
     hx_mesh *hi = NULL;
     sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo, 0};
     rc = pb_sweep_curve(&sc, m, o->order, &hi);
     if (!rc) rc = pb_pnum_ids(&P, bd, einfo, hi);
-    if (!rc && getenv("HX_PEBBLE_CLASSIFY")) rc = pb_classify_report(bd, einfo, hi, L);
+    if (!rc && o->debug.classify) rc = pb_classify_report(bd, o, einfo, hi);
     if (!rc) {
       hx_mesh_destroy(&m);
       m = hi;

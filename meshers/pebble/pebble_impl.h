@@ -321,8 +321,8 @@ int pb_fsave_store(fsave *sv, const builder *bd);
 int pb_fsave_lookup(const fsave *sv, builder *bd);
 
 /* ---- report.c ------------------------------------------------------------------------------ */
-int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m, int layers);
-void pb_stage_mem(const char *stage);
+int pb_classify_report(const builder *bd, const hx_pebble_opts *o, const elinfo *ei, const hx_mesh *m);
+void pb_stage_mem(int on, const char *stage);
 
 /* ---- pebble.c ------------------------------------------------------------------------------ */
 void pb_builder_free(builder *bd);

@@ -3,7 +3,7 @@
 #include "pebble_impl.h"
 #include <time.h>
 
-/* whether element e is in the comma-separated list s (HX_PEBBLE_ELEMS: elements to describe) */
+/* whether element e is in the comma-separated list s (--debug elems=LIST: elements to describe) */
 static int listed(const char *s, long long e) {
   while (s && *s) {
     char *end;
@@ -15,11 +15,12 @@ static int listed(const char *s, long long e) {
   return 0;
 }
 
-/* Quality analysis (HX_PEBBLE_CLASSIFY set): Nek5000 scaled Jacobian and aspect
+/* Quality analysis (--debug classify, o->debug.classify set): Nek5000 scaled Jacobian and aspect
    ratio of the order-N mesh by class of element (where its quad lies in the facet
    tessellation, on a wall facet or not, extrusion), with counts below 0.1 / 0.3 and
    of aspect > 20, and per radial layer; printed to stderr. */
-int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m, int layers) {
+int pb_classify_report(const builder *bd, const hx_pebble_opts *o, const elinfo *ei, const hx_mesh *m) {
+  int layers = o->layers;
   static const char *kname[QK_N] = {"fan", "fan in ring", "ring (no bridge)", "bridge ring (circle)", "bridge outer ring"};
   hx_elem_quality *q = NULL;
   hx_quality_opts qo;
@@ -37,11 +38,11 @@ int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m, in
   hx_lid cnt[NC] = {0}, lo1[NC] = {0}, lo3[NC] = {0}, asp[NC] = {0};
   double mn[NC], amax[NC];
   for (int c = 0; c < NC; c++) mn[c] = INFINITY, amax[c] = 0;
-  /* HX_PEBBLE_CLASSIFY=2[,A]: also list the elements below 0.05 or above aspect A (100) */
-  const char *env = getenv("HX_PEBBLE_CLASSIFY");
-  int list = env[0] == '2';
-  double alist = list && env[1] == ',' ? atof(env + 2) : 100;
-  const char *elems = getenv("HX_PEBBLE_ELEMS"); /* and these */
+  /* classify=2[,A]: also list the elements below 0.05 or above aspect A (100) */
+  const char *spec = o->debug.classify;
+  int list = spec[0] == '2';
+  double alist = list && spec[1] == ',' ? atof(spec + 2) : 100;
+  const char *elems = o->debug.elems; /* and these */
   for (hx_lid e = 0; e < m->num_elem; e++) {
     const elinfo *E = &ei[e];
     int cls[2] = {2 * QK_N, -1};
@@ -84,9 +85,9 @@ int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m, in
   return HX_OK;
 }
 
-/* HX_PEBBLE_MEM set: peak and current RSS after each stage, on stderr */
-void pb_stage_mem(const char *stage) {
-  if (!getenv("HX_PEBBLE_MEM")) return;
+/* --debug mem (on): the time, peak and current RSS after each stage, on stderr */
+void pb_stage_mem(int on, const char *stage) {
+  if (!on) return;
   FILE *f = fopen("/proc/self/status", "r");
   char line[256], out[256] = "";
   static struct timespec t0;

@@ -1091,8 +1091,7 @@ int pb_tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st) {
           }
         }
         if (rc) break;
-        if ((var == NVAR || (getenv("HX_PEBBLE_FACET") && atoi(getenv("HX_PEBBLE_FACET")) == (int)f)) &&
-            getenv("HX_PEBBLE_DEBUG")) {
+        if ((var == NVAR && o->debug.facets) || o->debug.facet == (long)f) {
           fprintf(stderr, "facet %d var %d q %.3f: a %d (%.4f %.4f %.4f r %.3f) b %d mask %d (%.4f %.4f %.4f) wall %d nv %d\n",
                   (int)f, var, facet_columns_q(bd, o, F, nq0, -INFINITY), (int)a, bd->sx[3 * a], bd->sx[3 * a + 1],
                   bd->sx[3 * a + 2], bd->sr[a], (int)b, bd->smask[b], bd->sx[3 * b], bd->sx[3 * b + 1], bd->sx[3 * b + 2],
