@@ -358,7 +358,7 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     for (hx_lid s2 = 0; s2 < bd->nreal; s2++) mirror[s2] = -1;
     for (hx_lid s2 = bd->nreal; s2 < bd->ns; s2++)
       if (bd->smask[s2] == cbit) mirror[bd->sparent[s2]] = (int32_t)s2;
-    qsort(chord, (size_t)nch, 3 * sizeof *chord, cmp_chord);
+    if (nch) qsort(chord, (size_t)nch, 3 * sizeof *chord, cmp_chord); /* chord is NULL when there are none */
   }
   for (hx_lid i = 0; i < nch && !rc;) {
     hx_lid j = i;

@@ -1,5 +1,5 @@
 /* The pebble-bed mesher: curved all-hex meshes of the fluid between packed spheres
-   (meshers.md section 1; the algorithm is described in docs/architecture.md).
+   (the algorithm is described in docs/architecture.md, "Pebble beds").
 
    Usage:
      hx_pebble_bed *bed;
