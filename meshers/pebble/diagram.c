@@ -35,6 +35,28 @@ static int cmp_pedge(const void *a, const void *b) {
   return x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
 }
 
+/* The clean-up's vertex clusters: a union-find over the diagram's vertices (the tetrahedra's
+   power centres, then the container cylinder's crossings), each cluster's members linked from
+   its root, and the vertex -> facet incidence that the plane fit and the guards walk. */
+typedef struct clusters {
+  hx_lid nv;                    /* diagram vertices */
+  const double *C0;             /* [nv][3] their positions before the clean-up */
+  double *Cc;                   /* owned: C0 when the cylinder clips the cells (clip_cylinder) */
+  uint8_t *Mc;                  /* owned: [nv] the wall masks clip_cylinder gives, or NULL */
+  int32_t *vf_start, *vf;       /* the facets of vertex t: vf[vf_start[t] .. vf_start[t + 1]) */
+  double *V;                    /* [nv][3] the position of a cluster (at its root) */
+  uint8_t *vmask;               /* [nv] the wall mask of a cluster (at its root) */
+  uint8_t *gfl;                 /* [nv] guarded (pb_repair_guard), or-ed by the merges */
+  int32_t *par;                 /* [nv] union-find parent */
+  int32_t *next, *tail, *csize; /* [nv] the next member, a root's last member, a root's size */
+  double eps0, tol;             /* coincident (1e-9 d) and short (--collapse x d) edge lengths */
+} clusters;
+
+static void clusters_free(clusters *cl) {
+  hx_free(&cl->Cc), hx_free(&cl->Mc), hx_free(&cl->vf_start), hx_free(&cl->vf), hx_free(&cl->V), hx_free(&cl->vmask);
+  hx_free(&cl->gfl), hx_free(&cl->par), hx_free(&cl->next), hx_free(&cl->tail), hx_free(&cl->csize);
+}
+
 /* distinct cyclic vertex list of facet f under the union-find (roots), into out;
    returns its length */
 static int facet_roots(const builder *bd, int32_t *par, const facet *f, int32_t *out, int max) {
@@ -68,7 +90,8 @@ int pb_extruded(const hx_pebble_opts *o, const wall *w) {
 }
 
 /* A facet (a, b) needs a bridge: real pair or own mirror with a gap below the threshold */
-int pb_facet_contact(const builder *bd, const hx_pebble_opts *o, const facet *f, double *gap) {
+int pb_facet_contact(const builder *bd, const facet *f, double *gap) {
+  const hx_pebble_opts *o = bd->plan->o;
   int32_t a = f->a, b = f->b;
   double dmin = 2 * fmin(bd->sr[a], bd->sr[b]);
   if (bd->smask[b] == 0) {
@@ -119,8 +142,9 @@ void pb_facet_plane(const builder *bd, const facet *F, const double x[3], double
    on from a sphere centre then stops being star-shaped from it and its columns fold
    (issue 5). The caller snaps the result and checks how far it moved. A vertex on the
    cylinder keeps x0. */
-static void plane_fit(const builder *bd, const int32_t *vf_start, const int32_t *vf, const int32_t *next, int32_t r1, int32_t r2,
-                      uint8_t mask, const double x0[3], double out[3]) {
+static void plane_fit(const builder *bd, const clusters *cl, int32_t r1, int32_t r2, uint8_t mask, const double x0[3],
+                      double out[3]) {
+  const int32_t *vf_start = cl->vf_start, *vf = cl->vf, *next = cl->next;
   /* not on the container cylinder: its mirror sites' power planes are only tangent to
      it, the facets there are curved onto it, and fitting planes made facets there worse */
   memcpy(out, x0, 3 * sizeof(double));
@@ -240,6 +264,8 @@ static int push_chord(const builder *bd, const facet *F, int32_t c1, int32_t c2,
    Vertex ids: tetrahedra [0, T), crossings [T, T + nc); their initial positions and
    wall masks are returned in *pos and *msk. */
 static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos, uint8_t **msk) {
+  /* 240 lines, left whole: one pass whose crossing table, chord list and new facet list every
+     facet shares, then the wall facets from the chords; not split in the reorganisation */
   hx_power3d *pd = bd->pd;
   hx_lid T = pd->num_tets;
   int cw = -1;
@@ -480,8 +506,10 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
 /* may the diagram vertex clusters ru and rv merge? Not if a facet of ru that also has rv
    would be pinched (they are not neighbours on it) or would vanish (3 vertices left) while
    it is a contact or near-contact facet */
-static int collapse_keeps_facets(const builder *bd, const hx_pebble_opts *o, int32_t *par, const int32_t *next,
-                                 const int32_t *vf_start, const int32_t *vf, int32_t ru, int32_t rv) {
+static int collapse_keeps_facets(const builder *bd, const clusters *cl, int32_t ru, int32_t rv) {
+  int32_t *par = cl->par;
+  const int32_t *next = cl->next, *vf_start = cl->vf_start, *vf = cl->vf;
+  const hx_pebble_opts *o = bd->plan->o;
   int ok = 1;
   for (int32_t t = ru; t >= 0 && ok; t = next[t])
     for (int32_t k = vf_start[t]; k < vf_start[t + 1] && ok; k++) {
@@ -499,7 +527,7 @@ static int collapse_keeps_facets(const builder *bd, const hx_pebble_opts *o, int
       else if (m2 <= 3) {
         /* the facet would vanish: never a contact facet */
         double gap;
-        if (pb_facet_contact(bd, o, F, &gap)) ok = 0;
+        if (pb_facet_contact(bd, F, &gap)) ok = 0;
         if (bd->smask[F->b] == 0 && pb_pair_gap(bd, F->a, F->b) < o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b])) ok = 0;
       }
     }
@@ -510,15 +538,18 @@ static int collapse_keeps_facets(const builder *bd, const hx_pebble_opts *o, int
    pierce point (the bridge axis) out of view of the polygon, nor close to its boundary,
    when it was clear before (the vertices of a cluster drift with every merge); with
    plane_guard, nor a vertex far off a contact's plane (below) */
-static int collapse_keeps_room(const builder *bd, const hx_pebble_opts *o, int32_t *par, const int32_t *next,
-                               const int32_t *vf_start, const int32_t *vf, const double *V, int32_t ru, int32_t rv,
-                               const double P[3], int plane_guard) {
+static int collapse_keeps_room(const builder *bd, const clusters *cl, int32_t ru, int32_t rv, const double P[3],
+                               int plane_guard) {
+  int32_t *par = cl->par;
+  const int32_t *next = cl->next, *vf_start = cl->vf_start, *vf = cl->vf;
+  const double *V = cl->V;
+  const hx_pebble_opts *o = bd->plan->o;
   for (int side = 0; side < 2; side++)
     for (int32_t t = side ? rv : ru; t >= 0; t = next[t])
       for (int32_t k = vf_start[t]; k < vf_start[t + 1]; k++) {
         const facet *F = &bd->F[vf[k]];
         double gap;
-        if (!pb_facet_contact(bd, o, F, &gap)) continue;
+        if (!pb_facet_contact(bd, F, &gap)) continue;
         int32_t poly[MAXPOLY + 1];
         int m2 = facet_roots(bd, par, F, poly, MAXPOLY);
         if (m2 < 3 || m2 > MAXPOLY) continue;
@@ -606,8 +637,8 @@ static double tri_fan_q(const builder *bd, const facet *F, const double *const p
 
 /* is P outside every sphere of the facets of clusters ru and rv by 5 % of its radius?
    (the negligible-facet collapse moves vertices by up to --collapse d) */
-static int collapse_clears_spheres(const builder *bd, const int32_t *next, const int32_t *vf_start, const int32_t *vf, int32_t ru,
-                                   int32_t rv, const double P[3]) {
+static int collapse_clears_spheres(const builder *bd, const clusters *cl, int32_t ru, int32_t rv, const double P[3]) {
+  const int32_t *next = cl->next, *vf_start = cl->vf_start, *vf = cl->vf;
   for (int side = 0; side < 2; side++)
     for (int32_t t = side ? rv : ru; t >= 0; t = next[t])
       for (int32_t k = vf_start[t]; k < vf_start[t + 1]; k++) {
@@ -622,39 +653,34 @@ static int collapse_clears_spheres(const builder *bd, const int32_t *next, const
 }
 
 /* union of the vertex clusters: rv into ru, the merged vertex at P with wall mask m */
-static void cluster_union(int32_t *par, double *V, uint8_t *vmask, int32_t *csize, int32_t *next, int32_t *tail, int32_t ru,
-                          int32_t rv, const double P[3], uint8_t m) {
-  par[rv] = ru;
-  memcpy(V + 3 * ru, P, 3 * sizeof(double));
-  vmask[ru] = m;
-  csize[ru] += csize[rv];
-  next[tail[ru]] = rv;
-  tail[ru] = tail[rv];
+static void cluster_union(clusters *cl, int32_t ru, int32_t rv, const double P[3], uint8_t m) {
+  cl->par[rv] = ru;
+  memcpy(cl->V + 3 * ru, P, 3 * sizeof(double));
+  cl->vmask[ru] = m;
+  cl->csize[ru] += cl->csize[rv];
+  cl->next[cl->tail[ru]] = rv;
+  cl->tail[ru] = cl->tail[rv];
 }
 
 /* the merge of a negligible or far wall triangle's edge (ru, rv) at P: under the pinch /
    vanish / contact-room guards of the main pass, 5 % clear of the spheres, and of no guarded
    vertex; 1 if merged */
-static int guarded_merge(const builder *bd, const hx_pebble_opts *o, int32_t *par, int32_t *next, int32_t *tail, int32_t *csize,
-                         uint8_t *vmask, uint8_t *gfl, double *V, const int32_t *vf_start, const int32_t *vf, int32_t ru,
-                         int32_t rv, const double P[3], uint8_t m) {
-  if ((gfl[ru] | gfl[rv]) || !collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv) ||
-      !collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, 0) ||
-      !collapse_clears_spheres(bd, next, vf_start, vf, ru, rv, P))
+static int guarded_merge(const builder *bd, clusters *cl, int32_t ru, int32_t rv, const double P[3], uint8_t m) {
+  if ((cl->gfl[ru] | cl->gfl[rv]) || !collapse_keeps_facets(bd, cl, ru, rv) || !collapse_keeps_room(bd, cl, ru, rv, P, 0) ||
+      !collapse_clears_spheres(bd, cl, ru, rv, P))
     return 0;
-  gfl[ru] |= gfl[rv];
-  cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
+  cl->gfl[ru] |= cl->gfl[rv];
+  cluster_union(cl, ru, rv, P, m);
   return 1;
 }
 
 static int orient_facets(builder *bd);
 
-int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st) {
+/* steps 1 and 2 of the diagram: the facets, one for each edge of the regular triangulation
+   with a real site, as the ring of tetrahedra about it (their power centres the polygon) */
+static int diagram_facets(builder *bd) {
   hx_power3d *pd = bd->pd;
   hx_lid T = pd->num_tets;
-  double dmean = 0;
-  for (hx_lid i = 0; i < bd->nreal; i++) dmean += 2 * bd->sr[i];
-  dmean /= bd->nreal;
   /* 1. edges with a real site */
   edgekey *ek;
   hx_lid nek = 0;
@@ -744,22 +770,25 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
     g = h;
   }
   hx_free(&ek);
-  if (rc) return rc;
-  st->num_tets = T;
+  return rc;
+}
+
+/* the clean-up's clusters of the diagram's vertices (the cylinder's crossings added by
+   clip_cylinder), one a vertex; on failure the caller frees cl */
+static int clusters_init(builder *bd, clusters *cl) {
   /* vertices: the tetrahedra's power centres, plus the wall crossings of a cylinder */
-  hx_lid NV = T;
-  const double *C0 = pd->centre;
-  double *Cc = NULL;
-  uint8_t *Mc = NULL;
+  hx_lid NV = bd->pd->num_tets;
+  cl->C0 = bd->pd->centre;
   for (int k = 0; k < bd->nw; k++)
     if (bd->w[k].cyl) {
-      HX_CALL(clip_cylinder(bd, dmean, &NV, &Cc, &Mc));
-      C0 = Cc;
+      HX_CALL(clip_cylinder(bd, bd->plan->dmean, &NV, &cl->Cc, &cl->Mc));
+      cl->C0 = cl->Cc;
     }
+  cl->nv = NV;
   /* vertex -> facets incidence, for the plane fit and the collapse guards */
-  int32_t *vf_start, *vf;
-  HX_CALL(hx_malloc((size_t)(NV + 1) * sizeof *vf_start, &vf_start));
-  HX_CALL(hx_malloc((size_t)bd->nfv * sizeof *vf, &vf));
+  HX_CALL(hx_malloc((size_t)(NV + 1) * sizeof *cl->vf_start, &cl->vf_start));
+  HX_CALL(hx_malloc((size_t)bd->nfv * sizeof *cl->vf, &cl->vf));
+  int32_t *vf_start = cl->vf_start, *vf = cl->vf;
   for (hx_lid f = 0; f < bd->nf; f++)
     for (int k = 0; k < bd->F[f].nv; k++) vf_start[bd->fv[bd->F[f].v0 + k] + 1]++;
   for (hx_lid t = 0; t < NV; t++) vf_start[t + 1] += vf_start[t];
@@ -775,31 +804,48 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
   }
   /* guarded vertices (pb_repair_guard; flags per cluster root, or-ed by the merges) take
      part in no collapse of an edge of non-zero length */
-  uint8_t *gfl;
-  HX_CALL(hx_malloc((size_t)NV * sizeof *gfl, &gfl));
-  if (bd->vguard && bd->nvdiag == NV) memcpy(gfl, bd->vguard, (size_t)NV);
+  HX_CALL(hx_malloc((size_t)NV * sizeof *cl->gfl, &cl->gfl));
+  if (bd->vguard && bd->nvdiag == NV) memcpy(cl->gfl, bd->vguard, (size_t)NV);
+  /* one cluster a vertex, at its position before the clean-up */
+  HX_CALL(hx_malloc((size_t)NV * 3 * sizeof *cl->V, &cl->V));
+  HX_CALL(hx_malloc((size_t)NV * sizeof *cl->vmask, &cl->vmask));
+  HX_CALL(hx_malloc((size_t)NV * sizeof *cl->par, &cl->par));
+  HX_CALL(hx_malloc((size_t)NV * sizeof *cl->next, &cl->next));
+  HX_CALL(hx_malloc((size_t)NV * sizeof *cl->csize, &cl->csize));
+  HX_CALL(hx_malloc((size_t)NV * sizeof *cl->tail, &cl->tail));
+  for (hx_lid t = 0; t < NV; t++) {
+    cl->par[t] = (int32_t)t;
+    cl->next[t] = -1, cl->csize[t] = 1, cl->tail[t] = (int32_t)t;
+  }
+  cl->eps0 = 1e-9 * bd->plan->dmean, cl->tol = bd->plan->o->collapse * bd->plan->dmean;
+  return HX_OK;
+}
+
+/* step 3 of the diagram: the vertices snapped onto the walls of their ghost sites (each
+   vertex its own cluster still, cl->next all -1) */
+static int snap_vertices(const builder *bd, clusters *cl) {
+  const hx_pebble_opts *o = bd->plan->o;
+  const hx_power3d *pd = bd->pd;
+  double dmean = bd->plan->dmean, *V = cl->V;
+  const double *C0 = cl->C0;
+  uint8_t *vmask = cl->vmask;
+  const uint8_t *Mc = cl->Mc;
+  hx_lid NV = cl->nv;
   /* 3. vertex positions: power centres snapped onto the walls of their ghost sites,
      along the power planes of their facets (plane_fit) where that stays near */
-  double *V;
-  uint8_t *vmask;
-  int32_t *par;
-  HX_CALL(hx_malloc((size_t)NV * 3 * sizeof *V, &V));
-  HX_CALL(hx_malloc((size_t)NV * sizeof *vmask, &vmask));
-  HX_CALL(hx_malloc((size_t)NV * sizeof *par, &par));
   for (hx_lid t = 0; t < NV; t++) {
     uint8_t m = 0;
     if (Mc) m = Mc[t];
     else
       for (int k = 0; k < 4; k++) m |= bd->smask[pd->tet[4 * t + k]];
     vmask[t] = m;
-    par[t] = (int32_t)t;
     memcpy(V + 3 * t, C0 + 3 * t, 3 * sizeof(double));
     double y[3];
     memcpy(y, V + 3 * t, sizeof y);
     pb_snap(bd, m, y);
     if (m) {
       double z[3];
-      plane_fit(bd, vf_start, vf, NULL, (int32_t)t, -1, m, C0 + 3 * t, z);
+      plane_fit(bd, cl, (int32_t)t, -1, m, C0 + 3 * t, z);
       pb_snap(bd, m, z);
       double dz = dist3(z, C0 + 3 * t), dy = dist3(y, C0 + 3 * t);
       if (dz <= 3 * dy + 1e-12 * dmean && dz < 0.5 * o->max_snap * dmean) memcpy(y, z, sizeof y);
@@ -813,7 +859,6 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
       double dsn = dist3(V + 3 * t, C0 + 3 * t);
       if (dsn > o->max_snap * dmean) {
         double *c = bd->sx + 3 * bd->F[f].a;
-        hx_free(&V), hx_free(&vmask), hx_free(&par), hx_free(&gfl);
         return HX_ERROR(HX_ERR_INPUT,
                         "pebble: the power cell of the sphere at (%g, %g, %g) reaches %.3g beyond the container "
                         "(a large empty region next to the wall); the mesher needs spheres near every part of "
@@ -821,6 +866,15 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
                         c[0], c[1], c[2], dsn);
       }
     }
+  return HX_OK;
+}
+
+/* step 3 of the diagram, the collapses: coincident vertices merged, then the edges shorter
+   than --collapse d collapsed by increasing length, under the guards (the count in *collapsed) */
+static int collapse_short_edges(const builder *bd, clusters *cl, hx_lid *collapsed) {
+  double *V = cl->V, eps0 = cl->eps0, tol = cl->tol;
+  uint8_t *vmask = cl->vmask, *gfl = cl->gfl;
+  int32_t *par = cl->par, *csize = cl->csize;
   /* 4. merge coincident vertices, then collapse short edges (increasing length) */
   pedge *pe;
   hx_lid npe = 0;
@@ -834,16 +888,6 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
     }
   }
   qsort(pe, (size_t)npe, sizeof *pe, cmp_pedge);
-  /* cluster member lists (linked) to enumerate the facets of a cluster */
-  int32_t *next, *csize;
-  HX_CALL(hx_malloc((size_t)NV * sizeof *next, &next));
-  HX_CALL(hx_malloc((size_t)NV * sizeof *csize, &csize));
-  for (hx_lid t = 0; t < NV; t++) next[t] = -1, csize[t] = 1;
-  int32_t *tail;
-  HX_CALL(hx_malloc((size_t)NV * sizeof *tail, &tail));
-  for (hx_lid t = 0; t < NV; t++) tail[t] = (int32_t)t;
-  double eps0 = 1e-9 * dmean, tol = o->collapse * dmean;
-  hx_lid collapsed = 0;
   for (hx_lid q = 0; q < npe; q++) {
     if (pe[q].len > tol) break;
     int32_t ru = find(par, pe[q].u), rv = find(par, pe[q].v);
@@ -855,7 +899,7 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
     for (int c = 0; c < 3; c++) P[c] = (csize[ru] * Pu[c] + csize[rv] * Pv[c]) / (csize[ru] + csize[rv]);
     if (len > eps0) { /* on the facets' planes rather than at the mean, if near */
       double z[3];
-      plane_fit(bd, vf_start, vf, next, ru, rv, m, P, z);
+      plane_fit(bd, cl, ru, rv, m, P, z);
       pb_snap(bd, m, z);
       if (dist3(z, P) < 0.5 * tol) memcpy(P, z, sizeof P);
     }
@@ -864,26 +908,34 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
       if (len > tol) continue;
       if (dist3(P, Pu) > 0.6 * tol || dist3(P, Pv) > 0.6 * tol) continue;
       /* guards on the facets of ru that also contain rv */
-      int ok = !(gfl[ru] | gfl[rv]) && collapse_keeps_facets(bd, o, par, next, vf_start, vf, ru, rv);
-      if (ok) ok = collapse_keeps_room(bd, o, par, next, vf_start, vf, V, ru, rv, P, len > 0.5 * tol);
+      int ok = !(gfl[ru] | gfl[rv]) && collapse_keeps_facets(bd, cl, ru, rv);
+      if (ok) ok = collapse_keeps_room(bd, cl, ru, rv, P, len > 0.5 * tol);
       if (!ok) continue;
-      collapsed++;
+      (*collapsed)++;
     }
     gfl[ru] |= gfl[rv];
-    cluster_union(par, V, vmask, csize, next, tail, ru, rv, P, m);
+    cluster_union(cl, ru, rv, P, m);
   }
-  /* --aspect A: a sphere's triangle on a wall far from it (where the container's cylinder
-     meets the bottom or top plane, 3 R or more from the sphere's centre) sweeps even as its
-     plain fan, its fewest quads, to columns as long as near the sphere on quads shrunk by
-     R / distance there: aspect about the thickest layer over the fan's shortest edge (a
-     spoke from the centroid to a midpoint, or half an edge) on the sphere. Above 1.25 A its
-     shortest edge (< --collapse d) is collapsed, each vertex moving by up to --collapse d,
-     under the negligible facets' guards (guarded_merge; pb67: a triangle 4.8 from its sphere's centre, estimated 31.9,
-     had elements of 39.8; c300 one of 27.6). Not from A: a collapse changes the diagram about
-     it, and two beds (a thin column estimated 21.6, and a 100-sphere bed whose triangle the
-     inradius estimated 22.9, the fan 18.5) were left with an element folded at order 3 */
-  double sl_far[65]; /* the layer grading */
-  pb_grading(o->layers, o->ratio, o->first_layer, sl_far);
+  hx_free(&pe);
+  return HX_OK;
+}
+
+/* --aspect A: a sphere's triangle on a wall far from it (where the container's cylinder
+   meets the bottom or top plane, 3 R or more from the sphere's centre) sweeps even as its
+   plain fan, its fewest quads, to columns as long as near the sphere on quads shrunk by
+   R / distance there: aspect about the thickest layer over the fan's shortest edge (a
+   spoke from the centroid to a midpoint, or half an edge) on the sphere. Above 1.25 A its
+   shortest edge (< --collapse d) is collapsed, each vertex moving by up to --collapse d,
+   under the negligible facets' guards (guarded_merge; pb67: a triangle 4.8 from its sphere's centre, estimated 31.9,
+   had elements of 39.8; c300 one of 27.6). Not from A: a collapse changes the diagram about
+   it, and two beds (a thin column estimated 21.6, and a 100-sphere bed whose triangle the
+   inradius estimated 22.9, the fan 18.5) were left with an element folded at order 3 */
+static void collapse_far_wall_triangles(const builder *bd, clusters *cl, hx_lid *collapsed, hx_pebble_stats *st) {
+  const hx_pebble_opts *o = bd->plan->o;
+  const double *V = cl->V, tol = cl->tol;
+  const uint8_t *vmask = cl->vmask;
+  int32_t *par = cl->par;
+  const int32_t *csize = cl->csize;
   for (hx_lid f = 0; f < bd->nf && o->aspect > 0; f++) {
     const facet *F = &bd->F[f];
     if (F->wall < 0 || !bd->smask[F->b]) continue;
@@ -905,7 +957,7 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
       emn = fmin(emn, fmin(dist3(mid, cen), 0.5 * len[e]));
     }
     double R = bd->sr[F->a], D = dist3(cen, bd->sx + 3 * F->a), thick;
-    pb_layer_range(o, sl_far, D - R, R, &thick);
+    pb_layer_range(bd->plan, D - R, R, &thick);
     if (thick * D / (emn * R) <= 1.25 * o->aspect) continue;
     int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
     double P[3];
@@ -913,23 +965,31 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
     for (int c = 0; c < 3; c++) P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
     pb_snap(bd, m, P);
     if (dist3(P, V + 3 * ru) > tol || dist3(P, V + 3 * rv) > tol) continue;
-    if (!guarded_merge(bd, o, par, next, tail, csize, vmask, gfl, V, vf_start, vf, ru, rv, P, m)) continue;
-    collapsed++;
+    if (!guarded_merge(bd, cl, ru, rv, P, m)) continue;
+    (*collapsed)++;
     st->num_negligible++;
   }
-  /* negligible facets: a triangle between two spheres that the line of their centres
-     misses is seen edge on from both; when its plain fan already sweeps to a poor column
-     (tri_fan_q below 0.2, or 0.3 next to the container cylinder: a wall triangle of a
-     10^5 cylinder bed scored 0.275 and folded, while 0.3 everywhere made a 10^5 box bed
-     fold elsewhere through the collapses it added), no tessellation of it sweeps without
-     folding (four such facets gave the 42 inverted elements of a 10^5 box bed): its
-     shortest edge (< --collapse d) is collapsed whatever the vertices move, under the
-     same guards */
+}
+
+/* negligible facets: a triangle between two spheres that the line of their centres
+   misses is seen edge on from both; when its plain fan already sweeps to a poor column
+   (tri_fan_q below 0.2, or 0.3 next to the container cylinder: a wall triangle of a
+   10^5 cylinder bed scored 0.275 and folded, while 0.3 everywhere made a 10^5 box bed
+   fold elsewhere through the collapses it added), no tessellation of it sweeps without
+   folding (four such facets gave the 42 inverted elements of a 10^5 box bed): its
+   shortest edge (< --collapse d) is collapsed whatever the vertices move, under the
+   same guards */
+static void collapse_negligible(const builder *bd, clusters *cl, hx_lid *collapsed, hx_pebble_stats *st) {
+  const hx_pebble_opts *o = bd->plan->o;
+  const double *V = cl->V, tol = cl->tol;
+  const uint8_t *vmask = cl->vmask;
+  int32_t *par = cl->par;
+  const int32_t *csize = cl->csize;
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
     if (F->wall >= 0 || bd->smask[F->b]) continue;
     double dmin = 2 * fmin(bd->sr[F->a], bd->sr[F->b]), gap;
-    if (pb_facet_contact(bd, o, F, &gap) || pb_pair_gap(bd, F->a, F->b) < o->ring_gap * dmin) continue;
+    if (pb_facet_contact(bd, F, &gap) || pb_pair_gap(bd, F->a, F->b) < o->ring_gap * dmin) continue;
     int32_t poly[MAXPOLY + 1];
     if (facet_roots(bd, par, F, poly, MAXPOLY) != 3) continue;
     const double *pts[3] = {V + 3 * poly[0], V + 3 * poly[1], V + 3 * poly[2]};
@@ -959,17 +1019,25 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
     for (int c = 0; c < 3; c++) P[c] = (csize[ru] * V[3 * ru + c] + csize[rv] * V[3 * rv + c]) / (csize[ru] + csize[rv]);
     {
       double z[3];
-      plane_fit(bd, vf_start, vf, next, ru, rv, m, P, z);
+      plane_fit(bd, cl, ru, rv, m, P, z);
       pb_snap(bd, m, z);
       if (dist3(z, P) < 0.5 * tol) memcpy(P, z, sizeof P);
     }
     pb_snap(bd, m, P);
-    if (!guarded_merge(bd, o, par, next, tail, csize, vmask, gfl, V, vf_start, vf, ru, rv, P, m)) continue;
-    collapsed++;
+    if (!guarded_merge(bd, cl, ru, rv, P, m)) continue;
+    (*collapsed)++;
     st->num_negligible++;
   }
-  st->num_collapsed = collapsed;
-  hx_free(&pe), hx_free(&vf_start), hx_free(&vf), hx_free(&next), hx_free(&csize), hx_free(&tail);
+}
+
+/* step 3 of the diagram, the end: a node for each surviving cluster, the facets rebuilt on
+   them (pinched ones and those left with < 3 vertices dropped); the node of every diagram
+   vertex kept in bd->vnode for a repair round */
+static int compact_facets(builder *bd, const clusters *cl, hx_pebble_stats *st) {
+  hx_lid NV = cl->nv;
+  const double *V = cl->V;
+  const uint8_t *vmask = cl->vmask;
+  int32_t *par = cl->par;
   /* 5. compact: nodes for the surviving roots, facets rebuilt */
   int32_t *node_of;
   HX_CALL(hx_malloc((size_t)NV * sizeof *node_of, &node_of));
@@ -983,7 +1051,7 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
     int32_t poly[MAXPOLY + 1];
     int m = facet_roots(bd, par, &F, poly, MAXPOLY);
     if (m > MAXPOLY) {
-      hx_free(&fv2), hx_free(&node_of), hx_free(&V), hx_free(&vmask), hx_free(&par), hx_free(&gfl);
+      hx_free(&fv2), hx_free(&node_of);
       return HX_ERROR(HX_ERR_INTERNAL, "pebble: a facet has more than %d vertices", MAXPOLY);
     }
     /* pinched polygons: a root twice */
@@ -1003,7 +1071,10 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
       if (node_of[r] < 0) {
         int32_t id;
         int rc2 = pb_add_node(bd, V + 3 * r, vmask[r], -1, &id);
-        if (rc2) return rc2;
+        if (rc2) {
+          hx_free(&fv2), hx_free(&node_of);
+          return rc2;
+        }
         node_of[r] = id;
       }
       fv2[nfv2++] = node_of[r];
@@ -1016,13 +1087,35 @@ int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *
     for (hx_lid t = 0; t < NV; t++) bd->vnode[t] = node_of[find(par, (int32_t)t)];
     bd->nvdiag = NV;
   }
-  hx_free(&gfl);
   hx_free(&bd->fv);
   bd->fv = fv2;
   bd->nfv = nfv2;
   bd->capfv = nfv2;
   bd->nf = nf2;
-  hx_free(&node_of), hx_free(&V), hx_free(&vmask), hx_free(&par), hx_free(&Cc), hx_free(&Mc);
+  hx_free(&node_of);
+  return HX_OK;
+}
+
+/* The power diagram of the sites and its clean-up (steps 2 and 3): the facets, the clusters
+   of their vertices snapped, merged and collapsed, the facets rebuilt and oriented. */
+int pb_build_diagram(builder *bd, const hx_pebble_bed *bed, hx_pebble_stats *st) {
+  HX_CALL(diagram_facets(bd));
+  st->num_tets = bd->pd->num_tets;
+  clusters cl;
+  memset(&cl, 0, sizeof cl);
+  hx_lid collapsed = 0;
+  int rc = clusters_init(bd, &cl);
+  if (!rc) rc = snap_vertices(bd, &cl);
+  if (!rc) rc = collapse_short_edges(bd, &cl, &collapsed);
+  if (!rc) {
+    collapse_far_wall_triangles(bd, &cl, &collapsed, st);
+    collapse_negligible(bd, &cl, &collapsed, st);
+    st->num_collapsed = collapsed;
+    hx_free(&cl.vf_start), hx_free(&cl.vf), hx_free(&cl.next), hx_free(&cl.csize), hx_free(&cl.tail);
+    rc = compact_facets(bd, &cl, st);
+  }
+  clusters_free(&cl);
+  if (rc) return rc;
   /* 6. orient every polygon CCW about a -> b */
   HX_CALL(orient_facets(bd));
   for (hx_lid f = 0; f < bd->nf; f++) {

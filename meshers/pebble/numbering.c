@@ -98,12 +98,14 @@ int64_t pb_pnum_id_bound(const pnum *P, int N, hx_gid num_elem_global) {
   return V + nE * N1 + nF * N1 * N1 + (int64_t)num_elem_global * N1 * N1 * N1;
 }
 
-/* Order-N node ids of local elements [e0, e0 + cnt) (vert_id: the mesh's, elem_offset:
-   global index of local element 0) into nid [cnt][nd^3], from the shared numbering
-   alone: the same ids for any number of ranks and any blocks. tloc [nte + 1] and qloc
-   [nq + 1] are scratch. */
-void pb_pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, int N, const hx_gid *vert_id, hx_gid elem_offset,
-                       hx_lid e0, hx_lid cnt, int32_t *tloc, int32_t *qloc, hx_gid *nid_out) {
+/* Order-N node ids of the local elements of m (its vert_id and elem_offset, the global index of
+   local element 0) in the block blk, from the shared numbering alone: the same ids for any
+   number of ranks and any blocks. */
+void pb_pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, const hx_mesh *m, int N, const pnum_block *blk) {
+  const hx_gid *vert_id = m->vert_id;
+  hx_gid elem_offset = m->elem_offset, *nid_out = blk->nid;
+  hx_lid e0 = blk->e0, cnt = blk->cnt;
+  int32_t *tloc = blk->tloc, *qloc = blk->qloc;
   int nd = N + 1, N1 = N - 1;
   size_t npe = (size_t)nd * nd * nd;
   int64_t V = P->vbase[P->ncell], nE = P->hbase[P->ncell], nF = P->fbase[P->ncell];
@@ -220,7 +222,7 @@ int pb_pnum_ids(const pnum *P, const builder *bd, const elinfo *ei, hx_mesh *m) 
   int32_t *tloc = NULL, *qloc = NULL;
   int rc = hx_malloc((size_t)(P->nte + 1) * sizeof *tloc, &tloc);
   if (!rc) rc = hx_malloc((size_t)(P->nq + 1) * sizeof *qloc, &qloc);
-  if (!rc) pb_pnum_ids_range(P, bd, ei, m->order, m->vert_id, m->elem_offset, 0, m->num_elem, tloc, qloc, m->node_id);
+  if (!rc) pb_pnum_ids_range(P, bd, ei, m, m->order, &(pnum_block){0, m->num_elem, tloc, qloc, m->node_id});
   hx_free(&tloc), hx_free(&qloc);
   return rc;
 }

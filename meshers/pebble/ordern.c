@@ -87,7 +87,8 @@ int32_t pb_seg_on(const builder *bd, hx_lid q, int e) {
   return sg >= 0 && bd->segon[sg] ? sg : -1;
 }
 
-int pb_ring_edges(builder *bd, const hx_pebble_opts *o) {
+int pb_ring_edges(builder *bd) {
+  const hx_pebble_opts *o = bd->plan->o;
   /* an edge is marked in both quads or in neither, with the same kind of weight in both (so
      --split's children, whose inner edges are chords in one child and spokes in the other,
      stay unmarked there); a facet's edges are sorted by their end nodes to pair them; the
@@ -147,6 +148,8 @@ int pb_ring_edges(builder *bd, const hx_pebble_opts *o) {
 /* t[i] = t(g[i]) for the edge A -> B of facet F, of kind RE_* (see pb_ring_edges) */
 void pb_ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int nd, const double *g,
                       double *t, int kind, int32_t gs) {
+  /* 11 parameters: the edge (A, B, its walls emask, wallk) as pb_sweep_elem holds it, the points
+     (nd, g, out t) and the weight (kind, gs); a struct would only repack them at its two calls */
   enum { K = 32 };
   int rev = A > B;
   int32_t P0 = rev ? B : A, P1 = rev ? A : B;
@@ -515,7 +518,8 @@ typedef struct plazy {
   pnum P;            /* the shared numbering (moved) */
   elinfo *ei;        /* [num_elem] (moved) */
   hx_pebble_bed bed; /* copies of the centres and radii */
-  hx_pebble_opts o;
+  hx_pebble_opts o;  /* its debug strings dropped: the caller's */
+  pb_plan plan;      /* a copy, o pointing at the copy above */
   double s[65], se[2][65];
   int NE[2];
   sweep_ctx sc; /* points into this struct */
@@ -544,7 +548,7 @@ static int plazy_block(void *ctx, const hx_mesh *m, hx_lid e0, hx_lid cnt, doubl
 #pragma omp parallel for schedule(dynamic, 16)
     for (hx_lid e = 0; e < cnt; e++) pb_sweep_elem(&z->sc, e0 + e, nd, z->g, x + (size_t)e * 3 * nd3);
   }
-  if (ids) pb_pnum_ids_range(&z->P, &z->bd, z->ei, z->order, m->vert_id, m->elem_offset, e0, cnt, z->tloc, z->qloc, ids);
+  if (ids) pb_pnum_ids_range(&z->P, &z->bd, z->ei, m, z->order, &(pnum_block){e0, cnt, z->tloc, z->qloc, ids});
   return HX_OK;
 }
 
@@ -570,12 +574,16 @@ int pb_plazy_attach(hx_mesh *m, const sweep_ctx *sc, pnum *P, int order) {
   memcpy(z->bed.xyz, sc->bed->xyz, (size_t)n * 3 * sizeof(double));
   memcpy(z->bed.r, sc->bed->r, (size_t)n * sizeof(double));
   z->o = *sc->o;
+  z->o.debug.classify = z->o.debug.elems = NULL;
   memcpy(z->s, sc->s, sizeof z->s);
   for (int k = 0; k < 2; k++) memcpy(z->se[k], sc->se[k], sizeof z->se[k]);
   memcpy(z->NE, sc->NE, sizeof z->NE);
   z->order = order;
   z->bd = *sc->bd;
   memset((builder *)sc->bd, 0, sizeof *sc->bd);
+  z->plan = *z->bd.plan;
+  z->plan.o = &z->o;
+  z->bd.plan = &z->plan;
   z->P = *P;
   memset(P, 0, sizeof *P);
   z->ei = (elinfo *)sc->ei;

@@ -68,7 +68,18 @@ typedef struct footrec {
   int kind;
 } footrec;
 
+/* The options digested once (pb_plan_build, in pebble.c): the values the steps read, the
+   derived ones computed once. Every step reaches it through its builder (builder.plan). */
+typedef struct pb_plan {
+  const hx_pebble_opts *o; /* borrowed: the options as given */
+  double dmean;            /* the mean sphere diameter (the unit of the clean-up's tolerances) */
+  double sl[65];           /* [layers + 1] the layer fractions of a radial column (--layers, --ratio, --first-layer) */
+  int NE[2];               /* the inlet's and the outlet's extruded layers (0: none) */
+  double se[2][65];        /* [NE[k] + 1] their layer fractions (--extrude-ratio) */
+} pb_plan;
+
 typedef struct builder {
+  const pb_plan *plan; /* borrowed: the options digested */
   /* sites */
   hx_lid ns, nreal;
   double *sx, *sr;
@@ -217,6 +228,14 @@ typedef struct pnum {
   int32_t *nQ;                            /* [ncell] quads of each cell */
 } pnum;
 
+/* a block of local elements [e0, e0 + cnt) whose order-N node ids pb_pnum_ids_range writes to
+   nid [cnt][nd^3]; tloc [nte + 1] and qloc [nq + 1] are its scratch */
+typedef struct pnum_block {
+  hx_lid e0, cnt;
+  int32_t *tloc, *qloc;
+  hx_gid *nid;
+} pnum_block;
+
 #define MAX_REPAIR 2 /* repair rounds after the first (pb_repair_guard in smooth.c) */
 
 /* The variants kept in a round, by facet (its two sites) and a hash of its polygon
@@ -262,31 +281,30 @@ int pb_build_sites(builder *bd, const hx_pebble_bed *bed, const hx_pebble_opts *
 double pb_pair_gap(const builder *bd, int32_t a, int32_t b);
 int pb_own_wall(const builder *bd, int32_t a, int32_t b);
 int pb_extruded(const hx_pebble_opts *o, const wall *w);
-int pb_facet_contact(const builder *bd, const hx_pebble_opts *o, const facet *f, double *gap);
+int pb_facet_contact(const builder *bd, const facet *f, double *gap);
 void pb_facet_plane(const builder *bd, const facet *F, const double x[3], double n[3], double *off);
-int pb_build_diagram(builder *bd, const hx_pebble_opts *o, const hx_pebble_bed *bed, hx_pebble_stats *st);
+int pb_build_diagram(builder *bd, const hx_pebble_bed *bed, hx_pebble_stats *st);
 
 /* ---- tessellate.c -------------------------------------------------------------------------- */
 int pb_emap_init(emap *e, hx_lid n);
 hx_lid pb_emap_slot(const emap *e, int32_t u, int32_t v);
 void pb_emap_free(emap *e);
 double pb_poly_inner_dist(const double *P, int n, double px, double py);
-double pb_column_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, int side, const double *sl, int flags,
-                   double worst, double stop);
-int pb_column_linear_ok(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, int side, const double *sl);
-double pb_quad_aspect_est(const builder *bd, const hx_pebble_opts *o, const double *sl, const facet *F, hx_lid qi);
-int pb_tessellate(builder *bd, const hx_pebble_opts *o, hx_pebble_stats *st);
-double pb_layer_range(const hx_pebble_opts *o, const double *sl, double h, double ra, double *thick);
-int pb_mark_splits(builder *bd, const hx_pebble_opts *o, hx_lid *ncut);
+double pb_column_q(const builder *bd, const facet *F, hx_lid qi, int side, int flags, double worst, double stop);
+int pb_column_linear_ok(const builder *bd, const facet *F, hx_lid qi, int side);
+double pb_quad_aspect_est(const builder *bd, const facet *F, hx_lid qi);
+int pb_tessellate(builder *bd, hx_pebble_stats *st);
+double pb_layer_range(const pb_plan *pl, double h, double ra, double *thick);
+int pb_mark_splits(builder *bd, hx_lid *ncut);
 int pb_nthreads(void);
-int pb_score_facets(builder *bd, const hx_pebble_opts *o, hx_lid lo, hx_lid hi, const hx_pebble_stats *st);
+int pb_score_facets(builder *bd, hx_lid lo, hx_lid hi, const hx_pebble_stats *st);
 
 /* ---- sweep.c ------------------------------------------------------------------------------- */
 void pb_corner_det_range(const double *X, const int32_t *cn, double *lo, double *hi);
 double pb_min_corner_det(const double *X, const int32_t *cn);
 double pb_min_corner_sj(const double *X, const int32_t *cn);
 void pb_grading(int n, double ratio, double first, double *s);
-void pb_column_grading(const hx_pebble_opts *o, const double *s, double h, double ra, double *out);
+void pb_column_grading(const pb_plan *pl, double h, double ra, double *out);
 void pb_bridge_frame(const double u[3], double e1[3], double e2[3]);
 void pb_edge_point(const builder *bd, int32_t A, int32_t B, double t, uint8_t emask, int br, int wallk, double x[3]);
 void pb_foot_point(const builder *bd, const double *ca, double ra, int32_t a, int br, const double x[3], double y[3]);
@@ -299,7 +317,7 @@ void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, doubl
 
 /* ---- ordern.c ------------------------------------------------------------------------------ */
 int32_t pb_seg_on(const builder *bd, hx_lid q, int e);
-int pb_ring_edges(builder *bd, const hx_pebble_opts *o);
+int pb_ring_edges(builder *bd);
 void pb_ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int nd, const double *g,
                       double *t, int kind, int32_t gs);
 int pb_ring_points_guard(const sweep_ctx *sc0, int order, hx_comm comm, hx_lid *nback, hx_lid *nsegeven);
@@ -310,19 +328,19 @@ int pb_plazy_attach(hx_mesh *m, const sweep_ctx *sc, pnum *P, int order);
 void pb_pnum_free(pnum *P);
 int pb_pnum_build(pnum *P, const builder *bd);
 int64_t pb_pnum_id_bound(const pnum *P, int N, hx_gid num_elem_global);
-void pb_pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, int N, const hx_gid *vert_id, hx_gid elem_offset,
-                       hx_lid e0, hx_lid cnt, int32_t *tloc, int32_t *qloc, hx_gid *nid_out);
+void pb_pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, const hx_mesh *m, int N, const pnum_block *blk);
 int pb_pnum_ids(const pnum *P, const builder *bd, const elinfo *ei, hx_mesh *m);
 
 /* ---- smooth.c ------------------------------------------------------------------------------ */
-int pb_smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pebble_stats *st);
+int pb_smooth_facets(builder *bd, int sweeps, hx_pebble_stats *st);
 int pb_repair_guard(builder *bd);
 int pb_fsave_store(fsave *sv, const builder *bd);
 int pb_fsave_lookup(const fsave *sv, builder *bd);
 
 /* ---- report.c ------------------------------------------------------------------------------ */
-int pb_classify_report(const builder *bd, const hx_pebble_opts *o, const elinfo *ei, const hx_mesh *m);
+int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m);
 void pb_stage_mem(int on, const char *stage);
 
 /* ---- pebble.c ------------------------------------------------------------------------------ */
 void pb_builder_free(builder *bd);
+void pb_plan_build(pb_plan *pl, const hx_pebble_opts *o, const hx_pebble_bed *bed);

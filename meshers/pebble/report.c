@@ -19,7 +19,8 @@ static int listed(const char *s, long long e) {
    ratio of the order-N mesh by class of element (where its quad lies in the facet
    tessellation, on a wall facet or not, extrusion), with counts below 0.1 / 0.3 and
    of aspect > 20, and per radial layer; printed to stderr. */
-int pb_classify_report(const builder *bd, const hx_pebble_opts *o, const elinfo *ei, const hx_mesh *m) {
+int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m) {
+  const hx_pebble_opts *o = bd->plan->o;
   int layers = o->layers;
   static const char *kname[QK_N] = {"fan", "fan in ring", "ring (no bridge)", "bridge ring (circle)", "bridge outer ring"};
   hx_elem_quality *q = NULL;

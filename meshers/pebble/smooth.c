@@ -41,20 +41,21 @@ static double chord_clearance(const builder *bd, const facet *F, hx_lid qi) {
    with 10 sweeps unguarded, 0 / 7 / 17 guarded, the worst element 0.106 unguarded, 0.195
    guarded (the 300-sphere poured cylinder: 0 / 14 / 0 at 0.173, 0 / 10 / 2 at 0.212;
    nineteenth session, H200). */
-static double smooth_quad_q(const builder *bd, const hx_pebble_opts *o, const facet *F, hx_lid qi, const double *sl) {
+static double smooth_quad_q(const builder *bd, const facet *F, hx_lid qi) {
   double w = 1;
   for (int side = 0; side < 2; side++) {
     if (bd->smask[side ? F->b : F->a]) break;
-    w = pb_column_q(bd, o, F, qi, side, sl, 3, w, -INFINITY);
+    w = pb_column_q(bd, F, qi, side, 3, w, -INFINITY);
     if (w < -1.5) return -1;
-    if (w > 0 && !pb_column_linear_ok(bd, o, F, qi, side, sl)) return 0;
+    if (w > 0 && !pb_column_linear_ok(bd, F, qi, side)) return 0;
   }
   return w;
 }
 
 #define SMOOTH_GOOD 0.3
 
-int pb_smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pebble_stats *st) {
+int pb_smooth_facets(builder *bd, int sweeps, hx_pebble_stats *st) {
+  const hx_pebble_opts *o = bd->plan->o;
   if (sweeps <= 0 || bd->nq == 0) return HX_OK;
   int32_t *owner;
   HX_CALL(hx_malloc((size_t)bd->nn * sizeof *owner, &owner));
@@ -69,8 +70,6 @@ int pb_smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pebble
         else if (owner[x] != (int32_t)f) owner[x] = -2;
       }
   }
-  double sl[65];
-  pb_grading(o->layers, o->ratio, o->first_layer, sl);
   hx_lid moved = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : moved)
   for (hx_lid f = 0; f < bd->nf; f++) {
@@ -101,9 +100,9 @@ int pb_smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pebble
     if (!nn) continue;
     double fq = 1;
     for (int j = 0; j < F->nq; j++) {
-      qq[j] = smooth_quad_q(bd, o, F, F->q0 + j, sl), fq = fmin(fq, qq[j]);
+      qq[j] = smooth_quad_q(bd, F, F->q0 + j), fq = fmin(fq, qq[j]);
       clr[j] = fmin(1.25, chord_clearance(bd, F, F->q0 + j));
-      asp[j] = o->aspect > 0 ? pb_quad_aspect_est(bd, o, sl, F, F->q0 + j) : 0;
+      asp[j] = o->aspect > 0 ? pb_quad_aspect_est(bd, F, F->q0 + j) : 0;
     }
     if (!(fq < SMOOTH_GOOD)) continue;
     const wall *W = F->wall >= 0 ? &bd->w[F->wall] : NULL;
@@ -126,11 +125,11 @@ int pb_smooth_facets(builder *bd, const hx_pebble_opts *o, int sweeps, hx_pebble
               mn = -INFINITY;
               break;
             }
-            qn[i] = smooth_quad_q(bd, o, F, F->q0 + inc[t][i], sl);
+            qn[i] = smooth_quad_q(bd, F, F->q0 + inc[t][i]);
             mn = fmin(mn, qn[i]);
             /* and none of the node's quads taken from SMOOTH_GOOD or more to below it, nor
                (--aspect A) to an estimated aspect ratio above max(ASPECT_EST_MARGIN A, its value) */
-            na[i] = o->aspect > 0 ? pb_quad_aspect_est(bd, o, sl, F, F->q0 + inc[t][i]) : 0;
+            na[i] = o->aspect > 0 ? pb_quad_aspect_est(bd, F, F->q0 + inc[t][i]) : 0;
             if ((qq[inc[t][i]] >= SMOOTH_GOOD && qn[i] < SMOOTH_GOOD) ||
                 (o->aspect > 0 && na[i] > fmax(ASPECT_EST_MARGIN * o->aspect, asp[inc[t][i]]))) {
               mn = -INFINITY;

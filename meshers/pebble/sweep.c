@@ -82,7 +82,9 @@ void pb_grading(int n, double ratio, double first, double *s) {
      (pb67: a column of 3.7 to the bottom corner, feet 0.059 apart, aspect ratio 22.5), and
      that layer's det J ratio (ra / r1)^2 low.
    A function of the column's two end points alone, so that elements sharing a column line agree. */
-void pb_column_grading(const hx_pebble_opts *o, const double *s, double h, double ra, double *out) {
+void pb_column_grading(const pb_plan *pl, double h, double ra, double *out) {
+  const hx_pebble_opts *o = pl->o;
+  const double *s = pl->sl;
   int L = o->layers;
   double H = o->grade_height * 2 * ra, T = o->grade_expand * 2 * ra;
   double g0 = L >= 2 ? (s[2] - s[1]) / (s[1] - s[0]) : 1, g = g0;
@@ -104,6 +106,7 @@ void pb_bridge_frame(const double u[3], double e1[3], double e2[3]) {
 /* point at t of the facet edge A -> B: on the bridge circle (br >= 0), on the walls
    of emask, or straight */
 void pb_edge_point(const builder *bd, int32_t A, int32_t B, double t, uint8_t emask, int br, int wallk, double x[3]) {
+  /* 8 parameters: the edge A -> B with what it lies on (emask, br, wallk), t, and the point */
   const double *XA = bd->X + 3 * A, *XB = bd->X + 3 * B;
   if (br >= 0) {
     const bridge *BR = &bd->B[br];
@@ -146,14 +149,17 @@ void pb_foot_point(const builder *bd, const double *ca, double ra, int32_t a, in
    so the refined columns fill the same region with the same boundary surfaces. An edge
    shared by quads (of one facet, or of the three facets on a diagram edge) is split once,
    keyed by its end nodes, its points ordered from the lower node id: neighbours agree. */
-static int add_footrec(builder *bd, int32_t **rec, hx_lid *nrec, hx_lid *caprec, int32_t node, int kind, const int32_t c[8],
-                       double a, double b) {
+/* the nodes of the foot recipes, in the order of bd->FR */
+typedef struct recnodes {
+  int32_t *node;
+  hx_lid n, cap;
+} recnodes;
+
+static int add_footrec(builder *bd, recnodes *rec, int32_t node, const footrec *fr) {
   HX_CALL(pb_grow(&bd->FR, &bd->capfr, bd->nfr + 1, sizeof *bd->FR));
-  HX_CALL(pb_grow(rec, caprec, *nrec + 1, sizeof **rec));
-  footrec *R = &bd->FR[bd->nfr];
-  memcpy(R->c, c, sizeof R->c);
-  R->a = a, R->b = b, R->kind = kind;
-  (*rec)[(*nrec)++] = node; /* record nrec - 1 is node's */
+  HX_CALL(pb_grow(&rec->node, &rec->cap, rec->n + 1, sizeof *rec->node));
+  bd->FR[bd->nfr] = *fr;
+  rec->node[rec->n++] = node; /* record n - 1 is node's */
   bd->nfr++;
   return HX_OK;
 }
@@ -164,8 +170,7 @@ int pb_split_quads(builder *bd, int K) {
   if (K > KMAX) return HX_ERROR(HX_ERR_INPUT, "pebble: --split %d is above %d", K, KMAX);
   emap em;
   HX_CALL(pb_emap_init(&em, 2 * bd->nq + 16));
-  int32_t *rec = NULL; /* node of each foot recipe */
-  hx_lid nrec = 0, caprec = 0;
+  recnodes rec = {NULL, 0, 0}; /* the node of each foot recipe */
   quad *NQ = NULL;
   int rc = hx_malloc((size_t)K * K * (size_t)bd->nq * sizeof *NQ, &NQ);
   hx_lid nq = 0;
@@ -191,7 +196,7 @@ int pb_split_quads(builder *bd, int K) {
             pb_edge_point(bd, lo, hi, (double)k / K, Qd.emask[e], br, wallk, x);
             if (wallk >= 0) pb_wall_project(&bd->w[wallk], x);
             rc = pb_add_node(bd, x, (uint8_t)(Qd.emask[e] | fmask), br, &id);
-            if (!rc && br < 0) rc = add_footrec(bd, &rec, &nrec, &caprec, id, 1, (int32_t[8]){lo, hi}, (double)k / K, 0);
+            if (!rc && br < 0) rc = add_footrec(bd, &rec, id, &(footrec){.c = {lo, hi}, .a = (double)k / K, .b = 0, .kind = 1});
           }
         }
         for (int k = 1; k < K; k++) {
@@ -217,7 +222,9 @@ int pb_split_quads(builder *bd, int K) {
           if (wallk >= 0) pb_wall_project(&bd->w[wallk], x);
           rc = pb_add_node(bd, x, fmask, -1, &G[j][i]);
           int32_t cs[8] = {G[0][i], G[K][i], G[j][0], G[j][K], G[0][0], G[0][K], G[K][K], G[K][0]};
-          if (!rc) rc = add_footrec(bd, &rec, &nrec, &caprec, G[j][i], 2, cs, a, b);
+          footrec fr = {.a = a, .b = b, .kind = 2};
+          memcpy(fr.c, cs, sizeof fr.c);
+          if (!rc) rc = add_footrec(bd, &rec, G[j][i], &fr);
         }
       for (int j = 0; j < K && !rc; j++)
         for (int i = 0; i < K; i++) {
@@ -241,9 +248,9 @@ int pb_split_quads(builder *bd, int K) {
   if (!rc) rc = hx_malloc((size_t)bd->nn * sizeof *bd->nfoot, &bd->nfoot);
   if (!rc) {
     for (hx_lid i = 0; i < bd->nn; i++) bd->nfoot[i] = -1;
-    for (hx_lid r = 0; r < nrec; r++) bd->nfoot[rec[r]] = (int32_t)r;
+    for (hx_lid r = 0; r < rec.n; r++) bd->nfoot[rec.node[r]] = (int32_t)r;
   }
-  hx_free(&rec);
+  hx_free(&rec.node);
   if (rc) {
     hx_free(&NQ);
     return rc;
@@ -395,7 +402,7 @@ void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, doubl
          of the cone the column is part of), else linearly */
       if (cell >= 0) {
         double sg[65];
-        pb_column_grading(sc->o, sc->s, dist3(Q, Y), ra, sg);
+        pb_column_grading(sc->bd->plan, dist3(Q, Y), ra, sg);
         s0 = sg[E->layer], s1 = sg[E->layer + 1];
       }
       double rq0 = 0, rq1 = 0, rY = 0, rQ = 0;
