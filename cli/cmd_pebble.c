@@ -108,6 +108,17 @@ static void pebble_help(void) {
          "                        elements at a time for the check, the quality report and every writer\n"
          "                        (the same files); chosen by itself when the order-N mesh would need\n"
          "                        more than a quarter of this machine's memory, unless --optimize\n"
+         "  --debug WHAT[,WHAT...]  diagnostics of the mesher on stderr, WHAT one of:\n"
+         "                        facets: every facet's tessellation as kept (sites, polygon), the order-1\n"
+         "                        elements with a corner det J <= 0 and the order-N nodes with det J <= 0;\n"
+         "                        facet=F: facet F's tessellation at every variant tried;\n"
+         "                        classify[=2[,A]]: after the order-N sweep (not --stream) the Nek scaled\n"
+         "                        Jacobian and aspect ratio by class of element (where its quad lies in\n"
+         "                        the facet's tessellation, by radial layer); 2: also list the elements\n"
+         "                        below 0.05 or above aspect A (100);\n"
+         "                        elems=LIST: with classify, also list these elements (ids, commas:\n"
+         "                        --debug classify=2,20,elems=17,40,mem);\n"
+         "                        mem: the time, peak and current memory after each stage\n"
          "  -o FILE               write the mesh (format from the extension); several allowed\n"
          "  --json                print the summary as JSON\n\n"
          "Boundary ids, contiguous from 1 in this order where present: pebble, chamfer, wall,\n"
@@ -210,6 +221,62 @@ static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pe
   return HX_OK;
 }
 
+/* the values of --debug's classify= and elems= (o->debug borrows them) */
+typedef struct debug_text {
+  char classify[64], elems[1024];
+} debug_text;
+
+/* whether s is a number list: digits (with a '.' where dot) separated by single commas */
+static int number_list(const char *s, int dot) {
+  if (!*s) return 0;
+  for (const char *p = s; *p; p++)
+    if (!((*p >= '0' && *p <= '9') || (dot && *p == '.') || (*p == ',' && p != s && p[1] && p[1] != ','))) return 0;
+  return 1;
+}
+
+/* --debug WHAT[,WHAT...] into o->debug. The values of classify=2,A and elems=LIST hold commas
+   too: a piece that is a plain number continues the classify= or elems= before it. */
+static int debug_flag(const char *v, debug_text *t, hx_pebble_opts *o) {
+  static const char *allowed = "facets, facet=F, classify[=1|2[,A]], elems=LIST, mem";
+  char *cur = NULL; /* the value a plain number continues */
+  size_t cap = 0;
+  HX_CHECK(*v && v[strlen(v) - 1] != ',', HX_ERR_INPUT, "flag --debug: '%s' ends with a comma or is empty; allowed: %s", v,
+           allowed);
+  for (const char *p = v; *p;) {
+    size_t n = strcspn(p, ",");
+    char w[1024];
+    HX_CHECK(n > 0 && n < sizeof w, HX_ERR_INPUT, "flag --debug: '%s' has an empty or over-long word; allowed: %s", v, allowed);
+    memcpy(w, p, n), w[n] = 0;
+    p += n + (p[n] == ',');
+    if (cur && number_list(w, 1)) {
+      HX_CHECK(strlen(cur) + n + 2 <= cap, HX_ERR_INPUT, "flag --debug: '%s' is too long", v);
+      strcat(cur, ","), strcat(cur, w);
+      continue;
+    }
+    cur = NULL;
+    if (!strcmp(w, "facets")) o->debug.facets = 1;
+    else if (!strcmp(w, "mem")) o->debug.mem = 1;
+    else if (!strncmp(w, "facet=", 6) && number_list(w + 6, 0) && !strchr(w + 6, ',')) o->debug.facet = atol(w + 6);
+    else if (!strcmp(w, "classify") || !strncmp(w, "classify=", 9)) {
+      const char *val = w[8] ? w + 9 : "1";
+      HX_CHECK(strlen(val) < sizeof t->classify, HX_ERR_INPUT, "flag --debug: classify value in '%s' is too long", v);
+      memcpy(t->classify, val, strlen(val) + 1);
+      o->debug.classify = t->classify;
+      cur = t->classify, cap = sizeof t->classify;
+    } else if (!strncmp(w, "elems=", 6) && number_list(w + 6, 0)) {
+      memcpy(t->elems, w + 6, n - 5); /* n < sizeof w == sizeof t->elems */
+      o->debug.elems = t->elems;
+      cur = t->elems, cap = sizeof t->elems;
+    } else return HX_ERROR(HX_ERR_INPUT, "flag --debug: unknown or bad word '%s' in '%s'; allowed: %s", w, v, allowed);
+  }
+  /* classify's value: 1 (the classes) or 2[,A] (and the worst elements, A the aspect limit) */
+  const char *c = o->debug.classify;
+  HX_CHECK(!c || ((c[0] == '1' || c[0] == '2') && (!c[1] || (c[1] == ',' && number_list(c + 2, 1) && !strchr(c + 2, ',')))),
+           HX_ERR_INPUT, "flag --debug: bad classify value '%s' in '%s'; allowed: classify, classify=1, classify=2, classify=2,A",
+           c, v);
+  return HX_OK;
+}
+
 int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_pebble_opts o;
   hx_pebble_opts_default(&o);
@@ -245,6 +312,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_quality_opts_default(&qo);
   qo.num_worst = 5;
   double radius = 0;
+  debug_text dbg;
   /* --goals: its flags' values first, so that the same flags given anywhere override them (on
      pb67 in its cylinder and three poured beds of 300 spheres at order 7 with --optimize: none
      below Nek scaled Jacobian 0.3 nor above aspect 20; docs/benchmarks.md, twenty-third session) */
@@ -388,6 +456,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       quality = 1;
     } else if (!strcmp(a, "--stream")) {
       no_raise = 1;
+    } else if (!strcmp(a, "--debug")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(debug_flag(v, &dbg, &o));
     } else {
       r = hx_cli_quality_flag(argc, argv, &i, &qo, &plot);
       if (r < 0) return HX_ERR_INPUT;

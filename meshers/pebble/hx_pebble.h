@@ -1,5 +1,5 @@
 /* The pebble-bed mesher: curved all-hex meshes of the fluid between packed spheres
-   (meshers.md section 1; the algorithm is described in docs/architecture.md).
+   (the algorithm is described in docs/architecture.md, "Pebble beds").
 
    Usage:
      hx_pebble_bed *bed;
@@ -91,6 +91,19 @@ typedef struct hx_pebble_opts {
   int lazy;             /* with order > 1: return the order-1 mesh with that sweep map attached
                            as its hx_mesh_lazy (writers, checks and the quality report evaluate
                            it a block at a time), not the order-N mesh held whole */
+
+  /* diagnostics on stderr (the CLI's --debug WHAT), all off by default */
+  struct {
+    int facets;           /* every facet's tessellation as kept (its sites and polygon), the order-1
+                             elements with a corner det J <= 0 and the order-N nodes with det J <= 0 */
+    long facet;           /* >= 0: this facet's tessellation at every variant tried; -1 (default): none */
+    int mem;              /* the time, peak and current RSS after each stage */
+    const char *classify; /* non-NULL (borrowed): after the order-N sweep (order > 1, not lazy), the
+                             Nek5000 scaled Jacobian and aspect ratio by class of element; a value
+                             starting with '2' ("2" or "2,A") also lists the elements below 0.05 or
+                             above aspect A (default 100) */
+    const char *elems;    /* non-NULL (borrowed): with classify, also list these elements ("3,17,40") */
+  } debug;
 } hx_pebble_opts;
 
 typedef struct hx_pebble_stats {

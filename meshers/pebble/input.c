@@ -37,6 +37,7 @@ void hx_pebble_opts_default(hx_pebble_opts *o) {
   o->edge_volume = -1;
   o->order = 1;
   o->max_snap = 1.0;
+  o->debug.facet = -1;
 }
 
 void hx_pebble_bed_destroy(hx_pebble_bed **bed) {

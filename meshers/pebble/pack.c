@@ -47,7 +47,7 @@ static int cmp_span(const void *a, const void *b) {
    pass per layer climbed and stopped after 64: in tall beds it returned overlapping
    positions.) */
 static double rest_height(const grid *g, const double *xyz, const double *rad, double x, double y, double r, double zmin,
-                          span *buf) {
+                          span *buf) { /* 8 parameters: the packed spheres, the drop point and radius, its floor, scratch */
   int cx = (int)floor((x - g->lo) / g->h), cy = (int)floor((y - g->lo) / g->h), m = 0;
   for (int dy = -1; dy <= 1; dy++)
     for (int dx = -1; dx <= 1; dx++) {
@@ -75,7 +75,7 @@ int hx_pebble_pack(hx_lid n, double radius, double poly, double cyl_radius, uint
 }
 
 int hx_pebble_pack2(hx_lid n, double radius, double poly, double cyl_radius, int square, uint64_t seed, int trials,
-                    hx_pebble_bed **out) {
+                    hx_pebble_bed **out) { /* 8 parameters: the public packing call (hx_pebble.h) */
   *out = NULL;
   HX_CHECK(n >= 2, HX_ERR_INPUT, "pack: needs at least 2 spheres, got %d", (int)n);
   HX_CHECK(radius > 0 && cyl_radius > radius * (1 + poly), HX_ERR_INPUT,
