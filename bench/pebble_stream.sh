@@ -41,6 +41,6 @@ for N in $NS; do
   [ -s "$bed" ] || "$H" pack --n "$N" --container "box:$A" --trials 20 --seed 1 -o "$bed" > /dev/null
   whole=$(awk -v n="$N" -v o="$ORDER" -v m="$mem" 'BEGIN {b = 600 * n * (o + 1) ^ 3 * 32; print (b < 0.5 * m) ? 1 : 0}')
   if [ -n "$BASE" ] && [ "$whole" = 1 ]; then MODE="" run baseline "$BASE" X=1; fi
-  if [ "$whole" = 1 ]; then MODE="" run whole "$H" HX_TEST_MEM_BYTES=1e18; fi
+  if [ "$whole" = 1 ]; then MODE="--assume-memory 1e18" run whole "$H" X=1; fi
   MODE="--stream" run stream "$H" X=1
 done

@@ -107,7 +107,8 @@ static void pebble_help(void) {
          "  --stream              never hold the whole order-N mesh: the sweep map is evaluated a block of\n"
          "                        elements at a time for the check, the quality report and every writer\n"
          "                        (the same files); chosen by itself when the order-N mesh would need\n"
-         "                        more than a quarter of this machine's memory, unless --optimize\n"
+         "                        more than a quarter of this machine's memory (--assume-memory B: take B\n"
+         "                        bytes as the memory, for tests), unless --optimize\n"
          "  --debug WHAT[,WHAT...]  diagnostics of the mesher on stderr, WHAT one of:\n"
          "                        facets: every facet's tessellation as kept (sites, polygon), the order-1\n"
          "                        elements with a corner det J <= 0 and the order-N nodes with det J <= 0;\n"
@@ -127,12 +128,11 @@ static void pebble_help(void) {
 
 /* Would the whole order-N mesh of a bed of n spheres (at most ~600 elements a sphere,
    x and node ids at nd^3 nodes an element) need more than a quarter of the memory of
-   this machine on each of np ranks? (HX_TEST_MEM_BYTES replaces the memory in tests.) */
-static int order_n_too_big(hx_lid n, int order, int np) {
+   this machine on each of np ranks? (--assume-memory replaces the memory, for tests.) */
+static int order_n_too_big(hx_lid n, int order, int np, double assume_memory) {
   double nd = order + 1, bytes = 600.0 * (double)n / np * nd * nd * nd * (3 * sizeof(double) + sizeof(hx_gid));
   double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-  const char *t = getenv("HX_TEST_MEM_BYTES");
-  if (t && atof(t) > 0) mem = atof(t);
+  if (assume_memory > 0) mem = assume_memory;
   return mem > 0 && bytes > 0.25 * mem;
 }
 
@@ -237,7 +237,7 @@ static int number_list(const char *s, int dot) {
 /* --debug WHAT[,WHAT...] into o->debug. The values of classify=2,A and elems=LIST hold commas
    too: a piece that is a plain number continues the classify= or elems= before it. */
 static int debug_flag(const char *v, debug_text *t, hx_pebble_opts *o) {
-  static const char *allowed = "facets, facet=F, classify[=1|2[,A]], elems=LIST, mem";
+  static const char *allowed = "facets, facet=F, classify[=1|2[,A]], elems=LIST, mem, tmop";
   char *cur = NULL; /* the value a plain number continues */
   size_t cap = 0;
   HX_CHECK(*v && v[strlen(v) - 1] != ',', HX_ERR_INPUT, "flag --debug: '%s' ends with a comma or is empty; allowed: %s", v,
@@ -255,6 +255,7 @@ static int debug_flag(const char *v, debug_text *t, hx_pebble_opts *o) {
     }
     cur = NULL;
     if (!strcmp(w, "facets")) o->debug.facets = 1;
+    else if (!strcmp(w, "tmop")) continue; /* the optimizer's word: its own parser (cmd_optimize.c) took it */
     else if (!strcmp(w, "mem")) o->debug.mem = 1;
     else if (!strncmp(w, "facet=", 6) && number_list(w + 6, 0) && !strchr(w + 6, ',')) o->debug.facet = atol(w + 6);
     else if (!strcmp(w, "classify") || !strncmp(w, "classify=", 9)) {
@@ -284,6 +285,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_cli_common c = {0};
   const char *centres = NULL, *plot = NULL;
   int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0, user_tk = 0;
+  double assume_memory = 0; /* --assume-memory: the memory the --stream choice takes (0: this machine's) */
   hx_tmop_opts topt;
   hx_tmop_opts_default(&topt);
   /* the pebble mesh's own optimizer defaults, aimed at the Nek5000 scaled Jacobian (min / max
@@ -456,6 +458,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       quality = 1;
     } else if (!strcmp(a, "--stream")) {
       no_raise = 1;
+    } else if (!strcmp(a, "--assume-memory")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double("--assume-memory", v, 1, 1e30, &assume_memory));
     } else if (!strcmp(a, "--debug")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(debug_flag(v, &dbg, &o));
@@ -503,7 +508,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
        mesh carrying the map, evaluated a block at a time by the check, the quality
        report and the writers (hx_mesh_lazy) */
     o.order = order;
-    int64_t lazy = order > 1 && !c.optimize && (no_raise || order_n_too_big(bed->n, order, hx_comm_size(comm)));
+    int64_t lazy = order > 1 && !c.optimize && (no_raise || order_n_too_big(bed->n, order, hx_comm_size(comm), assume_memory));
     rc = hx_comm_max_int64(comm, &lazy, 1); /* one choice for all ranks (their memories may differ) */
     o.lazy = (int)lazy;
     if (!rc) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);

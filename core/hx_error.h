@@ -1,4 +1,4 @@
-/* Error codes and the error record (docs/architecture.md, "Errors").
+/* Error codes and the error record (docs/architecture.md, "Errors, ownership, threads").
 
    Every function that can fail returns int (HX_OK = 0). The first failure records
    a message with hx_error_set(); callers pass the code up with HX_CALL; main()

@@ -1,6 +1,6 @@
 /* Inside io only: the writers' view of a mesh distributed over m->comm.
 
-   design (docs/architecture.md, Formats): rank 0 writes the file; the other ranks
+   design (docs/formats.md): rank 0 writes the file; the other ranks
    serve their elements to it, block by block, in global element order (rank order),
    when rank 0 asks. A writer is written once, as if serial:
 

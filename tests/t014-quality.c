@@ -6,7 +6,7 @@
        det J = 1 - a xi3 so GLL min/max 1/2 and 1, Nek SJ 1/2; at 2 Gauss points
        min 1 - a (1/2 + 1/(2 sqrt 3)); corner SJ 1/sqrt(1 + a^2); aspect
        sqrt(1 + a^2) / (1 - a);
-   (c) the Kershaw box 24^3 (eps 0.3) at p = 1..4 has min det J 6.5104e-06 (tmop.md);
+   (c) the Kershaw box 24^3 (eps 0.3) at p = 1..4 has min det J 6.5104e-06 (the Kershaw map);
    (d) an inverted element is counted and listed first among the worst.
    All to 1e-13 relative (rounding in the GLL derivative matrix is ~1e-14). */
 #include <math.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""t103: Nek5000 .re2. (1) The file layout is checked byte by byte against formats.md 1.1-1.6
+"""t103: Nek5000 .re2. (1) The file layout is checked byte by byte against Nek5000's .re2 layout (header, elements, curves, boundary conditions)
 by an independent parser here: 80-byte '#v004' header with the fixed widths
 (a5,i16,i3,i16,i4), float32 6.54321 at byte 80, 25 doubles per element, curve count and
 8-word records ('s' with centre and radius on sphere faces), one BC set with ids 1..n in
@@ -8,7 +8,7 @@ curves, read at orders 2..7, gives GLL points that this script recomputes indepe
 from the corners alone (great-circle edges uniform in angle at the GLL fractions, face
 nodes at the intersection of great circles, deflection ramped linearly into the element)
 to 1e-12. (3) Both byte orders, and the #v002 fixed-column header, read back identically.
-(4) The order-N field file for the 'X' restart has the header and layout of formats.md 1.9
+(4) The order-N field file for the 'X' restart has the header and layout of a Nek5000 field file
 and reads back bitwise; the .co2 has its header, marker and shared vertex ids."""
 import os, struct, subprocess, sys
 import numpy as np

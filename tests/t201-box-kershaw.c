@@ -1,5 +1,5 @@
 /* t201: the Kershaw box 24^3, eps 0.3, s = 1 has min det J = 0.09 (1/24)^3 =
-   6.5104e-06 at the GLL nodes for every order p = 1..4 (tmop.md section 2), its
+   6.5104e-06 at the GLL nodes for every order p = 1..4 (the Kershaw map), its
    volume is 1, shared nodes agree, and bad parameters are refused. */
 #include <math.h>
 #include <stdio.h>

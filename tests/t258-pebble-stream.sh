@@ -5,7 +5,7 @@
 # The files must be byte-identical to those of the whole order-N mesh: .vtu (raw, ASCII in
 # one and in several windows of points, zlib), .msh, .re2 + field file, MFEM .mesh, at
 # order 3 for a packed bed with inlet and outlet, on 1 rank and (with MPI) on 2; the
-# quality report must agree; the automatic choice (HX_TEST_MEM_BYTES: a small machine)
+# quality report must agree; the automatic choice (--assume-memory: a small machine)
 # must stream and give the same files; a bed whose order-N check fails must be refused
 # with no file written, as without --stream.
 . "$(dirname "$0")/lib.sh"
@@ -39,10 +39,10 @@ done
 "$HEXPACK" pebble $args --point-window 4999 --compress --stream -o sz.vtu > /dev/null 2>&1
 check "zlib .vtu: stream (windows) = whole" "[ -s wz.vtu ] && cmp -s wz.vtu sz.vtu"
 # the automatic choice on a machine of 1 MB
-HX_TEST_MEM_BYTES=1000000 "$HEXPACK" pebble $args --json -o a.vtu > a.json 2>&1
+"$HEXPACK" pebble $args --assume-memory 1000000 --json -o a.vtu > a.json 2>&1
 check "small memory: streamed by itself" "grep -q '\"streamed\": true' a.json"
 check "small memory: the same .vtu" "cmp -s w.vtu a.vtu"
-HX_TEST_MEM_BYTES=1000000 "$HEXPACK" pebble $args --json --optimize --newton-iters 1 --quiet -o o.vtu > o.json 2>&1
+"$HEXPACK" pebble $args --assume-memory 1000000 --json --optimize --newton-iters 1 --quiet -o o.vtu > o.json 2>&1
 check "small memory, --optimize: the whole mesh" "grep -q '\"streamed\": false' o.json"
 # refused at order N: a 1000-sphere bed with rings spaced for an estimated det J ratio of
 # 0.3 has 44 elements with det J <= 0 at order 2 (docs/benchmarks.md); --stream must refuse it

@@ -1,7 +1,7 @@
 /* t402: the Kershaw 24^3 mesh (eps 0.3, s = 1) with metric 303, the ideal-shape
    unit-size target and GLL -qo 8 (6 points) has initial energy 3.44458e+04 and
-   min det J 0.09 (1/24)^3 = 6.5104e-06 at every order p = 1..4 (tmop.md
-   section 2, computed independently); Gauss-Legendre -qo 8 gives the same energy
+   min det J 0.09 (1/24)^3 = 6.5104e-06 at every order p = 1..4 (the reference
+   values of the Kershaw benchmark, computed independently); Gauss-Legendre -qo 8 gives the same energy
    to 7 digits; the equal-size target scales it by 1/13824 (2.4917). */
 #include <stdio.h>
 

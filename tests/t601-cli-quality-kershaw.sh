@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t601: hexpack box --n 24,24,24 --kershaw 0.3,0.3 --order p -o X.vtu, then
 # hexpack quality X.vtu reports min det J = 6.5104e-06 at the GLL nodes for p = 1..4
-# (tmop.md section 2: 0.09 / 24^3), in the table and in the JSON (parsed by Python's
+# (the Kershaw map: 0.09 / 24^3), in the table and in the JSON (parsed by Python's
 # json module), with no inverted element.
 set -u
 HEXPACK=${HEXPACK:-./build/hexpack}

@@ -1,4 +1,4 @@
-/* TMOP mesh optimization (docs/architecture.md, "TMOP optimizer"): targets, the distributed nonlinear problem
+/* TMOP mesh optimization (docs/optimizer.md): targets, the distributed nonlinear problem
    on L-vectors (unique nodes), Newton with MINRES/CG + Jacobi, line search, and
    boundary treatment (fixed, sliding on planes, sliding on spheres/cylinders).
 

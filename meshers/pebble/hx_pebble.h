@@ -1,5 +1,5 @@
 /* The pebble-bed mesher: curved all-hex meshes of the fluid between packed spheres
-   (the algorithm is described in docs/architecture.md, "Pebble beds").
+   (the algorithm is described in docs/pebble.md).
 
    Usage:
      hx_pebble_bed *bed;

@@ -1,4 +1,4 @@
-/* The pebble-bed mesher (docs/architecture.md "Pebble beds"): the driver. The options are
+/* The pebble-bed mesher (docs/pebble.md): the driver. The options are
    digested once into a pb_plan (pb_plan_build: the derived values computed once) that every
    step reads through its builder. The steps, and the file of this folder that holds each
    (their shared types and functions: pebble_impl.h):
