@@ -8,7 +8,10 @@
    (b) the same with the iteration cap at two steps past the failed line search, reached in relaxed mode (folded at a GLL node):
        the result is the last iterate that passed the node check, bitwise the stopped run's of (a);
    (c) eps 0.3 at p = 3, which converged before: no recovery runs, and the run with recovery
-       equals the one without bitwise (nodes, energy, iterations). */
+       equals the one without bitwise (nodes, energy, iterations);
+   (d) that case with strict decrease and |r| <= 1e-16 |r0| (out of reach): where rounding stops the
+       energy falling, the Newton direction fails the line search, steepest descent (b) and Krylov
+       restarts (c) run (each logged) until neither passes, and the solve stops saying so. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +22,7 @@
 /* (b)'s iteration cap: two Newton steps after (a)'s line search failed */
 enum { CAP = 13 };
 
-static int run(hx_comm comm, int p, double eps, int recover, int iters, hx_tmop_result *r, hx_mesh **out) {
+static int run_opts(hx_comm comm, int p, double eps, int recover, int iters, int strict, hx_tmop_result *r, hx_mesh **out) {
   hx_mesh *m = test_kershaw(comm, 6, 4, 4, p, eps);
   if (!m) return 1;
   hx_tmop_opts o;
@@ -27,6 +30,10 @@ static int run(hx_comm comm, int p, double eps, int recover, int iters, hx_tmop_
   o.recover = recover;
   o.newton_iters = iters;
   o.num_threads = 2;
+  if (strict) {
+    o.strict_decrease = 1;
+    o.newton_rtol = 1e-16;
+  }
   o.backend = "cpu";
   if (hx_tmop_optimize(m, &o, r)) {
     printf("optimize failed: %s\n", hx_error_message());
@@ -35,6 +42,10 @@ static int run(hx_comm comm, int p, double eps, int recover, int iters, hx_tmop_
   }
   *out = m;
   return 0;
+}
+
+static int run(hx_comm comm, int p, double eps, int recover, int iters, hx_tmop_result *r, hx_mesh **out) {
+  return run_opts(comm, p, eps, recover, iters, 0, r, out);
 }
 
 static int same_x(const hx_mesh *a, const hx_mesh *b) {
@@ -68,10 +79,10 @@ int main(int argc, char **argv) {
 
 static int checks(hx_comm comm) {
   int fail = 0;
-  hx_tmop_result r0, r1, r2, r3, r4;
-  hx_mesh *m0 = NULL, *m1 = NULL, *m2 = NULL, *m3 = NULL, *m4 = NULL;
+  hx_tmop_result r0, r1, r2, r3, r4, r5;
+  hx_mesh *m0 = NULL, *m1 = NULL, *m2 = NULL, *m3 = NULL, *m4 = NULL, *m5 = NULL;
   if (run(comm, 4, 0.2, 0, 100, &r0, &m0) || run(comm, 4, 0.2, 1, 100, &r1, &m1) || run(comm, 4, 0.2, 1, CAP, &r2, &m2) ||
-      run(comm, 3, 0.3, 0, 100, &r3, &m3) || run(comm, 3, 0.3, 1, 100, &r4, &m4))
+      run(comm, 3, 0.3, 0, 100, &r3, &m3) || run(comm, 3, 0.3, 1, 100, &r4, &m4) || run_opts(comm, 3, 0.3, 1, 100, 1, &r5, &m5))
     return 1;
 
   /* (a) */
@@ -114,6 +125,16 @@ static int checks(hx_comm comm) {
   fail |= check("(c) the same run as without recovery, bitwise",
                 r4.newton_iters == r3.newton_iters && r4.linear_iters == r3.linear_iters && r4.energy == r3.energy &&
                     r4.min_detj == r3.min_detj && same_x(m4, m3));
+  /* (d) */
+  printf("(d) strict decrease to |r| <= 1e-16 |r0|: %d Newton, E1 %.3e, %s; recoveries %d %d %d\n", r5.newton_iters, r5.energy,
+         r5.stop_reason, r5.recover_relaxed, r5.recover_steepest, r5.recover_krylov);
+  fail |= check("(d) steepest descent and Krylov restarts ran, then the solve stopped",
+                r5.recover_steepest > 0 && r5.recover_krylov > 0 && !strncmp(r5.stop_reason, "line search failed (", 20));
+  fail |= check("(d) the result is the last iterate (the energy only fell), E1 <= 1e-8 E0",
+                r5.result_iter == r5.newton_iters && r5.energy <= 1e-8 * r5.energy0);
+  if (hx_mesh_check(m5, 1e-12, &rep)) return 1;
+  fail |= check("(d) det J > 0 at every GLL node of the result", rep.min_detj > 0);
+  hx_mesh_destroy(&m5);
   hx_mesh_destroy(&ref);
   hx_mesh_destroy(&m0);
   hx_mesh_destroy(&m1);
