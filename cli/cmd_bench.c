@@ -29,7 +29,9 @@ static void bench_help(void) {
          "  Prints per order: vector DOFs, Newton/linear iterations, energy and min det J\n"
          "  before/after, time to solution, the largest node distance from the uniform mesh\n"
          "  (in units of h), and kernel MDOF/s (vector DOFs per second) of energy, gradient,\n"
-         "  Hessian action and diagonal for the stored-H (a) and on-the-fly (b) strategies.\n"
+         "  Hessian action and diagonal for the stored-H (a) and on-the-fly (b) strategies,\n"
+         "  and the solve's recoveries from failed line searches: retries with det J at the\n"
+         "  quadrature points only / Newton steps taken so, steepest descent, Krylov restarts.\n"
          "  (hexpack bench kernels --help: the kernels alone against problem size.)\n\n");
   hx_cli_tmop_help();
 }
@@ -329,14 +331,14 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
     if (csv)
       printf("p,vector_dofs,newton_iters,linear_iters,energy0,energy,min_detj0,min_detj,seconds,max_dev_h,stop,"
              "mdofs_energy,mdofs_grad,mdofs_hess_setup_a,mdofs_hess_a,mdofs_diag_a,mdofs_hess_setup_b,mdofs_hess_b,"
-             "mdofs_diag_b\n");
+             "mdofs_diag_b,recover_relaxed,recover_steepest,recover_krylov,relaxed_iters\n");
     else
       printf("Kershaw %d^3 eps 0.3, metric %d, target %s, %s -qo %d, boundary %s, %d rank(s)\n"
-             "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s\n",
+             "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s | %s\n",
              n, o.metric, hx_target_name(o.target), o.quad_type == 1 ? "GLL" : "Gauss", o.quad_order,
              o.boundary == HX_BND_SLIDE ? "slide" : "fixed", hx_comm_size(comm), "p", "vDOFs", "newton", "linear", "E0", "E1",
              "minJ0", "minJ1", "time_s", "dev/h", "energy", "grad", "setup(a)", "H.v(a)", "diag(a)", "setup(b)", "H.v(b)",
-             "diag(b)");
+             "diag(b)", "recover (quad-only/relaxed steps, steepest, Krylov)");
   }
   for (int k = 0; k < norders; k++) {
     int p = orders[k];
@@ -375,15 +377,16 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
     HX_CALL(rc);
     if (rank == 0) {
       if (csv)
-        printf("%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", p, vdofs,
+        printf("%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d\n", p, vdofs,
                r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
                solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b,
-               kr.diag_b);
+               kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters);
       else
         printf("%2d %10.0f %6d %6d %11.5e %10.3e %10.4e %10.4e %8.2f %9.2e | %15s %7.2f %7.2f | %8.2f %8.2f %8.2f | "
-               "%8.2f %8.2f %8.2f\n",
+               "%8.2f %8.2f %8.2f | %d/%d, %d, %d\n",
                p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev, "",
-               kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b, kr.diag_b);
+               kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b, kr.diag_b, r.recover_relaxed,
+               r.relaxed_iters, r.recover_steepest, r.recover_krylov);
       fflush(stdout);
     }
   }

@@ -99,7 +99,10 @@ void hx_cli_tmop_help(void) {
          "                      reason (a comma list naming tmop also works where the command has\n"
          "                      its own --debug words)\n"
          "  --sync-timers       the solve's operator timers wait for the backend (profiling: one\n"
-         "                      synchronization per operator call; bench tmop's breakdown)\n",
+         "                      synchronization per operator call; bench tmop's breakdown)\n"
+         "  --no-recover        stop where no step passes the line search (default: recover by\n"
+         "                      det J at the quadrature points only, steepest descent, a Krylov\n"
+         "                      restart, and stop only when they fail too)\n",
          hx_metric_names(), hx_backend_names());
 }
 
@@ -222,6 +225,8 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     *quiet = 1;
   } else if (!strcmp(a, "--sync-timers")) {
     o->sync_timers = 1;
+  } else if (!strcmp(a, "--no-recover")) {
+    o->recover = 0;
   } else if (!strcmp(a, "--debug") && *i + 1 < argc && list_has(argv[*i + 1], "tmop")) {
     /* --debug tmop is ours. A list with other words too (pebble's --debug sites,tmop) is
        the command's own flag: the optimizer's debug is set here, and "not mine" (0) lets
@@ -269,16 +274,22 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
              "\"scaled_jacobian_mean\": %.6f, "
              "\"newton_iters\": %d, \"linear_iters\": %d, \"stop\": \"%s\", \"nodes_reverted\": %lld, "
              "\"keep_sj_rounds\": %d, \"repair_bad\": %lld, \"repair_free\": %lld, \"repair_after\": %lld, "
-             "\"repair_passes\": %d, \"seconds\": %.3f}\n",
+             "\"repair_passes\": %d, \"seconds\": %.3f, \"recover_relaxed\": %d, \"recover_steepest\": %d, "
+             "\"recover_krylov\": %d, \"relaxed_iters\": %d, \"result_iter\": %d}\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0, sj1, sjm0,
              sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds, r.repair_bad, r.repair_free,
-             r.repair_after, r.repair_passes, r.time_total);
+             r.repair_after, r.repair_passes, r.time_total, r.recover_relaxed, r.recover_steepest, r.recover_krylov,
+             r.relaxed_iters, r.result_iter);
     else {
       printf("optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
              "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy,
              r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj, r.newton_iters,
              r.linear_iters, r.stop_reason, r.time_total);
+      if (r.recover_relaxed + r.recover_steepest + r.recover_krylov > 0 || r.result_iter != r.newton_iters)
+        printf("optimize: failed line searches recovered by det J at quadrature points only %d time(s) (%d Newton step(s) "
+               "taken so), steepest descent %d, Krylov restart %d; the result is Newton step %d's\n",
+               r.recover_relaxed, r.relaxed_iters, r.recover_steepest, r.recover_krylov, r.result_iter);
       if (o->keep_sj > 0 || o->keep_aspect > 0 || o->elem_ok)
         printf("optimize: --keep-sj %g%s%s put back %lld node(s) in %d round(s) (the energy above is before)\n", o->keep_sj,
                o->keep_aspect > 0 ? " --keep-aspect" : "", o->elem_ok ? " and the .re2 rule" : "", r.nodes_reverted,

@@ -52,6 +52,10 @@ typedef struct hx_tmop_opts {
                            the initial mesh already has one there); 0: quadrature points only (MFEM);
                            2: also at Gauss points nd + 3 per direction (a host pass: with the
                            quadrature at the GLL nodes, minimizers fold between them) */
+  int recover;          /* 1 (default): where no trial step passes the line search, recover (a retry with
+                           det J at the quadrature points only, a steepest-descent step, a Krylov restart)
+                           instead of stopping; 0: stop there (the result is still the best iterate that
+                           passes the det J check) */
   int normalize;        /* 1: nu = 1 / initial energy */
   int equal_weight;     /* 1: every element's energy weighted alike (targets 3 and 4: det W, the
                            integral's weight, replaced by the mean element volume, so that small
@@ -109,7 +113,14 @@ typedef struct hx_tmop_result {
   int converged;            /* 1: |r| <= rtol |r0| */
   long long nodes_reverted; /* keep_sj: global nodes put back (rounds: keep_sj_rounds) */
   int keep_sj_rounds;
-  char stop_reason[64];   /* "converged", "iteration cap", "line search failed" */
+  char stop_reason[64];   /* "converged", "iteration cap", "line search failed (recoveries failed)" (or
+                             "(recovery budget spent)": a recovery that would have run had run its 8 times) */
+  int recover_relaxed;    /* failed line searches retried with det J at the quadrature points only (recovery a), */
+  int recover_steepest;   /* with the steepest-descent direction D^-1 r (b), */
+  int recover_krylov;     /* with a Krylov restart to a tighter tolerance (c) */
+  int relaxed_iters;      /* Newton steps accepted with det J checked at the quadrature points only (relaxed mode) */
+  int result_iter;        /* the iterate returned (newton_iters, unless that one failed the det J check or an
+                             earlier one that passed it had a lower energy) */
   long long repair_bad;   /* repair_sj: elements below it after the first solve, */
   long long repair_free;  /* the elements of the first pass's patches, */
   long long repair_after; /* and those left after the last pass (global counts) */

@@ -5,14 +5,18 @@
 
    design:
    1. r = Pi grad F(x); stop when |r| <= rtol |r0|, at the iteration cap, or when
-      the line search fails.
+      the line search fails and every recovery of step 4 failed too.
    2. Linearize at x (hess_setup), Jacobi from |diag| (constrained directions 1),
       solve (Pi H Pi + I - Pi) c = r to the forcing tolerance.
    3. Line search from s = 1, halving, at most 12 trials: x_s = x - s c, nodes on
       curved surfaces projected back; reject if min det J <= 0 at any quadrature
       point (and, unless opts.detj_nodes = 0, at any GLL node; with 2 also at Gauss points
       nd + 3 per direction), if E_s > E + 0.2 |E| or NaN (strict mode: E_s >= E), or if
-      |r_s| > 1.2 |r|. */
+      |r_s| > 1.2 |r|.
+   4. No trial passes: recover (hx_tmop_solve's design below) by the quadrature points' check
+      alone (MFEM's rule; the iterates may fold between them on the way and unfold later), a
+      steepest-descent direction, or a tighter Krylov solve; the result is never an iterate that
+      fails the det J check it started with, nor one with more energy than the best that passes. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +139,94 @@ static int norm(hx_tmop *tm, const double *v, double *out) {
   return HX_OK;
 }
 
+/* The line search's validity rule beyond det J > 0 at the quadrature points (MFEM's, always
+   checked): nodes, also at every GLL node; fine, also at the Gauss points nd + 3 per direction. */
+typedef struct ls_rule {
+  int nodes, fine;
+} ls_rule;
+
+/* *ok = 1 where x passes the rule's checks beyond the quadrature points. */
+static int passes_extra(hx_tmop *tm, const double *x, ls_rule rule, int *ok) {
+  *ok = 1;
+  if (rule.nodes) {
+    double mdn;
+    HX_CALL(hx_tmop_dmin_detj_nodes(tm, x, &mdn));
+    if (!(mdn > 0)) *ok = 0;
+  }
+  if (*ok && rule.fine) {
+    double mdf;
+    HX_CALL(hx_tmop_dmin_detj_fine(tm, x, &mdf));
+    if (!(mdf > 0)) *ok = 0;
+  }
+  return HX_OK;
+}
+
+/* A line search's outcome: the accepted trial's step, energy, |r| and min det J at the
+   quadrature points, and the trials refused only by the rule's extra checks. */
+typedef struct ls_out {
+  int accepted, nrej_extra;
+  double s, E, rn, mind;
+} ls_out;
+
+/* MFEM's line search along -c from x (energy E, residual norm rn): s = 1, halving, 12 trials;
+   x_s = x - s c, nodes on curved surfaces projected back; x_s is refused if det J <= 0 at a
+   quadrature point or where the rule checks, if E_s > E + 0.2 |E| or NaN (strict mode: E_s >=
+   E), or if |r_s| > 1.2 |r|. The accepted trial is left in xt, its residual in rt. */
+static int line_search(hx_tmop *tm, const double *x, const double *c, double E, double rn, ls_rule rule, double *xt, double *rt,
+                       ls_out *out) {
+  size_t n = tm->nL;
+  memset(out, 0, sizeof *out);
+  double s = 1.0;
+  for (int trial = 0; trial < 12; trial++, s *= 0.5) {
+    HX_CALL(BE->waxpy(PA, n, xt, x, -s, c));
+    HX_CALL(hx_tmop_dsnap(tm, xt));
+    HX_CALL(hx_tmop_dmin_detj(tm, xt, &out->mind));
+    if (!(out->mind > 0)) continue;
+    int ok;
+    HX_CALL(passes_extra(tm, xt, rule, &ok));
+    if (!ok) {
+      out->nrej_extra++;
+      continue;
+    }
+    HX_CALL(hx_tmop_denergy(tm, xt, &out->E));
+    if (isnan(out->E) || out->E > E + 0.2 * fabs(E)) continue;
+    if (tm->o.strict_decrease && !(out->E < E)) continue;
+    HX_CALL(hx_tmop_dgrad(tm, xt, rt, 0));
+    HX_CALL(norm(tm, rt, &out->rn));
+    if (out->rn > 1.2 * rn) continue;
+    out->accepted = 1;
+    out->s = s;
+    return HX_OK;
+  }
+  return HX_OK;
+}
+
+/* Each recovery kind runs at most this many times per solve. */
+enum { RECOVER_MAX = 8 };
+
+static int solve_linear(hx_tmop *tm, lin_ws *w, const double *r, double *c, double tol, int maxit, int *li) {
+  if (tm->o.linear_solver == HX_LIN_CG) HX_CALL(cg(tm, w, r, c, tol, maxit, li));
+  else HX_CALL(minres(tm, w, r, c, tol, maxit, li));
+  return hx_tmop_dproject(tm, c);
+}
+
+/* design:
+   1. Every Newton step: linearize at x, solve for the direction c (step 2 of the file's design),
+      line search along -c under the rule in force: opts' (det J at the GLL nodes by default), or
+      in relaxed mode the quadrature points only (MFEM's rule).
+   2. When no trial passes, recover instead of stopping, in this order, each kind at most
+      RECOVER_MAX times per solve and each logged: (a) where the rule's extra checks (nodes, fine)
+      refused some trial, the same direction with the quadrature points checked only; (b) the
+      preconditioned steepest-descent direction D^-1 r (the Jacobi diagonal of step 1); (c) the
+      Newton direction again from a Krylov solve with a 100 times tighter tolerance and 4 times the
+      iterations. (b) and (c) search under the relaxed rule where (a) ran. A step accepted under
+      the relaxed rule whose iterate fails opts' rule puts the solve in relaxed mode, which lasts
+      until an iterate passes opts' rule again. The solve stops when every recovery failed or its
+      budget is spent.
+   3. The best iterate that passes opts' rule (lowest energy) is kept (xbest); the result is the
+      last iterate where it passes opts' rule and converged or has no higher energy, else xbest.
+   Where no line search fails, nothing of this runs and the iterates are those of plain Newton;
+   with opts.recover = 0 a failed line search stops the solve (step 3 still holds). */
 int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   hx_mesh *mesh = tm->mesh;
   const hx_tmop_opts *o = &tm->o;
@@ -144,15 +236,16 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   HX_CALL(hx_metric_find(o->metric, &mi));
   size_t n = tm->nL;
   int rank = hx_comm_rank(mesh->comm);
-  double *x = NULL, *xt = NULL, *r = NULL, *rt = NULL, *c = NULL;
+  FILE *log = rank == 0 ? o->log : NULL;
+  double *x = NULL, *xt = NULL, *r = NULL, *rt = NULL, *c = NULL, *xbest = NULL;
   lin_ws w = {0};
   int rc = HX_OK;
-  double *bufs[5] = {0};
-  for (int k = 0; k < 5 && !rc; k++) rc = BE->vec_alloc(PA, n, &bufs[k]);
+  double *bufs[6] = {0};
+  for (int k = 0; k < 6 && !rc; k++) rc = BE->vec_alloc(PA, n, &bufs[k]);
   for (int k = 0; k < 7 && !rc; k++) rc = BE->vec_alloc(PA, n, &w.v[k]);
   if (!rc) rc = BE->vec_alloc(PA, n, &w.dinv);
   if (rc) goto done;
-  x = bufs[0], xt = bufs[1], r = bufs[2], rt = bufs[3], c = bufs[4];
+  x = bufs[0], xt = bufs[1], r = bufs[2], rt = bufs[3], c = bufs[4], xbest = bufs[5];
   if ((rc = BE->vec_upload(PA, tm->x0, x, n))) goto done;
   hx_gid nnodes = 0;
   for (hx_lid i = 0; i < tm->nl; i++) nnodes += hx_gs_owned(tm->gs)[i];
@@ -171,25 +264,29 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   }
   /* det J at the GLL nodes too (a fold between quadrature points is invisible to
      the energy; the writers refuse it), unless the mesh starts with one there */
-  int node_check = o->detj_nodes, fine_check = o->detj_nodes == 2;
-  if (node_check) {
+  ls_rule rule = {o->detj_nodes != 0, o->detj_nodes == 2}, quad_rule = {0, 0};
+  if (rule.nodes) {
     double mn0;
     if ((rc = hx_tmop_dmin_detj_nodes(tm, x, &mn0))) goto done;
-    node_check = mn0 > 0;
+    rule.nodes = mn0 > 0;
   }
-  if (fine_check) {
+  if (rule.fine) {
     double mf0;
     if ((rc = hx_tmop_dmin_detj_fine(tm, x, &mf0))) goto done;
-    fine_check = mf0 > 0;
+    rule.fine = mf0 > 0;
   }
+  const int extra = rule.nodes || rule.fine; /* a relaxed rule exists */
   if ((rc = hx_tmop_denergy(tm, x, &E))) goto done;
   if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
   res->energy0 = res->energy = E;
   double rn;
   if ((rc = norm(tm, r, &rn))) goto done;
   double rn0 = rn;
-  if (o->log && rank == 0)
-    fprintf(o->log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", 0, E, rn, 0, 0.0, mind);
+  if (log) fprintf(log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", 0, E, rn, 0, 0.0, mind);
+  /* the best iterate that passes rule: energy, min det J, step (the start mesh passes it) */
+  double Ebest = E, mindbest = mind;
+  int itbest = 0, relaxed = 0;
+  if ((rc = BE->axpby(PA, n, 1.0, x, 0.0, xbest))) goto done;
   /* Eisenstat-Walker type 1 state */
   double eta = 0.5, eta_prev = 0.5, lin_res_prev = 0, rn_prev = rn;
   const double ew_alpha = 0.5 * (1.0 + sqrt(5.0));
@@ -218,10 +315,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
       eta_prev = eta;
     }
     int li = 0;
-    if (o->linear_solver == HX_LIN_CG) rc = cg(tm, &w, r, c, tol, o->linear_iters, &li);
-    else rc = minres(tm, &w, r, c, tol, o->linear_iters, &li);
-    if (rc) goto done;
-    if ((rc = hx_tmop_dproject(tm, c))) goto done;
+    if ((rc = solve_linear(tm, &w, r, c, tol, o->linear_iters, &li))) goto done;
     res->linear_iters += li;
     if (o->adaptive_rtol) {
       /* |J c - F| for the next forcing term (one more Hessian action, as MFEM) */
@@ -230,37 +324,55 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
       if ((rc = norm(tm, rt, &lin_res_prev))) goto done;
       rn_prev = rn;
     }
-    /* line search */
-    double s = 1.0, Et = 0, rnt = 0, mdt = 0;
-    int accepted = 0;
-    for (int trial = 0; trial < 12; trial++, s *= 0.5) {
-      if ((rc = BE->waxpy(PA, n, xt, x, -s, c))) goto done;
-      if ((rc = hx_tmop_dsnap(tm, xt))) goto done;
-      if ((rc = hx_tmop_dmin_detj(tm, xt, &mdt))) goto done;
-      if (!(mdt > 0)) continue;
-      if (node_check) {
-        double mdn;
-        if ((rc = hx_tmop_dmin_detj_nodes(tm, xt, &mdn))) goto done;
-        if (!(mdn > 0)) continue;
-      }
-      if (fine_check) {
-        double mdf;
-        if ((rc = hx_tmop_dmin_detj_fine(tm, xt, &mdf))) goto done;
-        if (!(mdf > 0)) continue;
-      }
-      if ((rc = hx_tmop_denergy(tm, xt, &Et))) goto done;
-      if (isnan(Et) || Et > E + 0.2 * fabs(E)) continue;
-      if (o->strict_decrease && !(Et < E)) continue;
-      if ((rc = hx_tmop_dgrad(tm, xt, rt, 0))) goto done;
-      if ((rc = norm(tm, rt, &rnt))) goto done;
-      if (rnt > 1.2 * rn) continue;
-      accepted = 1;
+    ls_rule cur = relaxed ? quad_rule : rule;
+    ls_out ls;
+    if ((rc = line_search(tm, x, c, E, rn, cur, xt, rt, &ls))) goto done;
+    const char *how = relaxed ? "relaxed" : NULL; /* the log's note on the accepted step */
+    if (!ls.accepted && !o->recover) {
+      snprintf(res->stop_reason, sizeof res->stop_reason, "line search failed");
+      if (log) fprintf(log, "newton %3d  line search failed after 12 trials\n", it + 1);
       break;
     }
-    if (!accepted) {
-      snprintf(res->stop_reason, sizeof res->stop_reason, "line search failed");
-      if (o->log && rank == 0) fprintf(o->log, "newton %3d  line search failed after 12 trials\n", it + 1);
-      break;
+    if (!ls.accepted) {
+      /* recovery, (a) to (c) of the design */
+      const char *what = "Newton direction";
+      if (log) fprintf(log, "newton %3d  line search failed after 12 trials (%s)\n", it + 1, what);
+      if (extra && !relaxed && ls.nrej_extra > 0 && res->recover_relaxed < RECOVER_MAX) {
+        res->recover_relaxed++;
+        cur = quad_rule;
+        if ((rc = line_search(tm, x, c, E, rn, cur, xt, rt, &ls))) goto done;
+        what = "recovery (a): det J at the quadrature points only";
+        how = "recover relaxed";
+        if (!ls.accepted && log) fprintf(log, "newton %3d  line search failed after 12 trials (%s)\n", it + 1, what);
+      }
+      int ran_b = 0, ran_c = 0;
+      if (!ls.accepted && res->recover_steepest < RECOVER_MAX) {
+        res->recover_steepest++, ran_b = 1;
+        if ((rc = BE->precond(PA, w.dinv, r, c))) goto done;
+        if ((rc = hx_tmop_dproject(tm, c))) goto done;
+        if ((rc = line_search(tm, x, c, E, rn, cur, xt, rt, &ls))) goto done;
+        what = "recovery (b): steepest descent D^-1 r";
+        how = "recover steepest";
+        if (!ls.accepted && log) fprintf(log, "newton %3d  line search failed after 12 trials (%s)\n", it + 1, what);
+      }
+      if (!ls.accepted && res->recover_krylov < RECOVER_MAX) {
+        res->recover_krylov++, ran_c = 1;
+        int li2 = 0, maxit = o->linear_iters > 100000 / 4 ? 100000 : 4 * o->linear_iters;
+        if ((rc = solve_linear(tm, &w, r, c, fmax(1e-2 * tol, 1e-14), maxit, &li2))) goto done;
+        res->linear_iters += li2;
+        li += li2;
+        if ((rc = line_search(tm, x, c, E, rn, cur, xt, rt, &ls))) goto done;
+        what = "recovery (c): Krylov restart";
+        how = "recover krylov";
+        if (!ls.accepted && log) fprintf(log, "newton %3d  line search failed after 12 trials (%s)\n", it + 1, what);
+      }
+      if (!ls.accepted) {
+        int spent = !ran_b || !ran_c;
+        snprintf(res->stop_reason, sizeof res->stop_reason, "line search failed (%s)",
+                 spent ? "recovery budget spent" : "recoveries failed");
+        if (log) fprintf(log, "newton %3d  stop: %s\n", it + 1, res->stop_reason);
+        break;
+      }
     }
     double *sw = x;
     x = xt;
@@ -268,21 +380,49 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     sw = r;
     r = rt;
     rt = sw;
-    E = Et;
-    rn = rnt;
-    mind = mdt;
+    E = ls.E;
+    rn = ls.rn;
+    mind = ls.mind;
     res->newton_iters = it + 1;
-    if (o->log && rank == 0)
-      fprintf(o->log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", it + 1, E, rn, li, s, mind);
+    /* an iterate accepted under the relaxed rule: does it pass opts' rule again? */
+    int valid = 1;
+    if (extra && (cur.nodes != rule.nodes || cur.fine != rule.fine)) {
+      res->relaxed_iters++;
+      if ((rc = passes_extra(tm, x, rule, &valid))) goto done;
+    }
+    const char *note = "";
+    if (valid && relaxed) note = "  (relaxed mode ends: valid again)";
+    else if (!valid && !relaxed) note = "  (relaxed mode: det J <= 0 at a GLL node)";
+    relaxed = !valid;
+    if (valid && E <= Ebest) {
+      Ebest = E, mindbest = mind, itbest = it + 1;
+      if ((rc = BE->axpby(PA, n, 1.0, x, 0.0, xbest))) goto done;
+    }
+    if (log) {
+      fprintf(log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e", it + 1, E, rn, li, ls.s, mind);
+      fprintf(log, "%s%s%s\n", how ? "  " : "", how ? how : "", note);
+    }
   }
   if (it == o->newton_iters && rn <= o->newton_rtol * rn0) {
     res->converged = 1;
     snprintf(res->stop_reason, sizeof res->stop_reason, "converged");
   }
+  /* the result: the last iterate, unless it fails opts' rule or a valid one had a lower energy */
+  const double *xres = x;
+  res->result_iter = res->newton_iters;
+  if (relaxed || (!res->converged && E > Ebest)) {
+    xres = xbest, E = Ebest, mind = mindbest, res->result_iter = itbest;
+    if (res->converged) {
+      res->converged = 0;
+      snprintf(res->stop_reason, sizeof res->stop_reason, "converged to a mesh that fails the det J check");
+    }
+    if (log)
+      fprintf(log, "newton: the result is iterate %d (energy %.10e), the best that passes the det J check\n", itbest, Ebest);
+  }
   res->energy = E;
   res->min_detj = mind;
   /* the one whole-vector download: the optimized nodes */
-  if ((rc = BE->vec_download(PA, x, xout, n))) goto done;
+  if ((rc = BE->vec_download(PA, xres, xout, n))) goto done;
   bufs[0] = x, bufs[1] = xt, bufs[2] = r, bufs[3] = rt;
 done:
   res->time_total = hx_tmop_now() - t_start;
@@ -298,7 +438,7 @@ done:
   res->n_hess_apply = tm->n_hess_apply;
   res->n_diag = tm->n_diag;
   res->n_mindet = tm->n_mindet;
-  for (int k = 0; k < 5; k++) BE->vec_free(PA, &bufs[k]);
+  for (int k = 0; k < 6; k++) BE->vec_free(PA, &bufs[k]);
   for (int k = 0; k < 7; k++) BE->vec_free(PA, &w.v[k]);
   BE->vec_free(PA, &w.dinv);
   return rc;

@@ -61,6 +61,7 @@ void hx_tmop_opts_default(hx_tmop_opts *o) {
   o->linear_rtol = 1e-12;
   o->adaptive_rtol = 1;
   o->detj_nodes = 1;
+  o->recover = 1;
   o->repair_rings = 2;
   o->repair_weight = 10;
   o->repair_iters = 10;

@@ -1,0 +1,1 @@
+hx_add_test(t520-recover)
