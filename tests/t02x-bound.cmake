@@ -1,0 +1,2 @@
+# core: proven validity, the Bernstein lower bound of det J (t020-t029)
+hx_add_test(t020-detj-bound)
