@@ -226,7 +226,8 @@ int hx_detj_bound_ctx_size(const hx_detj_bound_ctx *bc) { return bc->n; }
 
 /* out [N0][N1][N2] += a (dims a0 a1 a2) * b (dims b0 b1 b2) as a 3D convolution,
    N_d = a_d + b_d - 1: the product of two polynomials in the scaled Bernstein basis */
-static void conv_add(const double *a, const int da[3], const double *b, const int db[3], double sign, double *out) {
+static void conv_add(const double *restrict a, const int da[3], const double *restrict b, const int db[3], double sign,
+                     double *restrict out) {
   int N0 = da[0] + db[0] - 1, N1 = da[1] + db[1] - 1;
   for (int k = 0; k < da[2]; k++)
     for (int j = 0; j < da[1]; j++)
@@ -235,8 +236,8 @@ static void conv_add(const double *a, const int da[3], const double *b, const in
         if (av == 0) continue;
         for (int kk = 0; kk < db[2]; kk++)
           for (int jj = 0; jj < db[1]; jj++) {
-            const double *bb = b + db[0] * (jj + db[1] * kk);
-            double *o = out + i + N0 * ((j + jj) + N1 * (k + kk));
+            const double *restrict bb = b + db[0] * (jj + db[1] * kk);
+            double *restrict o = out + i + N0 * ((j + jj) + N1 * (k + kk));
             for (int ii = 0; ii < db[0]; ii++) o[ii] += av * bb[ii];
           }
       }
