@@ -12,14 +12,16 @@
 
 static void quality_help(void) {
   printf("usage: hexpack quality MESH [--json] [--plot FILE.png|FILE.svg] [--worst N]\n"
-         "                         [--quad-order Q] [--quad-type gll|gauss] [--quad-points Q]\n\n"
+         "                         [--quad-order Q] [--quad-type gll|gauss] [--quad-points Q] [--no-validity]\n\n"
          "  MESH               any format with a reader (by extension)\n"
          "  --json             print the report as JSON\n"
          "  --plot FILE        histograms of the scaled Jacobians, det J min and aspect ratio\n"
          "  --worst N          list the N worst elements (by scaled Jacobian), default 10\n"
          "  --quad-order Q     quadrature exact for order Q (MFEM's -qo), default 8\n"
          "  --quad-type T      gll (default, MFEM -qt 1) or gauss (MFEM -qt 0)\n"
-         "  --quad-points Q    points per direction (overrides --quad-order)\n");
+         "  --quad-points Q    points per direction (overrides --quad-order)\n"
+         "  --no-validity      leave out the proof of det J > 0 on whole elements (Bernstein bound):\n"
+         "                     the line 'valid: proven | not proven | invalid' and its JSON fields\n");
 }
 
 /* Parse the quality flags shared by quality and demo; 1 consumed, 0 not ours. */
@@ -91,6 +93,7 @@ int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const char
 int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
   hx_quality_opts o;
   hx_quality_opts_default(&o);
+  o.validity = 1;
   const char *path = NULL, *plot = NULL;
   int json = 0;
   for (int i = 1; i < argc; i++) {
@@ -101,6 +104,10 @@ int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
     }
     if (!strcmp(a, "--json")) {
       json = 1;
+      continue;
+    }
+    if (!strcmp(a, "--no-validity")) {
+      o.validity = 0;
       continue;
     }
     if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {

@@ -21,10 +21,15 @@
      that the reference cube gives 1), minimum over the corners (order-1 geometry);
    - aspect ratio: longest / shortest of the 12 straight corner-to-corner edges;
    - min GLL spacing: shortest distance between two neighbouring GLL nodes of a
-     grid line (Nek5000's dxmin). */
+     grid line (Nek5000's dxmin).
+   With opts.validity the mesh report also says whether det J > 0 is proven on every
+   element (not only at sample points): hx_detj_bound_elem per element, the counts of
+   each verdict and the smallest bound in report.bound, one line in the table and the
+   fields validity, bound_min, detj_min_found and the counts in the JSON. */
 #pragma once
 #include <stdio.h>
 
+#include "hx_detj_bound.h"
 #include "hx_mesh.h"
 
 typedef struct hx_quality_opts {
@@ -32,6 +37,8 @@ typedef struct hx_quality_opts {
   int quad_order;  /* MFEM -qo: exact for polynomials of this order (default 8) */
   int quad_points; /* > 0 overrides quad_order: points per direction */
   int num_worst;   /* elements listed in the report (default 10) */
+  int validity;    /* 1: also prove validity with the Bernstein bound of det J (hx_detj_bound.h,
+                      default options); default 0 */
 } hx_quality_opts;
 
 void hx_quality_opts_default(hx_quality_opts *o);
@@ -80,6 +87,8 @@ typedef struct hx_quality_report {
   hx_quality_stat stat[HX_QUALITY_NUM_STATS];
   int num_worst; /* entries in worst, by ascending scaled Jacobian (Nek) */
   hx_quality_worst *worst;
+  int validity_checked;        /* opts.validity was set: bound holds the verdicts */
+  hx_detj_bound_summary bound; /* counts of proven / not proven / invalid, smallest bound */
 } hx_quality_report;
 
 /** Quality of every element of m. per_elem ([num_elem], may be NULL) receives the
@@ -89,6 +98,8 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
 void hx_quality_report_free(hx_quality_report *r);
 /** The summary table and the worst elements, for people. */
 void hx_quality_print(const hx_quality_report *r, FILE *out);
+/** The validity line alone (the table prints it when r->validity_checked). */
+void hx_quality_print_validity(const hx_quality_report *r, FILE *out);
 /** The same as one JSON object. */
 void hx_quality_json(const hx_quality_report *r, FILE *out);
 /** Value of measure s (0..HX_QUALITY_NUM_STATS-1) of q. */

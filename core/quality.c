@@ -9,7 +9,9 @@
       (three 1D contractions per entry), at the GLL nodes with (I, D) and at the
       quadrature points with (B, G); det J follows pointwise;
    3. corner measures use the 8 corner nodes only (Verdict's hex definitions);
-   4. the mesh summary reduces min/sum/max over ranks and merges the worst lists. */
+   4. the mesh summary reduces min/sum/max over ranks and merges the worst lists;
+   5. with opts.validity, each element is also bounded (hx_detj_bound_elem, one context
+      per thread) and the verdicts are counted. */
 #include "hx_quality.h"
 
 #include <math.h>
@@ -265,12 +267,25 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   int *tn = NULL;
   if (rc == HX_OK) rc = hx_malloc((size_t)nthreads * cap * sizeof *tl, &tl);
   if (rc == HX_OK) rc = hx_malloc((size_t)nthreads * sizeof *tn, &tn);
+  hx_detj_bound_ctx **bc = NULL; /* [nthreads] with opts.validity */
+  if (rc == HX_OK && o->validity) {
+    hx_detj_bound_opts bo;
+    hx_detj_bound_opts_default(&bo);
+    rc = hx_malloc((size_t)nthreads * sizeof *bc, &bc);
+    for (int t = 0; t < nthreads && rc == HX_OK; t++) rc = hx_detj_bound_ctx_create(nd - 1, &bo, &bc[t]);
+  }
   if (rc != HX_OK) {
+    if (bc)
+      for (int t = 0; t < nthreads; t++) hx_detj_bound_ctx_destroy(&bc[t]);
+    hx_free(&bc);
     hx_free(&local);
     hx_free(&tl);
+    hx_free(&tn);
     hx_quality_ctx_destroy(&qc);
     return rc;
   }
+  int64_t vcount[4] = {0, 0, 0, 0};      /* proven, not proven, invalid, subdivisions */
+  double vmin[2] = {INFINITY, INFINITY}; /* smallest bound, smallest det J found */
   size_t stride = (size_t)3 * nd * nd * nd;
   int failed = 0;
   /* blocks of elements so that the progress bar can move between them */
@@ -302,6 +317,8 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
         tsum[s] = 0;
       }
       hx_gid tinv = 0;
+      int64_t tv[4] = {0, 0, 0, 0};
+      double tvm[2] = {INFINITY, INFINITY};
 #pragma omp for schedule(dynamic, 256)
       for (hx_lid e = e0; e < e1; e++) {
         hx_quality_worst w;
@@ -319,6 +336,14 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
           tsum[s] += v;
         }
         if (!(w.q.detj_min > 0) || !(w.q.detj_min_q > 0)) tinv++;
+        if (bc) {
+          hx_detj_bound_result b;
+          hx_detj_bound_elem(bc[t], xs + (size_t)(e - e0) * stride, &b);
+          tv[b.verdict - 1]++;
+          tv[3] += b.num_splits;
+          tvm[0] = fmin(tvm[0], b.lower);
+          tvm[1] = fmin(tvm[1], b.min_found);
+        }
         worst_push(tl + (size_t)t * cap, &tn[t], K, cap, &w);
       }
 #pragma omp critical(hx_quality_reduce)
@@ -329,6 +354,9 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
           sum[s] += tsum[s];
         }
         inverted += tinv;
+        for (int k = 0; k < 4; k++) vcount[k] += tv[k];
+        vmin[0] = fmin(vmin[0], tvm[0]);
+        vmin[1] = fmin(vmin[1], tvm[1]);
       }
     }
     hx_progress_update(&prog, e1);
@@ -339,6 +367,9 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   worst_finish(local, &nlocal, K);
   hx_free(&tl);
   hx_free(&tn);
+  if (bc)
+    for (int t = 0; t < nthreads; t++) hx_detj_bound_ctx_destroy(&bc[t]);
+  hx_free(&bc);
   hx_quality_ctx_destroy(&qc);
   hx_free(&xb);
 
@@ -348,6 +379,8 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
   if (rc == HX_OK) rc = hx_comm_max_double(m->comm, mx, HX_QUALITY_NUM_STATS);
   if (rc == HX_OK) rc = hx_comm_sum_double(m->comm, sum, HX_QUALITY_NUM_STATS);
   if (rc == HX_OK) rc = hx_comm_sum_int64(m->comm, &inverted, 1);
+  if (rc == HX_OK && o->validity) rc = hx_comm_sum_int64(m->comm, vcount, 4);
+  if (rc == HX_OK && o->validity) rc = hx_comm_min_double(m->comm, vmin, 2);
   /* gather every rank's worst list and keep the K worst overall */
   int size = hx_comm_size(m->comm);
   hx_quality_worst *all = NULL;
@@ -378,12 +411,34 @@ int hx_quality_mesh(const hx_mesh *m, const hx_quality_opts *o, hx_elem_quality 
     r->stat[s].mean = r->num_elem > 0 ? sum[s] / (double)r->num_elem : 0;
   }
   r->num_inverted = inverted;
+  if (o->validity) {
+    hx_detj_bound_summary *b = &r->bound;
+    r->validity_checked = 1;
+    b->num_proven = vcount[0];
+    b->num_not_proven = vcount[1];
+    b->num_invalid = vcount[2];
+    b->num_splits = vcount[3];
+    b->lower_min = vmin[0];
+    b->found_min = vmin[1];
+    b->verdict = b->num_invalid ? HX_INVALID : (b->num_not_proven ? HX_VALID_NOT_PROVEN : HX_VALID_PROVEN);
+  }
   return HX_OK;
 }
 
 void hx_quality_report_free(hx_quality_report *r) {
   hx_free(&r->worst);
   r->num_worst = 0;
+}
+
+void hx_quality_print_validity(const hx_quality_report *r, FILE *out) {
+  const hx_detj_bound_summary *b = &r->bound;
+  if (b->verdict == HX_INVALID)
+    fprintf(out, "  invalid (%lld elements with det J <= 0 at a point, smallest %.4e; %lld inconclusive; min bound %.4e)\n",
+            (long long)b->num_invalid, b->found_min, (long long)b->num_not_proven, b->lower_min);
+  else if (b->verdict == HX_VALID_NOT_PROVEN)
+    fprintf(out, "  valid: not proven (%lld elements inconclusive, min bound %.4e, smallest det J found %.4e)\n",
+            (long long)b->num_not_proven, b->lower_min, b->found_min);
+  else fprintf(out, "  valid: proven (min bound %.4e)\n", b->lower_min);
 }
 
 void hx_quality_print(const hx_quality_report *r, FILE *out) {
@@ -396,6 +451,7 @@ void hx_quality_print(const hx_quality_report *r, FILE *out) {
   for (int s = 0; s < HX_QUALITY_NUM_STATS; s++)
     fprintf(out, "  %-24s %13.4e %13.4e %13.4e\n", labels[s], r->stat[s].min, r->stat[s].mean, r->stat[s].max);
   fprintf(out, "  elements with det J <= 0: %lld\n", (long long)r->num_inverted);
+  if (r->validity_checked) hx_quality_print_validity(r, out);
   if (r->num_worst > 0) {
     fprintf(out, "worst %d elements (by scaled Jacobian):\n", r->num_worst);
     fprintf(out, "  %10s %12s %12s %12s %10s  %s\n", "element", "scaled_jac", "corner_sj", "detj_min", "aspect", "centroid");
@@ -417,6 +473,15 @@ void hx_quality_json(const hx_quality_report *r, FILE *out) {
   fprintf(out, "{\"num_elem\": %lld, \"order\": %d, \"quad_type\": \"%s\", \"quad_points\": %d, \"num_inverted\": %lld,\n",
           (long long)r->num_elem, r->order, r->quad_type == HX_QUAD_GLL ? "gll" : "gauss", r->quad_points,
           (long long)r->num_inverted);
+  if (r->validity_checked) {
+    const hx_detj_bound_summary *b = &r->bound;
+    fprintf(out, " \"validity\": \"%s\", \"bound_min\": ", hx_validity_name(b->verdict));
+    jnum(out, b->lower_min);
+    fprintf(out, ", \"detj_min_found\": ");
+    jnum(out, b->found_min);
+    fprintf(out, ", \"num_proven\": %lld, \"num_not_proven\": %lld, \"num_invalid\": %lld, \"bound_subdivisions\": %lld,\n",
+            (long long)b->num_proven, (long long)b->num_not_proven, (long long)b->num_invalid, (long long)b->num_splits);
+  }
   fprintf(out, " \"summary\": {");
   for (int s = 0; s < HX_QUALITY_NUM_STATS; s++) {
     fprintf(out, "%s\n  \"%s\": {\"min\": ", s ? "," : "", hx_quality_stat_names[s]);
