@@ -102,7 +102,9 @@ void hx_cli_tmop_help(void) {
          "                      synchronization per operator call; bench tmop's breakdown)\n"
          "  --no-recover        stop where no step passes the line search (default: recover by\n"
          "                      det J at the quadrature points only, steepest descent, a Krylov\n"
-         "                      restart, and stop only when they fail too)\n",
+         "                      restart, and stop only when they fail too)\n"
+         "  --relaxed-max N     stop after N steps in a row whose iterates fail the det J check\n"
+         "                      (relaxed mode), with the best valid iterate (default 20; 0: no limit)\n",
          hx_metric_names(), hx_backend_names());
 }
 
@@ -227,6 +229,9 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     o->sync_timers = 1;
   } else if (!strcmp(a, "--no-recover")) {
     o->recover = 0;
+  } else if (!strcmp(a, "--relaxed-max")) {
+    TRY(hx_cli_value(argc, argv, i, &v));
+    TRY(hx_cli_int("--relaxed-max", v, 0, 1000000, &o->relaxed_max));
   } else if (!strcmp(a, "--debug") && *i + 1 < argc && list_has(argv[*i + 1], "tmop")) {
     /* --debug tmop is ours. A list with other words too (pebble's --debug sites,tmop) is
        the command's own flag: the optimizer's debug is set here, and "not mine" (0) lets

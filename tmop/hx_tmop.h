@@ -56,6 +56,9 @@ typedef struct hx_tmop_opts {
                            det J at the quadrature points only, a steepest-descent step, a Krylov restart)
                            instead of stopping; 0: stop there (the result is still the best iterate that
                            passes the det J check) */
+  int relaxed_max;      /* the most Newton steps in a row whose iterates fail the det J check (relaxed mode)
+                           before the solve stops and returns the best valid iterate (default 20; 0: no
+                           limit): a relaxed path that does not unfold soon tends to end in a folded minimizer */
   int normalize;        /* 1: nu = 1 / initial energy */
   int equal_weight;     /* 1: every element's energy weighted alike (targets 3 and 4: det W, the
                            integral's weight, replaced by the mean element volume, so that small

@@ -285,7 +285,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   if (log) fprintf(log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", 0, E, rn, 0, 0.0, mind);
   /* the best iterate that passes rule: energy, min det J, step (the start mesh passes it) */
   double Ebest = E, mindbest = mind;
-  int itbest = 0, relaxed = 0;
+  int itbest = 0, relaxed = 0, relaxed_run = 0;
   if ((rc = BE->axpby(PA, n, 1.0, x, 0.0, xbest))) goto done;
   /* Eisenstat-Walker type 1 state */
   double eta = 0.5, eta_prev = 0.5, lin_res_prev = 0, rn_prev = rn;
@@ -394,6 +394,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     if (valid && relaxed) note = "  (relaxed mode ends: valid again)";
     else if (!valid && !relaxed) note = "  (relaxed mode: det J <= 0 at a GLL node)";
     relaxed = !valid;
+    relaxed_run = relaxed ? relaxed_run + 1 : 0;
     if (valid && E <= Ebest) {
       Ebest = E, mindbest = mind, itbest = it + 1;
       if ((rc = BE->axpby(PA, n, 1.0, x, 0.0, xbest))) goto done;
@@ -401,6 +402,11 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     if (log) {
       fprintf(log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e", it + 1, E, rn, li, ls.s, mind);
       fprintf(log, "%s%s%s\n", how ? "  " : "", how ? how : "", note);
+    }
+    if (o->relaxed_max > 0 && relaxed_run >= o->relaxed_max) {
+      snprintf(res->stop_reason, sizeof res->stop_reason, "relaxed mode: %d steps without a valid iterate", relaxed_run);
+      if (log) fprintf(log, "newton %3d  %d steps in a row fail the det J check: stop\n", it + 1, relaxed_run);
+      break;
     }
   }
   if (it == o->newton_iters && rn <= o->newton_rtol * rn0) {

@@ -62,6 +62,7 @@ void hx_tmop_opts_default(hx_tmop_opts *o) {
   o->adaptive_rtol = 1;
   o->detj_nodes = 1;
   o->recover = 1;
+  o->relaxed_max = 20;
   o->repair_rings = 2;
   o->repair_weight = 10;
   o->repair_iters = 10;
