@@ -36,13 +36,9 @@
 #include <string.h>
 
 #include "hx_basis.h"
-#include "hx_comm.h"
 #include "hx_error.h"
 #include "hx_memory.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "hx_mesh.h"
 
 const char *hx_validity_name(int verdict) {
   switch (verdict) {
@@ -460,73 +456,5 @@ int hx_detj_bound_elem(hx_detj_bound_ctx *bc, const double *x, hx_detj_bound_res
   r->lower = lower;
   r->num_splits = splits;
   r->verdict = invalid ? HX_INVALID : (inconclusive ? HX_VALID_NOT_PROVEN : HX_VALID_PROVEN);
-  return HX_OK;
-}
-
-int hx_detj_bound_mesh(const hx_mesh *m, const hx_detj_bound_opts *o, hx_detj_bound_result *per_elem, hx_detj_bound_summary *s) {
-  memset(s, 0, sizeof *s);
-  const hx_mesh_lazy *lz = m->lazy;
-  int order = lz ? lz->order : m->order, nd = order + 1;
-  size_t stride = (size_t)3 * nd * nd * nd;
-  int nthreads = 1;
-#ifdef _OPENMP
-  nthreads = omp_get_max_threads();
-#endif
-  hx_detj_bound_ctx **bc = NULL;
-  int rc = hx_malloc((size_t)nthreads * sizeof *bc, &bc);
-  for (int t = 0; t < nthreads && rc == HX_OK; t++) rc = hx_detj_bound_ctx_create(order, o, &bc[t]);
-  const hx_lid block = lz ? 2048 : 16384;
-  double *xb = NULL;
-  if (rc == HX_OK && lz) rc = hx_malloc((size_t)block * stride * sizeof *xb, &xb);
-  int64_t count[4] = {0, 0, 0, 0};       /* proven, not proven, invalid, subdivisions */
-  double mins[2] = {INFINITY, INFINITY}; /* lower bound, det J found */
-  for (hx_lid e0 = 0; rc == HX_OK && e0 < m->num_elem; e0 += block) {
-    hx_lid e1 = e0 + block < m->num_elem ? e0 + block : m->num_elem;
-    const double *xs = m->x + (size_t)e0 * stride;
-    if (lz) {
-      if ((rc = lz->block(lz->ctx, m, e0, e1 - e0, xb, NULL)) != HX_OK) break;
-      xs = xb;
-    }
-#pragma omp parallel
-    {
-      int t = 0;
-#ifdef _OPENMP
-      t = omp_get_thread_num();
-#endif
-      int64_t tc[4] = {0, 0, 0, 0};
-      double tm[2] = {INFINITY, INFINITY};
-#pragma omp for schedule(dynamic, 64)
-      for (hx_lid e = e0; e < e1; e++) {
-        hx_detj_bound_result res;
-        hx_detj_bound_elem(bc[t], xs + (size_t)(e - e0) * stride, &res);
-        if (per_elem) per_elem[e] = res;
-        tc[res.verdict - 1]++;
-        tc[3] += res.num_splits;
-        tm[0] = fmin(tm[0], res.lower);
-        tm[1] = fmin(tm[1], res.min_found);
-      }
-#pragma omp critical(hx_detj_bound_reduce)
-      {
-        for (int k = 0; k < 4; k++) count[k] += tc[k];
-        mins[0] = fmin(mins[0], tm[0]);
-        mins[1] = fmin(mins[1], tm[1]);
-      }
-    }
-  }
-  if (bc)
-    for (int t = 0; t < nthreads; t++) hx_detj_bound_ctx_destroy(&bc[t]);
-  hx_free(&bc);
-  hx_free(&xb);
-  rc = hx_comm_agree(m->comm, rc);
-  if (rc == HX_OK) rc = hx_comm_sum_int64(m->comm, count, 4);
-  if (rc == HX_OK) rc = hx_comm_min_double(m->comm, mins, 2);
-  HX_CALL(rc);
-  s->num_proven = count[0];
-  s->num_not_proven = count[1];
-  s->num_invalid = count[2];
-  s->num_splits = count[3];
-  s->lower_min = mins[0];
-  s->found_min = mins[1];
-  s->verdict = s->num_invalid ? HX_INVALID : (s->num_not_proven ? HX_VALID_NOT_PROVEN : HX_VALID_PROVEN);
   return HX_OK;
 }

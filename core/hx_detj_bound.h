@@ -17,11 +17,9 @@
      hx_detj_bound_elem(bc, xelem, &r);               xelem: [3][nd][nd][nd], no allocation
      ... r.verdict, r.lower, r.min_found ...
      hx_detj_bound_ctx_destroy(&bc);
-   Usage, whole mesh (OpenMP over elements, reduced over ranks):
-     hx_detj_bound_summary s;
-     HX_CALL(hx_detj_bound_mesh(m, &o, NULL, &s));      collective on m->comm */
+   Over a whole mesh: hx_quality_mesh with opts.validity (hx_quality.h), which bounds each
+   element in the same pass as its other measures and fills an hx_detj_bound_summary. */
 #pragma once
-#include "hx_mesh.h"
 #include "hx_types.h"
 
 /** Verdict on one element (or a mesh: the worst of its elements). */
@@ -79,7 +77,7 @@ int hx_detj_bound_bernstein(hx_detj_bound_ctx *bc, const double *x, double *coef
 /** det J of one element at the reference point xi, evaluated from its GLL nodes. */
 double hx_detj_bound_eval(const hx_detj_bound_ctx *bc, const double *x, const double xi[3]);
 
-/** The mesh-wide summary. */
+/** The mesh-wide summary (hx_quality_report.bound). */
 typedef struct hx_detj_bound_summary {
   hx_gid num_proven, num_not_proven, num_invalid; /* global counts of the verdicts */
   double lower_min;                               /* smallest element lower bound */
@@ -87,7 +85,3 @@ typedef struct hx_detj_bound_summary {
   hx_gid num_splits;                              /* subdivisions over all elements */
   int verdict;                                    /* invalid if any, else not proven if any, else proven */
 } hx_detj_bound_summary;
-
-/** Bound every element of m (at the lazy order-N geometry when m->lazy is set). per_elem
-    ([num_elem], may be NULL) receives the local results. Collective on m->comm. */
-int hx_detj_bound_mesh(const hx_mesh *m, const hx_detj_bound_opts *o, hx_detj_bound_result *per_elem, hx_detj_bound_summary *s);
