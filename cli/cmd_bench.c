@@ -26,12 +26,17 @@ static void bench_help(void) {
          "usage: hexpack bench tmop [--n 24] [--orders 1,2,3,4] [--reps 3] [--csv] [--no-solve]\n"
          "                          [--backend B] [--threads N] [--newton-iters 100] [--linear-iters 40] ...\n\n"
          "  Kershaw n^3 (eps 0.3), metric 303, unit-size target, GLL -qo 8, sliding faces.\n"
+         "  --smooth S: the map's transition smoothness (1, default: every element trilinear,\n"
+         "  as the benchmark; 2, 3: curved elements). The solve starts from the mesh at order\n"
+         "  p (--coarse-start off) unless --coarse-start on is given: with S = 1 that start is\n"
+         "  the order-1 problem's solution, exact at every p.\n"
          "  Prints per order: vector DOFs, Newton/linear iterations, energy and min det J\n"
          "  before/after, time to solution, the largest node distance from the uniform mesh\n"
          "  (in units of h), and kernel MDOF/s (vector DOFs per second) of energy, gradient,\n"
          "  Hessian action and diagonal for the stored-H (a) and on-the-fly (b) strategies,\n"
          "  and the solve's recoveries from failed line searches: retries with det J at the\n"
-         "  quadrature points only / Newton steps taken so, steepest descent, Krylov restarts.\n"
+         "  quadrature points only / Newton steps taken so, steepest descent, Krylov restarts,\n"
+         "  and the coarse start's Newton steps, elements held back and seconds.\n"
          "  (hexpack bench kernels --help: the kernels alone against problem size.)\n\n");
   hx_cli_tmop_help();
 }
@@ -294,9 +299,11 @@ static int bench_kernels(hx_comm comm, int argc, char **argv) {
 }
 
 static int bench_tmop(hx_comm comm, int argc, char **argv) {
-  int n = 24, orders[8] = {1, 2, 3, 4}, norders = 4, reps = 3, csv = 0, solve = 1, quiet = 1;
+  int n = 24, orders[8] = {1, 2, 3, 4}, norders = 4, reps = 3, csv = 0, solve = 1, quiet = 1, smooth = 1;
   hx_tmop_opts o;
-  hx_tmop_opts_default(&o);
+  hx_tmop_opts_default(&o); /* no coarse start unless asked: the solver at order p, as MFEM's (the
+                               Kershaw map of smoothness 1 is trilinear in every element, so the
+                               coarse start would solve the order-1 problem and leave nothing to do) */
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i], *v;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -316,6 +323,9 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--reps")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_int("--reps", v, 1, 1000, &reps));
+    } else if (!strcmp(a, "--smooth")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int("--smooth", v, 1, 3, &smooth));
     } else if (!strcmp(a, "--csv")) {
       csv = 1;
     } else if (!strcmp(a, "--no-solve")) {
@@ -331,14 +341,15 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
     if (csv)
       printf("p,vector_dofs,newton_iters,linear_iters,energy0,energy,min_detj0,min_detj,seconds,max_dev_h,stop,"
              "mdofs_energy,mdofs_grad,mdofs_hess_setup_a,mdofs_hess_a,mdofs_diag_a,mdofs_hess_setup_b,mdofs_hess_b,"
-             "mdofs_diag_b,recover_relaxed,recover_steepest,recover_krylov,relaxed_iters\n");
+             "mdofs_diag_b,recover_relaxed,recover_steepest,recover_krylov,relaxed_iters,coarse_newton,coarse_held,"
+             "coarse_seconds\n");
     else
-      printf("Kershaw %d^3 eps 0.3, metric %d, target %s, %s -qo %d, boundary %s, %d rank(s)\n"
-             "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s | %s\n",
-             n, o.metric, hx_target_name(o.target), o.quad_type == 1 ? "GLL" : "Gauss", o.quad_order,
+      printf("Kershaw %d^3 eps 0.3 smoothness %d, metric %d, target %s, %s -qo %d, boundary %s, %d rank(s)\n"
+             "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s | %s | %s\n",
+             n, smooth, o.metric, hx_target_name(o.target), o.quad_type == 1 ? "GLL" : "Gauss", o.quad_order,
              o.boundary == HX_BND_SLIDE ? "slide" : "fixed", hx_comm_size(comm), "p", "vDOFs", "newton", "linear", "E0", "E1",
              "minJ0", "minJ1", "time_s", "dev/h", "energy", "grad", "setup(a)", "H.v(a)", "diag(a)", "setup(b)", "H.v(b)",
-             "diag(b)", "recover (quad-only/relaxed steps, steepest, Krylov)");
+             "diag(b)", "recover (quad-only/relaxed steps, steepest, Krylov)", "coarse start (newton, held, s)");
   }
   for (int k = 0; k < norders; k++) {
     int p = orders[k];
@@ -348,6 +359,7 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
     bo.order = p;
     bo.kershaw = 1;
     bo.eps_y = bo.eps_z = 0.3;
+    bo.smooth = smooth;
     hx_mesh *m = NULL, *ref = NULL;
     HX_CALL(hx_mesher_box(comm, &bo, &m));
     bo.kershaw = 0;
@@ -375,18 +387,22 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
     hx_mesh_destroy(&m);
     hx_mesh_destroy(&ref);
     HX_CALL(rc);
+    char coarse[64] = "off";
+    if (r.coarse_order) snprintf(coarse, sizeof coarse, "%d, %lld, %.3f", r.coarse_newton, r.coarse_held, r.coarse_time);
     if (rank == 0) {
       if (csv)
-        printf("%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d\n", p, vdofs,
-               r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
-               solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b,
-               kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters);
+        printf(
+            "%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d,%lld,%.3f\n",
+            p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
+            solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b,
+            kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters,
+            r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time);
       else
         printf("%2d %10.0f %6d %6d %11.5e %10.3e %10.4e %10.4e %8.2f %9.2e | %15s %7.2f %7.2f | %8.2f %8.2f %8.2f | "
-               "%8.2f %8.2f %8.2f | %d/%d, %d, %d\n",
+               "%8.2f %8.2f %8.2f | %d/%d, %d, %d | %s\n",
                p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev, "",
                kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b, kr.diag_b, r.recover_relaxed,
-               r.relaxed_iters, r.recover_steepest, r.recover_krylov);
+               r.relaxed_iters, r.recover_steepest, r.recover_krylov, coarse);
       fflush(stdout);
     }
   }

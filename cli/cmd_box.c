@@ -27,6 +27,7 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
   hx_cli_common c = {0};
   hx_tmop_opts topt;
   hx_tmop_opts_default(&topt);
+  topt.coarse_order = -1; /* the command's default: the coarse start from order 3 */
   int tquiet = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;

@@ -90,6 +90,11 @@ void hx_cli_tmop_help(void) {
          "  --detj-check nodes|quad  line search rejects det J <= 0 at quadrature points and\n"
          "                      GLL nodes (nodes, default) or at quadrature points only (quad, MFEM);\n"
          "                      fine: also at Gauss points N + 4 per direction, between the nodes\n"
+         "  --coarse-start auto|on|off  solve the order-1 copy of the mesh (its corners) first and\n"
+         "                      start from its moves carried to the mesh's order, held back where an\n"
+         "                      element would fold; the problem and its result stay the mesh's own\n"
+         "                      (auto: on from order 3, the default of optimize and box --optimize;\n"
+         "                      off elsewhere)\n"
          "  --backend B         auto (default), %s\n"
          "  --threads N         OpenMP threads of the cpu backend\n"
          "  --quiet             no per-iteration log\n"
@@ -229,6 +234,12 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     o->sync_timers = 1;
   } else if (!strcmp(a, "--no-recover")) {
     o->recover = 0;
+  } else if (!strcmp(a, "--coarse-start")) {
+    TRY(hx_cli_value(argc, argv, i, &v));
+    if (!strcmp(v, "auto")) o->coarse_order = -1;
+    else if (!strcmp(v, "on")) o->coarse_order = 1;
+    else if (!strcmp(v, "off")) o->coarse_order = 0;
+    else TRY(HX_ERROR(HX_ERR_INPUT, "--coarse-start: expected auto, on or off, got '%s'", v));
   } else if (!strcmp(a, "--relaxed-max")) {
     TRY(hx_cli_value(argc, argv, i, &v));
     TRY(hx_cli_int("--relaxed-max", v, 0, 1000000, &o->relaxed_max));
@@ -280,17 +291,22 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
              "\"newton_iters\": %d, \"linear_iters\": %d, \"stop\": \"%s\", \"nodes_reverted\": %lld, "
              "\"keep_sj_rounds\": %d, \"repair_bad\": %lld, \"repair_free\": %lld, \"repair_after\": %lld, "
              "\"repair_passes\": %d, \"seconds\": %.3f, \"recover_relaxed\": %d, \"recover_steepest\": %d, "
-             "\"recover_krylov\": %d, \"relaxed_iters\": %d, \"result_iter\": %d}\n",
+             "\"recover_krylov\": %d, \"relaxed_iters\": %d, \"result_iter\": %d, \"coarse_order\": %d, "
+             "\"coarse_newton\": %d, \"coarse_held\": %lld}\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0, sj1, sjm0,
              sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds, r.repair_bad, r.repair_free,
              r.repair_after, r.repair_passes, r.time_total, r.recover_relaxed, r.recover_steepest, r.recover_krylov,
-             r.relaxed_iters, r.result_iter);
+             r.relaxed_iters, r.result_iter, r.coarse_order, r.coarse_newton, r.coarse_held);
     else {
       printf("optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
              "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s\n",
              o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy,
              r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj, r.newton_iters,
              r.linear_iters, r.stop_reason, r.time_total);
+      if (r.coarse_order)
+        printf("optimize: coarse start: the order-1 copy solved in %d Newton step(s) (%.2f s), its moves carried to "
+               "order %d (%lld element(s) held back); the counts above are the solve's at order %d\n",
+               r.coarse_newton, r.coarse_time, m->order, r.coarse_held, m->order);
       if (r.recover_relaxed + r.recover_steepest + r.recover_krylov > 0 || r.result_iter != r.newton_iters)
         printf("optimize: failed line searches recovered by det J at quadrature points only %d time(s) (%d Newton step(s) "
                "taken so), steepest descent %d, Krylov restart %d; the result is Newton step %d's\n",
@@ -329,6 +345,7 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
   hx_cli_common c = {0};
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
+  o.coarse_order = -1; /* the command's default: the coarse start from order 3 */
   int quiet = 0;
   const char *in = NULL;
   for (int i = 1; i < argc; i++) {

@@ -59,6 +59,12 @@ typedef struct hx_tmop_opts {
   int relaxed_max;      /* the most Newton steps in a row whose iterates fail the det J check (relaxed mode)
                            before the solve stops and returns the best valid iterate (default 20; 0: no
                            limit): a relaxed path that does not unfold soon tends to end in a folded minimizer */
+  int coarse_order;     /* 1: the solve starts where the order-1 copy of the mesh (its elements' corners),
+                           solved first with these options, moves it: its moves carried to the mesh's
+                           order (hx_tmop_transfer, held back where an element would fold); the problem
+                           (targets, boundary, keep-sj) stays the mesh's own; 0: off (default); -1: 1
+                           from order 3 (the optimize command's default: a start near the optimum, far
+                           fewer Newton steps at order >= 3) */
   int normalize;        /* 1: nu = 1 / initial energy */
   int equal_weight;     /* 1: every element's energy weighted alike (targets 3 and 4: det W, the
                            integral's weight, replaced by the mean element volume, so that small
@@ -130,8 +136,14 @@ typedef struct hx_tmop_result {
   int repair_newton;      /* the repair solves' Newton steps, all passes (the fields above it are
                              the first solve's; time_total includes the repair) */
   int repair_passes;      /* the repair solves run */
-  long long vector_dofs;  /* 3 x global unique nodes */
-  double time_total;      /* seconds */
+  int coarse_order;       /* 1: the solve started from the coarse start's (opts.coarse_order), 0: from the mesh */
+  int coarse_newton;      /* the order-1 solve's Newton and linear iterations, its final energy, */
+  int coarse_linear;
+  double coarse_energy;
+  long long coarse_held; /* the elements the carrying held back (some corner's move reduced), */
+  double coarse_time;    /* and the coarse start's seconds (in time_total) */
+  long long vector_dofs; /* 3 x global unique nodes */
+  double time_total;     /* seconds */
   double time_energy, time_grad, time_hess_setup, time_hess_apply, time_diag, time_mindet;
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;
 } hx_tmop_result;

@@ -1,7 +1,7 @@
 /* Inside tmop/ only: the problem struct and the internal calls shared by the files of tmop/, in
    three layers, each calling only the ones below it:
-     repair.c, transfer.c   the drivers: hx_tmop_optimize (solve, keep-sj, repair), the repair
-                            solve on patches, the carrying of moves to a higher order
+     repair.c, transfer.c,  the drivers: hx_tmop_optimize (coarse start, solve, keep-sj, repair),
+     coarse.c               the repair solve on patches, the carrying of moves to a higher order
      newton.c               the solver: hx_tmop_solve (Newton, linear solvers, line search)
      tmop.c                 the problem: set-up (targets, constraints), operators, fold tests */
 #pragma once
@@ -22,6 +22,8 @@ struct hx_tmop {
   hx_lid nl;               /* local unique nodes */
   size_t nL, nE;           /* L-vector length (3 nl), E-vector length */
   double *x0;              /* [nl][3] initial positions (host) */
+  double *xstart;          /* [nl][3] the solve's starting point where it is not x0 (the coarse
+                              start's), else NULL (host, owned) */
   double *hL;              /* host L scratch (MPI exchange of backend vectors) */
   double *dX, *dV, *dY;    /* backend E-vectors: linearization point, input, output */
   double *dLa, *dLb, *dLt; /* backend L scratch: host-API input/output, projected Hessian input */
@@ -93,7 +95,12 @@ int hx_tmop_dsnap(hx_tmop *tm, double *x);
     nothing above it: keep-sj and repair are the drivers' (repair.c). Collective. */
 int hx_tmop_solve(hx_tmop *tm, double *x, hx_tmop_result *res);
 
-/* ---- repair.c, transfer.c: the drivers above the solver */
+/* ---- repair.c, transfer.c, coarse.c: the drivers above the solver */
+
+/** opts.coarse_order's start: the order-1 copy of tm's mesh solved, its moves carried to the
+    mesh's order into tm->xstart (NULL, and res->coarse_order 0, where the copy is not valid for
+    the metric); res's coarse_* fields (collective). */
+int hx_tmop_coarse_start(hx_tmop *tm, hx_tmop_result *res);
 
 /** opts.keep_sj: put back (to tm->x0) the nodes of every element of host L-vector x whose
     Nek5000 scaled Jacobian fell below min(keep_sj, its initial value), in rounds until none

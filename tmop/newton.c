@@ -165,6 +165,8 @@ static int passes_extra(hx_tmop *tm, const double *x, ls_rule rule, int *ok) {
    quadrature points, and the trials refused only by the rule's extra checks. */
 typedef struct ls_out {
   int accepted, nrej_extra;
+  int nrej_detj, nrej_energy, nrej_resid; /* trials refused by det J at the quadrature points, the
+                                             energy test, the residual test */
   double s, E, rn, mind;
 } ls_out;
 
@@ -181,7 +183,10 @@ static int line_search(hx_tmop *tm, const double *x, const double *c, double E, 
     HX_CALL(BE->waxpy(PA, n, xt, x, -s, c));
     HX_CALL(hx_tmop_dsnap(tm, xt));
     HX_CALL(hx_tmop_dmin_detj(tm, xt, &out->mind));
-    if (!(out->mind > 0)) continue;
+    if (!(out->mind > 0)) {
+      out->nrej_detj++;
+      continue;
+    }
     int ok;
     HX_CALL(passes_extra(tm, xt, rule, &ok));
     if (!ok) {
@@ -189,11 +194,16 @@ static int line_search(hx_tmop *tm, const double *x, const double *c, double E, 
       continue;
     }
     HX_CALL(hx_tmop_denergy(tm, xt, &out->E));
-    if (isnan(out->E) || out->E > E + 0.2 * fabs(E)) continue;
-    if (tm->o.strict_decrease && !(out->E < E)) continue;
+    if (isnan(out->E) || out->E > E + 0.2 * fabs(E) || (tm->o.strict_decrease && !(out->E < E))) {
+      out->nrej_energy++;
+      continue;
+    }
     HX_CALL(hx_tmop_dgrad(tm, xt, rt, 0));
     HX_CALL(norm(tm, rt, &out->rn));
-    if (out->rn > 1.2 * rn) continue;
+    if (out->rn > 1.2 * rn) {
+      out->nrej_resid++;
+      continue;
+    }
     out->accepted = 1;
     out->s = s;
     return HX_OK;
@@ -246,7 +256,15 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   if (!rc) rc = BE->vec_alloc(PA, n, &w.dinv);
   if (rc) goto done;
   x = bufs[0], xt = bufs[1], r = bufs[2], rt = bufs[3], c = bufs[4], xbest = bufs[5];
-  if ((rc = BE->vec_upload(PA, tm->x0, x, n))) goto done;
+  /* the convergence test is relative to the gradient at the problem's initial nodes, also where
+     the solve starts elsewhere (the coarse start's point: its own gradient is far smaller) */
+  double rn_ref = -1;
+  if (tm->xstart) {
+    if ((rc = BE->vec_upload(PA, tm->x0, x, n))) goto done;
+    if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
+    if ((rc = norm(tm, r, &rn_ref))) goto done;
+  }
+  if ((rc = BE->vec_upload(PA, tm->xstart ? tm->xstart : tm->x0, x, n))) goto done;
   hx_gid nnodes = 0;
   for (hx_lid i = 0; i < tm->nl; i++) nnodes += hx_gs_owned(tm->gs)[i];
   hx_comm_sum_int64(mesh->comm, &nnodes, 1);
@@ -281,7 +299,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   res->energy0 = res->energy = E;
   double rn;
   if ((rc = norm(tm, r, &rn))) goto done;
-  double rn0 = rn;
+  double rn0 = rn_ref >= 0 ? rn_ref : rn;
   if (log) fprintf(log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", 0, E, rn, 0, 0.0, mind);
   /* the best iterate that passes rule: energy, min det J, step (the start mesh passes it) */
   double Ebest = E, mindbest = mind;
@@ -401,7 +419,11 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     }
     if (log) {
       fprintf(log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e", it + 1, E, rn, li, ls.s, mind);
-      fprintf(log, "%s%s%s\n", how ? "  " : "", how ? how : "", note);
+      fprintf(log, "%s%s%s", how ? "  " : "", how ? how : "", note);
+      if (o->debug)
+        fprintf(log, "  (refused: det J %d, nodes %d, energy %d, |r| %d)", ls.nrej_detj, ls.nrej_extra, ls.nrej_energy,
+                ls.nrej_resid);
+      fprintf(log, "\n");
     }
     if (o->relaxed_max > 0 && relaxed_run >= o->relaxed_max) {
       snprintf(res->stop_reason, sizeof res->stop_reason, "relaxed mode: %d steps without a valid iterate", relaxed_run);

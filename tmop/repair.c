@@ -21,13 +21,27 @@
 #include "hx_quality.h"
 #include "hx_tmop_impl.h"
 
-/* The solve (newton.c), then opts.keep_sj's hold-back on the nodes it ended at, into the mesh. */
+/* The solve (newton.c), from the coarse start where opts ask for it (coarse.c), then opts.keep_sj's
+   hold-back on the nodes it ended at, into the mesh. */
 static int solve_keep(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
   double t_start = hx_tmop_now();
   memset(res, 0, sizeof *res);
   hx_tmop *tm;
   HX_CALL(hx_tmop_create(mesh, o, &tm));
-  int rc = hx_tmop_solve(tm, tm->hL, res);
+  int rc = HX_OK,
+      coarse = mesh->order > 1 && !o->fixed_node && (o->coarse_order > 0 || (o->coarse_order < 0 && mesh->order >= 3));
+  hx_tmop_result cr = {0};
+  double e0 = 0, mind0 = 0;
+  if (coarse) rc = hx_tmop_coarse_start(tm, &cr);
+  if (!rc && tm->xstart) rc = hx_tmop_energy(tm, tm->x0, &e0);
+  if (!rc && tm->xstart) rc = hx_tmop_min_detj(tm, tm->x0, &mind0);
+  if (!rc) rc = hx_tmop_solve(tm, tm->hL, res);
+  if (!rc && tm->xstart) { /* the problem's own initial state, and the coarse start's figures */
+    res->energy0 = e0, res->min_detj0 = mind0;
+    res->coarse_order = cr.coarse_order, res->coarse_newton = cr.coarse_newton, res->coarse_linear = cr.coarse_linear;
+    res->coarse_energy = cr.coarse_energy, res->coarse_held = cr.coarse_held;
+  }
+  res->coarse_time = cr.coarse_time;
   if (!rc && (o->keep_sj > 0 || o->keep_aspect > 0 || o->elem_ok))
     rc = hx_tmop_keep_sj(tm, tm->hL, &res->nodes_reverted, &res->keep_sj_rounds);
   if (!rc) hx_tmop_to_mesh(tm, tm->hL, mesh);

@@ -63,6 +63,7 @@ void hx_tmop_opts_default(hx_tmop_opts *o) {
   o->detj_nodes = 1;
   o->recover = 1;
   o->relaxed_max = 20;
+  o->coarse_order = 0;
   o->repair_rings = 2;
   o->repair_weight = 10;
   o->repair_iters = 10;
@@ -502,6 +503,7 @@ void hx_tmop_destroy(hx_tmop **tmp) {
   hx_gs_destroy(&tm->gs);
   hx_lmap_destroy(&tm->lmap);
   hx_free(&tm->x0);
+  hx_free(&tm->xstart);
   hx_free(&tm->hL);
   hx_free(&tm->cidx);
   hx_free(&tm->csurf);
