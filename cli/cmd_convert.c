@@ -1,5 +1,6 @@
 /* hexpack convert IN OUT: read a mesh in any format with a reader and write it in
    the formats of the outputs' extensions (optionally at another order). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,6 +8,8 @@
 #include "hx_curve.h"
 #include "hx_error.h"
 #include "hx_io.h"
+#include "hx_kernels.h"
+#include "hx_tmop.h"
 
 static void convert_help(void) {
   printf("usage: hexpack convert IN OUT [-o OUT2]... [--order N] [--force] [--json]\n\n"
@@ -14,17 +17,32 @@ static void convert_help(void) {
          "  -o FILE            another output (several allowed)\n"
          "  --order N          write the geometry at order N (curving onto the analytic\n"
          "                     surfaces when the input carries them)\n"
-         "  --force            write even if det J <= 0 somewhere\n");
+         "  --force            write even if det J <= 0 somewhere\n"
+         "  --untangle         untangle an inverted input first (the optimizer's untangling\n"
+         "                     alone: hexpack optimize --help); --untangle-iters N its steps\n");
 }
 
 int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
   hx_cli_common c = {0};
   const char *in = NULL;
+  hx_tmop_opts o;
+  hx_tmop_opts_default(&o);
+  o.untangle = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int r = hx_cli_common_flag(argc, argv, &i, &c);
     if (r < 0) return -r;
     if (r > 0) continue;
+    if (!strcmp(a, "--untangle")) {
+      o.untangle = 2; /* untangle only */
+      continue;
+    }
+    if (!strcmp(a, "--untangle-iters")) {
+      const char *v;
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int("--untangle-iters", v, 0, 1000000, &o.untangle_iters));
+      continue;
+    }
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       convert_help();
       return HX_OK;
@@ -70,7 +88,33 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
     hx_mesh_destroy(&m);
     return rc;
   }
-  rc = hx_cli_write_outputs(m, &c);
+  if (o.untangle) {
+    rc = hx_cli_optimize(m, &o, 1, c.json);
+    if (rc == HX_ERR_INVALID_MESH) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s", hx_error_message());
+      hx_error_clear();
+      rc = HX_ERROR(rc, "%s: %s", in, msg);
+      if (c.force) hx_cli_write_outputs(m, &c); /* the best iterate, as asked; the status still fails */
+      hx_mesh_destroy(&m);
+      return rc;
+    }
+  } else if (!c.force) {
+    /* an inverted input: say how many elements and which flag untangles them, before any
+       writer refuses its first bad element */
+    double mn = HUGE_VAL;
+    rc = hx_min_detj_nodes_host(m->nd, m->num_elem, m->x, 0, &mn);
+    if (!rc) rc = hx_comm_min_double(m->comm, &mn, 1);
+    long long ninv = 0;
+    if (!rc && !(mn > 0)) rc = hx_tmop_count_inverted(m, &ninv);
+    if (!rc && ninv > 0)
+      rc = HX_ERROR(HX_ERR_INVALID_MESH,
+                    "%s: %lld of %lld element(s) are inverted (det J <= 0 at a GLL node, quadrature or Gauss point); "
+                    "--untangle untangles them (or hexpack optimize %s -o OUT untangles and optimizes), --force writes "
+                    "them as they are",
+                    in, ninv, (long long)m->num_elem_global, in);
+  }
+  if (!rc) rc = hx_cli_write_outputs(m, &c);
   if (rc == HX_OK && hx_comm_rank(comm) == 0) {
     if (c.json) {
       printf("{\"command\": \"convert\", \"input\": \"%s\", \"elements\": %lld, \"order\": %d, \"outputs\": [", in,

@@ -109,7 +109,15 @@ void hx_cli_tmop_help(void) {
          "                      det J at the quadrature points only, steepest descent, a Krylov\n"
          "                      restart, and stop only when they fail too)\n"
          "  --relaxed-max N     stop after N steps in a row whose iterates fail the det J check\n"
-         "                      (relaxed mode), with the best valid iterate (default 20; 0: no limit)\n",
+         "                      (relaxed mode), with the best valid iterate (default 20; 0: no limit)\n"
+         "untangling (an input with det J <= 0 at a GLL node, quadrature or Gauss point):\n"
+         "  --untangle          untangle it first, then optimize (the default whenever the mesh to\n"
+         "                      optimize is inverted): Newton on a shifted-barrier metric, the shift\n"
+         "                      kept below the smallest det J and raised as the mesh unfolds, until\n"
+         "                      no element is inverted; a mesh still inverted then is an error (the\n"
+         "                      best one is written with --force); on convert: untangle only\n"
+         "  --untangle-iters N  the untangling's Newton steps at most (default 200)\n"
+         "  --no-untangle       refuse an inverted mesh (barrier metrics) instead\n",
          hx_metric_names(), hx_backend_names());
 }
 
@@ -240,6 +248,13 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     else if (!strcmp(v, "on")) o->coarse_order = 1;
     else if (!strcmp(v, "off")) o->coarse_order = 0;
     else TRY(HX_ERROR(HX_ERR_INPUT, "--coarse-start: expected auto, on or off, got '%s'", v));
+  } else if (!strcmp(a, "--untangle")) {
+    o->untangle = 1;
+  } else if (!strcmp(a, "--no-untangle")) {
+    o->untangle = 0;
+  } else if (!strcmp(a, "--untangle-iters")) {
+    VAL();
+    TRY(hx_cli_int("--untangle-iters", v, 0, 1000000, &o->untangle_iters));
   } else if (!strcmp(a, "--relaxed-max")) {
     TRY(hx_cli_value(argc, argv, i, &v));
     TRY(hx_cli_int("--relaxed-max", v, 0, 1000000, &o->relaxed_max));
@@ -274,6 +289,20 @@ static int nek_quality(const hx_mesh *m, double *sj_min, double *sj_mean) {
   return HX_OK;
 }
 
+/* The validity of an untangled mesh, proven by the Bernstein bound of det J (collective). */
+static int untangle_proof(const hx_mesh *m, hx_detj_bound_summary *b) {
+  hx_quality_opts qo;
+  hx_quality_opts_default(&qo);
+  qo.num_worst = 0;
+  qo.validity = 1;
+  hx_quality_report q;
+  memset(&q, 0, sizeof q);
+  HX_CALL(hx_quality_mesh(m, &qo, NULL, &q));
+  *b = q.bound;
+  hx_quality_report_free(&q);
+  return HX_OK;
+}
+
 int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
   int rank = hx_comm_rank(m->comm);
   o->log = (!quiet && rank == 0) ? (json ? stderr : stdout) : NULL;
@@ -282,9 +311,36 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
   hx_tmop_result r;
   HX_CALL(hx_tmop_optimize(m, o, &r));
   HX_CALL(nek_quality(m, &sj1, &sjm1));
+  hx_detj_bound_summary b;
+  memset(&b, 0, sizeof b);
+  if (r.untangled) HX_CALL(untangle_proof(m, &b));
+  if (rank == 0 && r.untangled)
+    fprintf(json ? stderr : stdout,
+            "untangle: %lld -> %lld inverted element(s) (det J <= 0 at a GLL node, quadrature or Gauss point) in %d Newton "
+            "step(s), %s, %.2f s; %s mesh: %s (%lld proven, %lld not proven, %lld invalid; min bound %.3e)\n",
+            r.inverted0, r.inverted, r.untangle_iters, r.untangle_stop, r.untangle_time,
+            o->untangle == 2 ? "untangled" : "optimized", hx_validity_name(b.verdict), (long long)b.num_proven,
+            (long long)b.num_not_proven, (long long)b.num_invalid, b.lower_min);
+  if (o->untangle == 2) { /* untangle only */
+    if (rank == 0 && json)
+      printf("{\"command\": \"untangle\", \"inverted0\": %lld, \"inverted\": %lld, \"untangle_iters\": %d, "
+             "\"untangle_stop\": \"%s\", \"validity\": \"%s\", \"num_proven\": %lld, \"num_not_proven\": %lld, "
+             "\"num_invalid\": %lld, \"seconds\": %.3f}\n",
+             r.inverted0, r.inverted, r.untangle_iters, r.untangled ? r.untangle_stop : "no element inverted",
+             r.untangled ? hx_validity_name(b.verdict) : "unchecked", (long long)b.num_proven, (long long)b.num_not_proven,
+             (long long)b.num_invalid, r.untangle_time);
+    else if (rank == 0 && !r.untangled) printf("untangle: no element inverted\n");
+    return HX_OK;
+  }
   if (rank == 0) {
+    if (json && r.untangled) /* the untangling's fields first; a run without it prints as before */
+      printf("{\"untangle\": {\"inverted0\": %lld, \"inverted\": %lld, \"untangle_iters\": %d, \"untangle_stop\": \"%s\", "
+             "\"validity\": \"%s\", \"num_proven\": %lld, \"num_not_proven\": %lld, \"num_invalid\": %lld, "
+             "\"seconds\": %.3f}, ",
+             r.inverted0, r.inverted, r.untangle_iters, r.untangle_stop, hx_validity_name(b.verdict), (long long)b.num_proven,
+             (long long)b.num_not_proven, (long long)b.num_invalid, r.untangle_time);
     if (json)
-      printf("{\"command\": \"optimize\", \"metric\": %d, \"target\": \"%s\", \"vector_dofs\": %lld, "
+      printf("%s\"command\": \"optimize\", \"metric\": %d, \"target\": \"%s\", \"vector_dofs\": %lld, "
              "\"energy0\": %.10e, \"energy\": %.10e, \"min_detj0\": %.10e, \"min_detj\": %.10e, "
              "\"scaled_jacobian_min0\": %.6f, \"scaled_jacobian_min\": %.6f, \"scaled_jacobian_mean0\": %.6f, "
              "\"scaled_jacobian_mean\": %.6f, "
@@ -293,10 +349,10 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, int json) {
              "\"repair_passes\": %d, \"seconds\": %.3f, \"recover_relaxed\": %d, \"recover_steepest\": %d, "
              "\"recover_krylov\": %d, \"relaxed_iters\": %d, \"result_iter\": %d, \"coarse_order\": %d, "
              "\"coarse_newton\": %d, \"coarse_held\": %lld}\n",
-             o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0, sj1, sjm0,
-             sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds, r.repair_bad, r.repair_free,
-             r.repair_after, r.repair_passes, r.time_total, r.recover_relaxed, r.recover_steepest, r.recover_krylov,
-             r.relaxed_iters, r.result_iter, r.coarse_order, r.coarse_newton, r.coarse_held);
+             r.untangled ? "" : "{", o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0,
+             r.min_detj, sj0, sj1, sjm0, sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds,
+             r.repair_bad, r.repair_free, r.repair_after, r.repair_passes, r.time_total, r.recover_relaxed, r.recover_steepest,
+             r.recover_krylov, r.relaxed_iters, r.result_iter, r.coarse_order, r.coarse_newton, r.coarse_held);
     else {
       printf("optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
              "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s\n",
@@ -392,6 +448,14 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
     snprintf(msg, sizeof msg, "%s", hx_error_message());
     hx_error_clear(); /* the first error is kept: replace it */
     rc = HX_ERROR(rc, "%s: %s", in, msg);
+    /* --force: the mesh as it is now (an untangling that left elements inverted leaves its best
+       iterate in it) is written all the same; the exit status still says it failed */
+    if (c.force) {
+      c.order = m->order;
+      int wrc = hx_cli_write_outputs(m, &c);
+      if (!wrc && hx_comm_rank(comm) == 0 && !c.json)
+        for (int k = 0; k < c.num_out; k++) printf("wrote %s (--force)\n", c.out[k]);
+    }
   }
   if (!rc) {
     c.order = m->order;

@@ -2,7 +2,8 @@
    differences of mu, and the Hessian action dP = H:dT (contracted formulas)
    against finite differences of P, at random T with det T > 0; the stored 81-entry
    H and the diagonal blocks H_kjkl agree with dP; H is symmetric. Relative errors
-   must be below 1e-6. */
+   must be below 1e-6. The untangling metric 1360 also at inverted T (det T < 0) with its
+   shift beta below det T, and its barrier (+infinity where det T <= beta). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,46 @@ int main(void) {
     printf("metric %d P %s dP %s H %s\n", m->id, err_P < 1e-6 ? "ok" : "BAD", err_dP < 1e-6 ? "ok" : "BAD", ok ? "ok" : "BAD");
     fprintf(stderr, "metric %d: rel err P %.2e dP %.2e H:dT %.2e sym %.2e hkk %.2e\n", m->id, err_P, err_dP, err_H, err_sym,
             err_hkk);
+    if (!ok) fail = 1;
+  }
+  /* the untangling metric 1360 where it works: inverted T (det T < 0) above the shift beta, and
+     beta < 0 < det T; P and dP against finite differences as above */
+  {
+    double err_P = 0, err_dP = 0;
+    for (int trial = 0; trial < 40; trial++) {
+      double T[9], dT[9], P[9], dP[9], Pfd[9], d[9];
+      random_T(&seed, T);
+      if (trial % 2) /* mirror: det T < 0 */
+        for (int j = 0; j < 3; j++) T[j] = -T[j];
+      for (int i = 0; i < 9; i++) dT[i] = rnd(&seed) - 0.5;
+      double tau = hx_m3_det(T), par = tau - (0.05 + rnd(&seed)) * fabs(tau); /* beta < tau */
+      hx_m1360_P(T, par, P);
+      hx_m1360_dP(T, par, dT, dP);
+      double h = 1e-5 * sqrt(hx_m3_ddot(T, T));
+      for (int i = 0; i < 9; i++) {
+        double Tp[9], Tm[9], Tp2[9], Tm2[9];
+        for (int k = 0; k < 9; k++) Tp[k] = Tm[k] = Tp2[k] = Tm2[k] = T[k];
+        Tp[i] += h, Tm[i] -= h, Tp2[i] += 2 * h, Tm2[i] -= 2 * h;
+        Pfd[i] = (8 * (hx_m1360_mu(Tp, par) - hx_m1360_mu(Tm, par)) - (hx_m1360_mu(Tp2, par) - hx_m1360_mu(Tm2, par))) / (12 * h);
+      }
+      for (int i = 0; i < 9; i++) d[i] = P[i] - Pfd[i];
+      err_P = fmax(err_P, norm9(d, 9) / fmax(norm9(P, 9), 1e-12));
+      double Pp[9], Pm[9], Pp2[9], Pm2[9], Tp[9], Tm[9], Tp2[9], Tm2[9];
+      for (int k = 0; k < 9; k++) {
+        Tp[k] = T[k] + h * dT[k], Tm[k] = T[k] - h * dT[k];
+        Tp2[k] = T[k] + 2 * h * dT[k], Tm2[k] = T[k] - 2 * h * dT[k];
+      }
+      hx_m1360_P(Tp, par, Pp), hx_m1360_P(Tm, par, Pm), hx_m1360_P(Tp2, par, Pp2), hx_m1360_P(Tm2, par, Pm2);
+      for (int i = 0; i < 9; i++) d[i] = dP[i] - (8 * (Pp[i] - Pm[i]) - (Pp2[i] - Pm2[i])) / (12 * h);
+      err_dP = fmax(err_dP, norm9(d, 9) / fmax(norm9(dP, 9), 1e-12));
+    }
+    /* the barrier: +infinity at and below the shift */
+    double I3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    int bar = isinf(hx_m1360_mu(I3, 1.0)) && isinf(hx_m1360_mu(I3, 2.0)) && hx_m1360_mu(I3, 0.5) == 0.0;
+    int ok = err_P < 1e-6 && err_dP < 1e-6 && bar;
+    printf("metric 1360 inverted T, shifted: P %s dP %s barrier %s\n", err_P < 1e-6 ? "ok" : "BAD", err_dP < 1e-6 ? "ok" : "BAD",
+           bar ? "ok" : "BAD");
+    fprintf(stderr, "metric 1360 (det T < 0 half the time, beta < det T): rel err P %.2e dP %.2e\n", err_P, err_dP);
     if (!ok) fail = 1;
   }
   /* values that are known exactly: mu = 0 at T = I for every metric */

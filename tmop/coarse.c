@@ -66,6 +66,7 @@ int hx_tmop_coarse_start(hx_tmop *tm, hx_tmop_result *res) {
   memcpy(lo_x0, lo->x, nlo * sizeof *lo_x0);
   hx_tmop_opts lo_o = *o;
   lo_o.coarse_order = 0;
+  lo_o.untangle = 0; /* an inverted chord copy skips the start (design 4) */
   lo_o.keep_sj = lo_o.keep_aspect = lo_o.transfer_keep = lo_o.repair_sj = 0;
   lo_o.elem_ok = NULL, lo_o.elem_ok_ctx = NULL, lo_o.fixed_node = NULL;
   if (log) fprintf(log, "coarse start: the order-1 copy first\n");

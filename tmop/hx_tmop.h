@@ -23,9 +23,14 @@ typedef enum {
   HX_TARGET_IDEAL_SHAPE_UNIT_SIZE = 1,  /* MFEM -tid 1: W = I */
   HX_TARGET_IDEAL_SHAPE_EQUAL_SIZE = 2, /* -tid 2: W = (mean volume)^(1/3) I */
   HX_TARGET_IDEAL_SHAPE_GIVEN_SIZE = 3, /* -tid 3: W = (det A0(xi_q))^(1/3) I per point */
-  HX_TARGET_IDEAL_SHAPE_ELEM_SIZE = 4   /* hexpack: W = (V0_e)^(1/3) I, the element's own initial
+  HX_TARGET_IDEAL_SHAPE_ELEM_SIZE = 4,  /* hexpack: W = (V0_e)^(1/3) I, the element's own initial
                                            volume at every point of it (not in MFEM): with a
                                            shape+size metric it evens det J out inside elements */
+  HX_TARGET_UNTANGLE = 5                /* the untangling solve's own (tmop/untangle.c; not for --target):
+                                           W = h_e I per element, h_e^3 = the mean over its quadrature
+                                           points of (|A|^2 / 3)^(3/2), the volume of a cube with A's edge
+                                           lengths (> 0 on an inverted element too); every element weighted
+                                           alike (the mean of the h_e^3) */
 } hx_target_type;
 
 typedef enum { HX_BND_FIXED = 0, HX_BND_SLIDE = 1 } hx_boundary_mode;
@@ -102,6 +107,11 @@ typedef struct hx_tmop_opts {
                            solve's nodes on the border of its patches) */
   const double *elem_weight;       /* non-NULL: [num_elem] each element's energy weight is multiplied by it
                                  (targets 3 and 4, whose weights are per element or point) */
+  int untangle;                    /* hx_tmop_optimize on a mesh with det J <= 0 at a GLL node, a quadrature point or
+                                      a Gauss point nd + 3 per direction: 1 (default) untangle it first
+                                      (hx_tmop_untangle), then optimize; 2 untangle only; 0 no untangling (a
+                                      barrier metric refuses the mesh) */
+  int untangle_iters;              /* the untangling solve's Newton steps at most (default 200) */
   FILE *log;                       /* one line per Newton iteration (NULL: none); rank 0 writes */
   int debug;                       /* 1: diagnostics on stderr: the boundary nodes by kind (every rank), keep_sj's
                                       failing elements per round by reason (rank 0) (default 0; --debug tmop) */
@@ -140,17 +150,33 @@ typedef struct hx_tmop_result {
   int coarse_newton;      /* the order-1 solve's Newton and linear iterations, its final energy, */
   int coarse_linear;
   double coarse_energy;
-  long long coarse_held; /* the elements the carrying held back (some corner's move reduced), */
-  double coarse_time;    /* and the coarse start's seconds (in time_total) */
-  long long vector_dofs; /* 3 x global unique nodes */
-  double time_total;     /* seconds */
+  long long coarse_held;  /* the elements the carrying held back (some corner's move reduced), */
+  int untangled;          /* the untangling solve ran (opts.untangle and an inverted mesh) */
+  long long inverted0;    /* elements with det J <= 0 at a GLL node, quadrature point or Gauss point nd + 3, */
+  long long inverted;     /* before and after the untangling solve (global counts) */
+  int untangle_iters;     /* its Newton steps */
+  double untangle_time;   /* its seconds */
+  char untangle_stop[64]; /* "untangled", "iteration cap", "line search failed", "no progress in N steps" */
+  long long vector_dofs;  /* 3 x global unique nodes */
+  double time_total;      /* seconds */
   double time_energy, time_grad, time_hess_setup, time_hess_apply, time_diag, time_mindet;
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;
 } hx_tmop_result;
 
-/** Optimize the mesh's nodes in place (collective). Refuses a mesh with det J <= 0
-    at a quadrature point for a barrier metric (HX_ERR_INVALID_MESH, no change). */
+/** Optimize the mesh's nodes in place (collective). An inverted mesh is untangled first
+    (opts.untangle, hx_tmop_untangle); with untangling off, a mesh with det J <= 0 at a
+    quadrature point is refused for a barrier metric (HX_ERR_INVALID_MESH, no change). */
 int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
+/** The untangling solve alone (docs/optimizer.md, "Untangling"; collective): where some element
+    has det J <= 0 at a GLL node, a quadrature point or a Gauss point nd + 3 per direction, Newton
+    on the shifted-barrier metric 1360 (shift below the smallest det T, raised every step) until
+    none has, at most opts.untangle_iters steps. res: the untangle fields only (the rest zero).
+    Returns HX_ERR_INVALID_MESH ("untangling left N of M inverted element(s) ...") where it ends
+    with elements still inverted; the mesh then holds the iterate with the fewest. */
+int hx_tmop_untangle(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
+/** Elements with det J <= 0 at a GLL node, a quadrature point of the quality report's rule or a
+    Gauss point nd + 3 per direction (global count; collective). */
+int hx_tmop_count_inverted(const hx_mesh *mesh, long long *count);
 /** opts.repair_sj's second solve (hx_tmop_optimize runs it): the elements within
     opts.repair_rings layers of one below repair_sj are copied into a mesh of their own, solved
     there with the nodes they share with the rest fixed, and copied back (collective). */

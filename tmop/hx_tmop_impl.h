@@ -95,7 +95,12 @@ int hx_tmop_dsnap(hx_tmop *tm, double *x);
     nothing above it: keep-sj and repair are the drivers' (repair.c). Collective. */
 int hx_tmop_solve(hx_tmop *tm, double *x, hx_tmop_result *res);
 
-/* ---- repair.c, transfer.c, coarse.c: the drivers above the solver */
+/** The Newton direction at the last hx_tmop_dhess_setup point, for a driver with its own loop
+    (untangle.c): opts' linear solver on (Pi H Pi + I - Pi) c = r to tol with Jacobi from |diag|,
+    or, with steepest, c = Pi D^-1 Pi r + (I - Pi) r. Backend L-vectors; collective. */
+int hx_tmop_direction(hx_tmop *tm, const double *r, double *c, double tol, int maxit, int steepest, int *li);
+
+/* ---- repair.c, transfer.c, coarse.c, untangle.c: the drivers above the solver */
 
 /** opts.coarse_order's start: the order-1 copy of tm's mesh solved, its moves carried to the
     mesh's order into tm->xstart (NULL, and res->coarse_order 0, where the copy is not valid for

@@ -276,7 +276,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   if (!(mind > 0) && mi->barrier) {
     rc = HX_ERROR(HX_ERR_INVALID_MESH,
                   "the mesh has det J = %.3e <= 0 at a quadrature point; metric %d is a barrier metric and "
-                  "needs a valid mesh (untangling is not available)",
+                  "needs a valid mesh (untangling is off)",
                   mind, o->metric);
     goto done;
   }
@@ -467,6 +467,27 @@ done:
   res->n_diag = tm->n_diag;
   res->n_mindet = tm->n_mindet;
   for (int k = 0; k < 6; k++) BE->vec_free(PA, &bufs[k]);
+  for (int k = 0; k < 7; k++) BE->vec_free(PA, &w.v[k]);
+  BE->vec_free(PA, &w.dinv);
+  return rc;
+}
+
+/* The Newton direction for a driver with a loop of its own (untangle.c), at the point of the
+   last hx_tmop_dhess_setup: c solves (Pi H Pi + I - Pi) c = r with opts' linear solver to tol
+   (at most maxit iterations, *li of them used), preconditioned by Jacobi from |diag|; with
+   steepest, c = Pi D^-1 Pi r + (I - Pi) r instead (*li = 0). Vectors are backend L-vectors. */
+int hx_tmop_direction(hx_tmop *tm, const double *r, double *c, double tol, int maxit, int steepest, int *li) {
+  size_t n = tm->nL;
+  lin_ws w = {0};
+  int rc = HX_OK;
+  *li = 0;
+  for (int k = 0; k < 7 && !rc; k++) rc = BE->vec_alloc(PA, n, &w.v[k]);
+  if (!rc) rc = BE->vec_alloc(PA, n, &w.dinv);
+  if (!rc) rc = hx_tmop_ddiag(tm, w.dinv);
+  if (!rc) rc = BE->inv_abs(PA, n, w.dinv);
+  if (!rc && steepest) rc = BE->precond(PA, w.dinv, r, c);
+  if (!rc && steepest) rc = hx_tmop_dproject(tm, c);
+  if (!rc && !steepest) rc = solve_linear(tm, &w, r, c, tol, maxit, li);
   for (int k = 0; k < 7; k++) BE->vec_free(PA, &w.v[k]);
   BE->vec_free(PA, &w.dinv);
   return rc;

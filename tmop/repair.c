@@ -2,13 +2,16 @@
    then opts.repair_sj's repair), the hold-back itself, and the repair solve on patches.
 
    design:
-   1. hx_tmop_optimize: hx_tmop_create, hx_tmop_solve (newton.c: the pure Newton solve), then
+   1. hx_tmop_optimize: hx_tmop_create, with opts.coarse_order the coarse start (coarse.c: the
+      order-1 copy solved, its moves carried up as the solve's starting point), hx_tmop_solve
+      (newton.c: the pure Newton solve), then
       hx_tmop_keep_sj on its nodes (rounds of halving the moves of the elements that fall below
       min(keep_sj, as they were), or fold, or break opts.elem_ok), into the mesh.
    2. With opts.repair_sj: hx_tmop_repair cuts the elements within repair_rings layers of each one
       below repair_sj into a mesh of their own (their border nodes fixed, those below it weighted
       repair_weight times), solves it with keep_sj = repair_sj (step 1 on the sub-mesh) and copies
       it back, pass after pass while it gains.
+   0. With opts.untangle, an inverted mesh is untangled first (untangle.c: hx_tmop_untangle).
    The solver never calls back up into this file: the circle runs downwards only. */
 #include <math.h>
 #include <stdint.h>
@@ -51,8 +54,20 @@ static int solve_keep(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res)
 }
 
 int hx_tmop_optimize(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
-  int rc = solve_keep(mesh, o, res);
-  if (!rc && o->repair_sj > 0) rc = hx_tmop_repair(mesh, o, res);
+  hx_tmop_result ur;
+  memset(&ur, 0, sizeof ur);
+  int rc = o->untangle ? hx_tmop_untangle(mesh, o, &ur) : HX_OK;
+  if (!rc && o->untangle != 2) rc = solve_keep(mesh, o, res);
+  else memset(res, 0, sizeof *res);
+  if (!rc && o->untangle != 2 && o->repair_sj > 0) rc = hx_tmop_repair(mesh, o, res);
+  /* the untangling solve's fields (solve_keep starts from a cleared result) */
+  res->untangled = ur.untangled;
+  res->inverted0 = ur.inverted0;
+  res->inverted = ur.inverted;
+  res->untangle_iters = ur.untangle_iters;
+  res->untangle_time = ur.untangle_time;
+  res->linear_iters += ur.linear_iters;
+  memcpy(res->untangle_stop, ur.untangle_stop, sizeof res->untangle_stop);
   return rc;
 }
 

@@ -68,6 +68,8 @@ void hx_tmop_opts_default(hx_tmop_opts *o) {
   o->repair_weight = 10;
   o->repair_iters = 10;
   o->repair_passes = 3;
+  o->untangle = 1;
+  o->untangle_iters = 200;
 }
 
 static const char *target_names[5] = {NULL, "ideal-unit", "ideal-equal", "ideal-given", "ideal-elem"};
@@ -87,6 +89,33 @@ int hx_target_parse(const char *s, int *target) {
 }
 
 /* ------------------------------------------------------------------ targets */
+
+/* Target 5 (the untangling solve's): W = h_e I per element with h_e^3 the weighted mean of c
+   (c: [num_elem][nq^3], (|A|^2 / 3)^(3/2) per point), every element weighted by the mean h_e^3 */
+static int untangle_target(const hx_mesh *m, int nq, const double *wq, const double *c, hx_pa_desc *d, double **winv,
+                           double **detw) {
+  size_t nq3 = (size_t)nq * nq * nq, ne = (size_t)m->num_elem;
+  HX_CALL(hx_malloc((9 * ne + 1) * sizeof(double), winv));
+  HX_CALL(hx_malloc((ne + 1) * sizeof(double), detw));
+  double sum = 0;
+  int rc = HX_OK;
+  for (size_t e = 0; e < ne; e++) {
+    double h3 = 0;
+    for (size_t q = 0; q < nq3; q++) h3 += wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)] * c[e * nq3 + q];
+    if (!(h3 > 0) && !rc)
+      rc = HX_ERROR(HX_ERR_INVALID_MESH, "element %lld has collapsed to a point: nothing to untangle it from",
+                    (long long)(m->elem_offset + (hx_gid)e));
+    double *W = *winv + 9 * e;
+    memset(W, 0, 9 * sizeof(double));
+    W[0] = W[4] = W[8] = h3 > 0 ? 1.0 / cbrt(h3) : 1.0;
+    sum += h3;
+  }
+  HX_CALL(hx_comm_sum_double(m->comm, &sum, 1));
+  HX_CALL(rc);
+  for (size_t e = 0; e < ne; e++) (*detw)[e] = sum / (double)m->num_elem_global;
+  d->w_per_elem = 1;
+  return HX_OK;
+}
 
 /* All three ideal-shape targets for hexes are W = s I (W_ideal = I),
    with s = 1, s = (V / NE)^(1/3), or s = (det A0(xi_q))^(1/3) per point; hexpack's
@@ -112,7 +141,10 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
     hx_elem_jacobian_host(nd, nq, B, G, m->x + e * npe, A, work);
     for (size_t q = 0; q < nq3; q++) {
       double dt = hx_m3_det(A + 9 * q);
-      dets[e * nq3 + q] = dt;
+      if (o->target == HX_TARGET_UNTANGLE) { /* the size of a cube with A's edge lengths */
+        double c = sqrt(hx_m3_ddot(A + 9 * q, A + 9 * q) / 3.0);
+        dets[e * nq3 + q] = c * c * c;
+      } else dets[e * nq3 + q] = dt;
       vol += wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)] * dt;
       if (dt < mindet) {
         mindet = dt;
@@ -130,6 +162,9 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
       memset(d->Winv_c, 0, sizeof d->Winv_c);
       d->Winv_c[0] = d->Winv_c[4] = d->Winv_c[8] = 1.0 / s;
       d->detW_c = vbar;
+    } else if (o->target == HX_TARGET_UNTANGLE) {
+      /* dets holds (|A|^2 / 3)^(3/2) per point here (filled below the loop above) */
+      rc = untangle_target(m, nq, wq, dets, d, winv, detw);
     } else {
       int bad = bad_elem >= 0;
       rc = bad ? HX_ERROR(HX_ERR_INVALID_MESH,
@@ -445,7 +480,7 @@ int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
 int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   const hx_metric_info *mi;
   HX_CALL(hx_metric_find(o->metric, &mi));
-  HX_CHECK(o->target >= 1 && o->target <= 4, HX_ERR_INPUT, "unknown target %d; known: 1, 2, 3, 4", o->target);
+  HX_CHECK(o->target >= 1 && o->target <= HX_TARGET_UNTANGLE, HX_ERR_INPUT, "unknown target %d; known: 1, 2, 3, 4", o->target);
   const hx_backend *be;
   HX_CALL(hx_backend_find(o->backend ? o->backend : "auto", &be));
   hx_tmop *tm;

@@ -2,8 +2,8 @@
    MFEM number, usable from C loops and CUDA kernels (HX_HD). A kernel that is
    templated on the metric can call hx_mNNN_* directly instead.
 
-   For every metric id in {302, 303, 315, 318, 321, 332, 338} and a scalar
-   parameter par (gamma for 332, lambda for 338, unused otherwise):
+   For every metric id in {302, 303, 315, 318, 321, 332, 338, 1360} and a scalar
+   parameter par (gamma for 332, lambda for 338, the shift beta for 1360, unused otherwise):
      hx_metric_mu(id, par, T)            mu(T)
      hx_metric_P(id, par, T, P)          P = dmu/dT                    (9)
      hx_metric_dP(id, par, T, dT, dP)    dP = H:dT, from T alone       (9)
@@ -18,6 +18,7 @@
 #include "m321.h"
 #include "m332.h"
 #include "m338.h"
+#include "m1360.h"
 
 #define HX_METRIC_SWITCH(id, CALL)                                                                                               \
   switch (id) {                                                                                                                  \
@@ -28,6 +29,7 @@
   case 321: CALL(hx_m321); break;                                                                                                \
   case 332: CALL(hx_m332); break;                                                                                                \
   case 338: CALL(hx_m338); break;                                                                                                \
+  case 1360: CALL(hx_m1360); break;                                                                                              \
   default: break;                                                                                                                \
   }
 

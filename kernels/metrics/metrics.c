@@ -21,6 +21,7 @@ HX_METRIC_WRAP(m318)
 HX_METRIC_WRAP(m321)
 HX_METRIC_WRAP(m332)
 HX_METRIC_WRAP(m338)
+HX_METRIC_WRAP(m1360)
 #define HX_METRIC_FNS(N) N##_mu_h, N##_P_h, N##_dP_h, N##_hkk_h, N##_H_h
 
 static const hx_metric_info metric_table[] = {
@@ -32,6 +33,9 @@ static const hx_metric_info metric_table[] = {
     {321, "shape+size", 1, 0.0, "I1 + I2 / I3 - 6 = |T - T^-T|^2", HX_METRIC_FNS(m321)},
     {332, "shape+size", 1, 0.5, "(1 - gamma) mu302 + gamma mu315, gamma = 0.5", HX_METRIC_FNS(m332)},
     {338, "shape+size", 1, 31.0 / 18.0, "mu302 + lambda mu318, lambda = 31/18", HX_METRIC_FNS(m338)},
+    /* the untangling solve's metric (tmop/untangle.c sets par = the shift beta before each Newton step);
+       out of --metric's range: not a metric to optimize with */
+    {1360, "untangle", 0, 0.0, "((|T|^2 / 3)^(3/2) - det T) / (2 (det T - beta)), beta < min det T", HX_METRIC_FNS(m1360)},
     {0, NULL, 0, 0.0, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -41,6 +45,7 @@ const char *hx_metric_names(void) {
   static char names[256];
   if (!names[0]) {
     for (const hx_metric_info *m = metric_table; m->id; m++) {
+      if (!strcmp(m->kind, "untangle")) continue; /* the untangling solve's own, not --metric's */
       char b[16];
       snprintf(b, sizeof b, "%s%d", names[0] ? ", " : "", m->id);
       strncat(names, b, sizeof names - strlen(names) - 1);
