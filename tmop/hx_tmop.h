@@ -151,6 +151,7 @@ typedef struct hx_tmop_result {
   int coarse_linear;
   double coarse_energy;
   long long coarse_held;  /* the elements the carrying held back (some corner's move reduced), */
+  double coarse_time;     /* and the coarse start's seconds (in time_total) */
   int untangled;          /* the untangling solve ran (opts.untangle and an inverted mesh) */
   long long inverted0;    /* elements with det J <= 0 at a GLL node, quadrature point or Gauss point nd + 3, */
   long long inverted;     /* before and after the untangling solve (global counts) */
