@@ -33,9 +33,24 @@ static void pebble_help(void) {
          "                        height 0: ratio linear in the height (0: off)\n"
          "  --grade-expand T      columns taller than T x d: layers grow at least as the column\n"
          "                        widens, ((R + h) / R)^(1/layers), full from 2 T (0: off)\n"
-         "  --bridge F            bridge radius as a fraction of d (0.1); larger at DEM overlaps\n"
-         "  --bridge-gap F        bridge sphere pairs whose gap is below F x d (0.02; 0.04 with --aspect)\n"
-         "  --wall-gap F          bridge sphere-wall gaps below F x d (default: --bridge-gap)\n"
+         "  --contact bridge|gap  what the mesh does where spheres touch or nearly touch (docs/pebble.md,\n"
+         "                        \"Contact model\"; both change the fluid volume, reported in the summary):\n"
+         "                        bridge (default): a solid cylinder about the line of centres joins every\n"
+         "                        pair closer than --bridge-gap (the fluid in it is removed); gap: every\n"
+         "                        pair and sphere-wall pair closer than --contact-gap is moved apart to\n"
+         "                        that gap by reducing the radii (the mesh's spheres are smaller than\n"
+         "                        given), no bridge, the gap meshed by rings of thin columns\n"
+         "  --contact-gap F       gap model: the gap, a fraction of the pair's smaller diameter (0.01)\n"
+         "  --contact-shrink local|uniform  gap model: reduce each sphere by what its own closest contact\n"
+         "                        needs, the pair's deficit shared in proportion to the radii (local,\n"
+         "                        default: most spheres keep their radius), or every sphere by one factor\n"
+         "                        (uniform: one diameter for the bed, but a bed with DEM overlaps shrinks\n"
+         "                        by its deepest overlap everywhere)\n"
+         "  --bridge F            bridge model: bridge radius as a fraction of d (0.1); at DEM overlaps\n"
+         "                        at least what makes the bridge as long as a touching contact's\n"
+         "  --bridge-gap F        bridge model: bridge sphere pairs whose gap is below F x d (0.02;\n"
+         "                        0.04 with --aspect)\n"
+         "  --wall-gap F          bridge model: bridge sphere-wall gaps below F x d (default: --bridge-gap)\n"
          "  --collapse F          collapse Voronoi edges shorter than F x d (0.2)\n"
          "  --overlap-tol F       largest accepted overlap, fraction of d (0.1)\n"
          "  --rings K             extra quad rings around bridges and near contacts (1)\n"
@@ -53,7 +68,7 @@ static void pebble_help(void) {
          "                        with --optimize, Nek scaled Jacobian >= 0.3 and aspect <= 20 at order 7\n"
          "                        on pb67 in its cylinder and poured 300-sphere cylinders (not on every\n"
          "                        bed); any of these flags given as well, before or after, wins\n"
-         "  --bridge-fit F        bridge radius up to F x the facet's inner radius, at most 0.25 d\n"
+         "  --bridge-fit F        bridge model: bridge radius up to F x the facet's inner radius, at most 0.25 d\n"
          "                        (0.5; 0: --bridge; above 0.5 the ring next to the circle can fold at\n"
          "                        order N, e.g. pb67 from 0.6, and the check then refuses the mesh)\n"
          "  --accept-sj Q         keep a facet's first tessellation whose swept columns reach corner\n"
@@ -285,6 +300,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_cli_common c = {0};
   const char *centres = NULL, *plot = NULL;
   int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0, user_tk = 0;
+  const char *bridge_flag = NULL, *gap_flag = NULL; /* a bridge-model flag given, a gap-model flag given */
   double assume_memory = 0; /* --assume-memory: the memory the --stream choice takes (0: this machine's) */
   hx_tmop_opts topt;
   hx_tmop_opts_default(&topt);
@@ -395,15 +411,33 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--first-layer")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 1e-6, 0.999, &o.first_layer));
+    } else if (!strcmp(a, "--contact")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      if (!strcmp(v, "bridge")) o.contact = HX_PEBBLE_BRIDGE;
+      else if (!strcmp(v, "gap")) o.contact = HX_PEBBLE_GAP;
+      else return HX_ERROR(HX_ERR_INPUT, "flag --contact: expected 'bridge' or 'gap', got '%s'", v);
+    } else if (!strcmp(a, "--contact-gap")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double(a, v, 1e-4, 0.2, &o.contact_gap));
+      gap_flag = "--contact-gap";
+    } else if (!strcmp(a, "--contact-shrink")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      if (!strcmp(v, "local")) o.contact_shrink = HX_PEBBLE_SHRINK_LOCAL;
+      else if (!strcmp(v, "uniform")) o.contact_shrink = HX_PEBBLE_SHRINK_UNIFORM;
+      else return HX_ERROR(HX_ERR_INPUT, "flag --contact-shrink: expected 'local' or 'uniform', got '%s'", v);
+      gap_flag = "--contact-shrink";
     } else if (!strcmp(a, "--bridge")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0.01, 0.4, &o.bridge_frac));
+      bridge_flag = "--bridge";
     } else if (!strcmp(a, "--bridge-gap")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 1, &o.bridge_gap));
+      bridge_flag = "--bridge-gap";
     } else if (!strcmp(a, "--wall-gap")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 1, &o.wall_gap));
+      bridge_flag = "--wall-gap";
     } else if (!strcmp(a, "--collapse")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 0.5, &o.collapse));
@@ -425,6 +459,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     } else if (!strcmp(a, "--bridge-fit")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double(a, v, 0, 0.8, &o.bridge_fit));
+      bridge_flag = "--bridge-fit";
     } else if (!strcmp(a, "--score")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       if (!strcmp(v, "nek")) o.score_nek = 1;
@@ -475,6 +510,10 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     }
   }
   HX_CHECK(centres, HX_ERR_INPUT, "pebble: no centres file given (hexpack pebble CENTRES [options] -o OUT)");
+  HX_CHECK(!(o.contact == HX_PEBBLE_GAP && bridge_flag), HX_ERR_INPUT,
+           "flag %s: a bridge model's parameter, but --contact gap makes no bridge", bridge_flag);
+  HX_CHECK(!(o.contact == HX_PEBBLE_BRIDGE && gap_flag), HX_ERR_INPUT, "flag %s: a gap model's parameter; add --contact gap",
+           gap_flag);
   HX_CHECK(!(c.optimize && no_raise), HX_ERR_INPUT, "flag --optimize: needs the whole order-N mesh, not --stream");
   HX_CALL(hx_cli_plot_check(plot));
   int order = c.order ? c.order : 7;
@@ -514,7 +553,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     if (!rc) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
   }
   hx_gid num_bad = 0;
-  double t_curve = 0;
+  double t_curve = 0, vol_mesh = 0;
   transfer_stats tr;
   memset(&tr, 0, sizeof tr);
   if (!rc) {
@@ -523,6 +562,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     hx_mesh_check_report rep;
     rc = m->lazy ? hx_mesh_check_lazy(m, 1e-12, &rep) : hx_mesh_check(m, 1e-12, &rep);
     num_bad = rep.bad_elems;
+    vol_mesh = rep.volume;
     if (rc && c.force) {
       hx_error_clear();
       rc = HX_OK;
@@ -545,7 +585,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       hx_cli_re2_guard_close(&guard, &topt);
       hx_mesh_check_report rep;
       if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
-      if (!rc) num_bad = rep.bad_elems;
+      if (!rc) num_bad = rep.bad_elems, vol_mesh = rep.volume;
     }
     clock_gettime(CLOCK_MONOTONIC, &b);
     t_curve = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
@@ -556,8 +596,21 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   }
   if (!rc && hx_comm_rank(comm) == 0) {
     double per = (double)st.elems_bulk / bed->n;
-    if (c.json)
-      printf("{\"command\": \"pebble\", \"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
+    /* the volumes: the fluid of the bed as given (container less the spheres, analytic), what the
+       contact model changes (bridges' solid, the gap model's shrinking), the fluid the mesh should
+       hold, and the mesh's own (GLL quadrature of det J) */
+    double v_ideal = st.vol_container - st.vol_solid, v_model = v_ideal - st.bridge_volume + st.vol_shrink;
+    double v_rel = (vol_mesh - v_model) / v_model;
+    const char *contact = o.contact == HX_PEBBLE_GAP ? "gap" : "bridge";
+    const char *shrink = o.contact != HX_PEBBLE_GAP ? "none" : o.contact_shrink == HX_PEBBLE_SHRINK_UNIFORM ? "uniform" : "local";
+    if (c.json) {
+      printf("{\"command\": \"pebble\", \"contact\": \"%s\", \"contact_gap\": %g, \"contact_shrink\": \"%s\", "
+             "\"shrunk_spheres\": %d, \"shrink_max\": %.6e, \"shrink_mean\": %.6e, \"volume_container\": %.10e, "
+             "\"volume_spheres\": %.10e, \"volume_fluid_ideal\": %.10e, \"volume_bridges\": %.10e, \"volume_shrink\": %.10e, "
+             "\"volume_fluid_model\": %.10e, \"volume_mesh\": %.10e, \"volume_mesh_rel\": %.3e, ",
+             contact, o.contact == HX_PEBBLE_GAP ? o.contact_gap : 0.0, shrink, (int)st.num_shrunk, st.max_shrink, st.mean_shrink,
+             st.vol_container, st.vol_solid, v_ideal, st.bridge_volume, st.vol_shrink, v_model, vol_mesh, v_rel);
+      printf("\"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
              "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
              "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
              "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, "
@@ -577,13 +630,25 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
              c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.held,
              tr.rounds, c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.repair.repair_bad,
              tr.repair.repair_after);
-    else {
+    } else {
       printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
              (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
       printf("  diagram: %d facets (%d on walls), %d short edges collapsed (%d of negligible facets), %d facets "
              "dropped; bridges: %d sphere-sphere (%d overlapping), %d sphere-wall\n",
              (int)st.num_facets, (int)st.num_wall_facets, (int)st.num_collapsed, (int)st.num_negligible,
              (int)st.num_dropped_facets, (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
+      if (o.contact == HX_PEBBLE_GAP)
+        printf("  contact: gap %g x d: %d sphere(s) shrunk (%s), radius reduced by up to %.3g %% (mean over the bed "
+               "%.3g %%); no bridge\n",
+               o.contact_gap, (int)st.num_shrunk, shrink, 100 * st.max_shrink, 100 * st.mean_shrink);
+      else
+        printf("  contact: bridge, radius %g x d grown up to %g x the facet's inner radius (at most 0.25 d), pairs "
+               "closer than %g x d, walls %g x d\n",
+               o.bridge_frac, o.bridge_fit, o.bridge_gap, o.wall_gap);
+      printf("  volume: fluid as given %.6g (container %.6g less spheres %.6g); bridges %.4g (%+.3g %%), shrinking "
+             "%.4g (%+.3g %%): model %.6g; mesh %.6g (relative difference %.2e)\n",
+             v_ideal, st.vol_container, st.vol_solid, -st.bridge_volume, -100 * st.bridge_volume / v_ideal, st.vol_shrink,
+             100 * st.vol_shrink / v_ideal, v_model, vol_mesh, v_rel);
       if (st.num_repaired_facets)
         printf("  repair: %d facet(s) folded; their vertices' clean-up redone in %d more round(s)\n", (int)st.num_repaired_facets,
                st.num_repair_rounds);

@@ -404,6 +404,10 @@ static int face_valid(const hx_mesh *m, const hx_bface *bf) {
 /* Smallest and largest det J over the GLL nodes of one element (x: [3][nd^3]), from
    the collocation derivatives G[c][d][node] = d x_c / d xi_d, one direction at a time. */
 void hx_elem_detj_range(int nd, const double *D, const double *xe, double *mn, double *mx) {
+  hx_elem_detj_volume(nd, D, NULL, xe, mn, mx, NULL);
+}
+
+void hx_elem_detj_volume(int nd, const double *D, const double *w, const double *xe, double *mn, double *mx, double *vol) {
   int npe = nd * nd * nd;
   double G[3][3][HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
   for (int c = 0; c < 3; c++) {
@@ -423,21 +427,23 @@ void hx_elem_detj_range(int nd, const double *D, const double *xe, double *mn, d
           G[c][2][p] = d2;
         }
   }
-  double emin = INFINITY, emax = -INFINITY;
+  double emin = INFINITY, emax = -INFINITY, v = 0;
   for (int p = 0; p < npe; p++) {
     double det = G[0][0][p] * (G[1][1][p] * G[2][2][p] - G[1][2][p] * G[2][1][p]) -
                  G[0][1][p] * (G[1][0][p] * G[2][2][p] - G[1][2][p] * G[2][0][p]) +
                  G[0][2][p] * (G[1][0][p] * G[2][1][p] - G[1][1][p] * G[2][0][p]);
     if (det < emin) emin = det;
     if (det > emax) emax = det;
+    if (w) v += w[p % nd] * w[(p / nd) % nd] * w[p / (nd * nd)] * det;
   }
   *mn = emin;
   *mx = emax;
+  if (vol) *vol = v;
 }
 
-static double elem_min_detj(int nd, const double *D, const double *xe) {
+static double elem_min_detj(int nd, const double *D, const double *w, const double *xe, double *vol) {
   double mn, mx;
-  hx_elem_detj_range(nd, D, xe, &mn, &mx);
+  hx_elem_detj_volume(nd, D, w, xe, &mn, &mx, vol);
   return mn;
 }
 
@@ -469,6 +475,7 @@ static int check_finish(const hx_mesh *m, hx_mesh_check_report *rp, double surf_
   double mx[2] = {r.id_max_dist, r.surf_max_rel};
   HX_CALL(hx_comm_max_double(m->comm, mx, 2));
   HX_CALL(hx_comm_min_double(m->comm, &r.min_detj, 1));
+  HX_CALL(hx_comm_sum_double(m->comm, &r.volume, 1));
   /* the first bad element over all ranks, as a global index (INT64_MAX: none) */
   int64_t first_bad_global = r.first_bad_elem >= 0 ? (int64_t)m->elem_offset + r.first_bad_elem : INT64_MAX;
   HX_CALL(hx_comm_min_int64(m->comm, &first_bad_global, 1));
@@ -567,12 +574,15 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   /* 3. det J > 0 at every GLL node */
   double D[HX_MAX_ND * HX_MAX_ND];
   HX_CALL(hx_mesh_gll_derivative(nd, D));
-  double min_detj = INFINITY;
+  /* the volume summed in element order (ev), the same on any thread count */
+  double min_detj = INFINITY, xg[HX_MAX_ND], wg[HX_MAX_ND], volume = 0, *ev = NULL;
+  HX_CALL(hx_gll(nd, xg, wg));
+  HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * sizeof *ev, &ev));
   hx_gid bad_elems = 0;
   hx_lid first_bad = m->num_elem;
 #pragma omp parallel for reduction(min : min_detj, first_bad) reduction(+ : bad_elems) schedule(static)
   for (hx_lid e = 0; e < m->num_elem; e++) {
-    double emin = elem_min_detj(nd, D, m->x + (size_t)e * 3 * npe);
+    double emin = elem_min_detj(nd, D, wg, m->x + (size_t)e * 3 * npe, &ev[e]);
     if (emin < min_detj) min_detj = emin;
     if (!(emin > 0)) {
       if (e < first_bad) first_bad = e;
@@ -582,6 +592,9 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   r.min_detj = min_detj;
   r.bad_elems = bad_elems;
   r.first_bad_elem = first_bad < m->num_elem ? first_bad : -1;
+  for (hx_lid e = 0; e < m->num_elem; e++) volume += ev[e];
+  hx_free(&ev);
+  r.volume = volume;
 
   return check_finish(m, &r, surf_tol, report);
 }
@@ -621,7 +634,9 @@ int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report
   v.x = xb;
   v.node_id = NULL;
   v.lazy = NULL;
-  double min_detj = INFINITY;
+  double min_detj = INFINITY, xg[HX_MAX_ND], wg[HX_MAX_ND], volume = 0, *ev = NULL; /* ev: as hx_mesh_check */
+  if (!rc) rc = hx_gll(nd, xg, wg);
+  if (!rc) rc = hx_malloc((size_t)block * sizeof *ev, &ev);
   hx_gid bad_elems = 0;
   hx_lid first_bad = ne;
   for (hx_lid e0 = 0; !rc && e0 < ne; e0 += block) {
@@ -632,7 +647,7 @@ int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report
 #pragma omp parallel for reduction(min : min_detj, first_bad) reduction(+ : bad_elems) schedule(static)
     for (hx_lid e = 0; e < cnt; e++) {
       double emin, emax;
-      hx_elem_detj_range(nd, D, xb + (size_t)e * 3 * npe, &emin, &emax);
+      hx_elem_detj_volume(nd, D, wg, xb + (size_t)e * 3 * npe, &emin, &emax, &ev[e]);
       lz->detj[e0 + e] = emin;
       lz->detj[ne + e0 + e] = hx_detj_ratio(emin, emax);
       if (emin < min_detj) min_detj = emin;
@@ -641,6 +656,7 @@ int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report
         bad_elems++;
       }
     }
+    for (hx_lid e = 0; e < cnt; e++) volume += ev[e];
     for (hx_lid e = 0; e < cnt; e++)
       for (hx_lid k = start[e0 + e]; k < start[e0 + e + 1]; k++) {
         const hx_bface *bf = &m->faces[order[k]];
@@ -650,11 +666,13 @@ int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report
   hx_free(&start);
   hx_free(&order);
   hx_free(&xb);
+  hx_free(&ev);
   if (rc) hx_free(&lz->detj); /* kept only when whole */
   rc = hx_comm_agree(m->comm, rc);
   HX_CALL(rc);
   r.min_detj = min_detj;
   r.bad_elems = bad_elems;
   r.first_bad_elem = first_bad < ne ? first_bad : -1;
+  r.volume = volume;
   return check_finish(m, &r, surf_tol, report);
 }

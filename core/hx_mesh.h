@@ -166,6 +166,8 @@ typedef struct hx_mesh_check_report {
   double min_detj;       /* smallest det J over all GLL nodes */
   hx_lid first_bad_elem; /* a failing element, or -1 */
   hx_gid bad_faces;      /* faces with an invalid element/face/bid/surface index */
+  double volume;         /* the mesh's volume: the sum over elements of det J by GLL quadrature at the nodes
+                            (the points the det J check evaluates; over all ranks) */
 } hx_mesh_check_report;
 
 /** Verify the invariants: equal ids => equal coordinates (to tol_rel * the mesh
@@ -188,6 +190,9 @@ double hx_mesh_jacobian_at_node(const hx_mesh *m, const double *D, hx_lid e, int
 /** Smallest and largest det J over the GLL nodes of one element, xe [3][nd^3]
     (E-vector layout), D from hx_mesh_gll_derivative. */
 void hx_elem_detj_range(int nd, const double *D, const double *xe, double *mn, double *mx);
+/** The same, and the element's volume by GLL quadrature of det J at the nodes (w: the GLL
+    weights on [0,1], hx_gll; vol may be NULL). */
+void hx_elem_detj_volume(int nd, const double *D, const double *w, const double *xe, double *mn, double *mx, double *vol);
 /** Nek5000's scaled Jacobian of an element from its det J range: min/max, or -1 when
     max <= 0 and min < 0 (0 when both are 0). */
 static inline double hx_detj_ratio(double mn, double mx) { return mx > 0 ? mn / mx : (mn < 0 ? -1.0 : 0.0); }

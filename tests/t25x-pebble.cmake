@@ -50,3 +50,14 @@ if(HX_HAVE_QHULL)
   # --grade-expand: the layers of tall radial columns grow like the column widens
   hx_add_test(t260-pebble-grade-expand)
 endif()
+if(HX_HAVE_QHULL)
+  # the contact models (--contact bridge | gap) and the volume report: the mesh's volume against
+  # the analytic fluid volume of each model, the gap model's gaps from the mesh's own spheres
+  hx_add_test(t261-pebble-contact ARGS pb67)
+  add_test(NAME t261-pebble-contact-pb67-gap COMMAND t261-pebble-contact pb67 gap)
+  add_test(NAME t261-pebble-contact-pb67-uniform COMMAND t261-pebble-contact pb67 gap-uniform)
+  add_test(NAME t261-pebble-contact-c300-bridge COMMAND t261-pebble-contact c300 bridge order=5)
+  add_test(NAME t261-pebble-contact-c300-gap COMMAND t261-pebble-contact c300 gap order=5)
+  set_tests_properties(t261-pebble-contact-pb67-gap t261-pebble-contact-pb67-uniform PROPERTIES ENVIRONMENT
+                       "HX_SOURCE_DIR=${CMAKE_SOURCE_DIR}")
+endif()

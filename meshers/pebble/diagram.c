@@ -230,11 +230,10 @@ static int cmp_chord(const void *pa, const void *pb) {
 
 /* the input error for a sphere whose power cell does not fit the container (what: how) */
 static int wall_gap_error(const builder *bd, int32_t sphere, const char *what) {
-  const double *c = bd->sx + 3 * sphere;
+  char name[1200];
   return HX_ERROR(HX_ERR_INPUT,
-                  "pebble: the power cell of the sphere at (%g, %g, %g) %s; the mesher needs spheres near every part "
-                  "of the wall",
-                  c[0], c[1], c[2], what);
+                  "%s: its power cell %s: expected spheres near every part of the container wall (too sparse a bed)",
+                  pb_sphere_name(bd, sphere, name, sizeof name), what);
 }
 
 /* record the wall chord (c1, c2) of facet F for each real sphere of F: (cell, c1, c2) */
@@ -470,12 +469,13 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
     for (hx_lid f = 0; f < nf2; f++) n += bd->F[f].wall == k;
     if (n) continue;
     double z = bd->w[k].p[2], centre[3] = {W->p[0], W->p[1], z}, pmin; /* the planes are normal to the axis, z */
-    const double *c = bd->sx + 3 * pb_power_owner(bd, centre, &pmin);
+    char name[1200];
     rc = HX_ERROR(HX_ERR_INPUT,
-                  "pebble: no facet meets the %s plane z = %g inside the container: the power cell of the sphere at "
-                  "(%g, %g, %g) covers it whole, or too few spheres span the container (the mesher needs spheres near "
-                  "every part of the wall)",
-                  bd->w[k].kind == 1 ? "bottom" : "top", z, c[0], c[1], c[2]);
+                  "%s: no facet meets the %s plane z = %g inside the container: the sphere's power cell covers it "
+                  "whole, or too few spheres span the container: expected spheres near every part of the wall (too "
+                  "sparse a bed)",
+                  pb_sphere_name(bd, pb_power_owner(bd, centre, &pmin), name, sizeof name), bd->w[k].kind == 1 ? "bottom" : "top",
+                  z);
   }
   if (rc) {
     hx_free(&fv2), hx_free(&cp), hx_free(&cm), hx_free(&tm);
@@ -858,12 +858,9 @@ static int snap_vertices(const builder *bd, clusters *cl) {
       int32_t t = bd->fv[bd->F[f].v0 + k];
       double dsn = dist3(V + 3 * t, C0 + 3 * t);
       if (dsn > o->max_snap * dmean) {
-        double *c = bd->sx + 3 * bd->F[f].a;
-        return HX_ERROR(HX_ERR_INPUT,
-                        "pebble: the power cell of the sphere at (%g, %g, %g) reaches %.3g beyond the container "
-                        "(a large empty region next to the wall); the mesher needs spheres near every part of "
-                        "the wall",
-                        c[0], c[1], c[2], dsn);
+        char what[200];
+        snprintf(what, sizeof what, "reaches %.3g beyond the container (a large empty region next to the wall)", dsn);
+        return wall_gap_error(bd, bd->F[f].a, what);
       }
     }
   return HX_OK;

@@ -27,6 +27,13 @@ typedef struct hx_pebble_bed {
 } hx_pebble_bed;
 
 enum { HX_PEBBLE_CYLINDER = 0, HX_PEBBLE_BOX = 1 };
+/* contact models (docs/pebble.md, "Contact model"): a solid bridge about the line of centres of
+   every pair closer than bridge_gap x d, or every pair closer than contact_gap x d moved apart to
+   that gap by shrinking the spheres' radii (no bridge) */
+enum { HX_PEBBLE_BRIDGE = 0, HX_PEBBLE_GAP = 1 };
+/* the gap model's shrink rule: each sphere by the most its own contacts need (local), or every
+   sphere by one factor (uniform) */
+enum { HX_PEBBLE_SHRINK_LOCAL = 0, HX_PEBBLE_SHRINK_UNIFORM = 1 };
 
 typedef struct hx_pebble_opts {
   int container;                /* HX_PEBBLE_CYLINDER (axis z through cx, cy) or HX_PEBBLE_BOX */
@@ -46,6 +53,10 @@ typedef struct hx_pebble_opts {
   double grade_expand;  /* > 0: a column taller than this x d gets at least the growth ratio of its own
                            widening, ((R + h) / R)^(1/layers), blended in from this to twice this
                            (default 0: off) */
+  int contact;          /* HX_PEBBLE_BRIDGE (default) or HX_PEBBLE_GAP */
+  double contact_gap;   /* the gap model: pairs (and sphere-wall pairs) closer than this x d (the pair's
+                           smaller diameter) moved apart to it (default 0.01) */
+  int contact_shrink;   /* the gap model: HX_PEBBLE_SHRINK_LOCAL (default) or HX_PEBBLE_SHRINK_UNIFORM */
   double bridge_frac;   /* bridge radius as a fraction of the (smaller) diameter, default 0.1 */
   double bridge_gap;    /* bridge pairs whose gap is below this fraction of d (default 0.02, 0.04 with aspect) */
   double wall_gap;      /* same threshold for sphere-wall gaps (default: bridge_gap) */
@@ -112,7 +123,14 @@ typedef struct hx_pebble_stats {
   hx_lid num_bridges, num_wall_bridges, num_overlaps;
   double max_overlap; /* largest overlap / d */
   hx_lid elems_bulk, elems_inlet, elems_outlet;
-  double bridge_volume;       /* solid volume added by bridges (reported, approximate) */
+  double bridge_volume;       /* solid volume added by bridges (exact per bridge: the part of its cylinder
+                                 between the spheres' surfaces, or between the sphere and the wall) */
+  double vol_container;       /* the container between the bottom and top planes, with the extrusions */
+  double vol_solid;           /* the spheres as given, inside the container (hx_pebble_bed_volume) */
+  double vol_shrink;          /* the gap model: the solid volume the shrinking removed */
+  hx_lid num_shrunk;          /* the gap model: spheres whose radius was reduced */
+  double max_shrink;          /* the gap model: the largest relative radius reduction, 1 - r'/r */
+  double mean_shrink;         /* the gap model: the mean over all spheres of 1 - r'/r */
   double t_diagram, t_mesh;   /* seconds */
   hx_lid num_repaired_facets; /* facets whose first tessellation folded (their vertices then guarded) */
   int num_repair_rounds;      /* clean-up rounds after the first */
@@ -140,6 +158,24 @@ int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *bed);
 /** Input checks: at least two spheres, no duplicates, overlaps within overlap_tol,
     every sphere inside the container (touching allowed, within 1e-9 d). */
 int hx_pebble_bed_check(const hx_pebble_bed *bed, const hx_pebble_opts *o);
+/** Analytic volumes of a bed in its container (o finished): container, the cylinder or box
+    between the bottom and top planes with the inlet and outlet extrusions; solid, the union
+    of the spheres inside it (overlapping pairs' lenses counted once). */
+int hx_pebble_bed_volume(const hx_pebble_bed *bed, const hx_pebble_opts *o, double *container, double *solid);
+
+/** What hx_pebble_contact_shrink did. */
+typedef struct hx_pebble_shrink {
+  hx_lid num_pairs;   /* sphere pairs closer than the gap */
+  hx_lid num_wall;    /* sphere-wall pairs closer than the gap */
+  hx_lid num_shrunk;  /* spheres whose radius went down */
+  double max_shrink;  /* largest 1 - r'/r */
+  double mean_shrink; /* mean of 1 - r'/r over all spheres */
+} hx_pebble_shrink;
+/** The gap model: a copy of bed (out, owned by the caller) whose radii are reduced so that
+    every pair and every sphere-wall pair is at least o->contact_gap x d apart (d the pair's
+    smaller diameter, or the sphere's), by o->contact_shrink's rule. hx_mesher_pebble calls it
+    itself when o->contact is HX_PEBBLE_GAP. */
+int hx_pebble_contact_shrink(const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_pebble_bed **out, hx_pebble_shrink *info);
 /** Mesh the fluid around the bed (order 1, with boundary faces and analytic surfaces). */
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out, hx_pebble_stats *stats);
 

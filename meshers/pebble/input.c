@@ -10,6 +10,7 @@
 #include "hx_error.h"
 #include "hx_memory.h"
 #include "hx_pebble.h"
+#include "pebble_impl.h"
 
 void hx_pebble_opts_default(hx_pebble_opts *o) {
   memset(o, 0, sizeof *o);
@@ -20,6 +21,9 @@ void hx_pebble_opts_default(hx_pebble_opts *o) {
   o->extrude_ratio = 1.0;
   o->layers = 3;
   o->ratio = 1.5;
+  o->contact = HX_PEBBLE_BRIDGE;
+  o->contact_gap = 0.01;
+  o->contact_shrink = HX_PEBBLE_SHRINK_LOCAL;
   o->bridge_frac = 0.1;
   o->bridge_gap = -1; /* 0.02, or 0.04 with --aspect (hx_pebble_opts_finish) */
   o->wall_gap = -1;
@@ -235,33 +239,48 @@ int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *b) {
   return HX_OK;
 }
 
-typedef struct cellkey {
-  int64_t key;
-  hx_lid i;
-} cellkey;
-static int cmp_cellkey(const void *a, const void *b) {
-  const cellkey *x = a, *y = b;
-  return x->key < y->key ? -1 : x->key > y->key ? 1 : (x->i - y->i);
+/* "I (x, y, z)" naming sphere i in messages, with its line in the file where it has one */
+static const char *sphere_at(const hx_pebble_bed *b, hx_lid i, char *buf, size_t len) {
+  const double *x = b->xyz + 3 * i;
+  if (b->line[i] > 0) snprintf(buf, len, "%d (%g, %g, %g; line %d)", (int)i, x[0], x[1], x[2], b->line[i]);
+  else snprintf(buf, len, "%d (%g, %g, %g)", (int)i, x[0], x[1], x[2]);
+  return buf;
 }
 
-/* grid cell index of coordinate v >= 0 (in cells) wrapped into [0, M): a bed wider
-   than M cells (far-apart or tiny spheres) only makes distant cells share a key,
-   which adds candidates, never loses one; the key (< M^3) cannot overflow */
-static int64_t grid_cell(double v, int64_t M) {
-  if (!(v >= 0) || !isfinite(v)) return 0;
-  return (int64_t)fmod(floor(v), (double)M);
+typedef struct pair_check {
+  const hx_pebble_bed *b;
+  const hx_pebble_opts *o;
+  const char *src;
+} pair_check;
+
+/* a duplicate, or an overlap deeper than --overlap-tol: more than a bridge (at most 0.25 d, and
+   needing room in its facet) or the gap model's shrinking is meant to absorb */
+static int check_pair(void *ctx, hx_lid i, hx_lid j, double dist) {
+  const pair_check *pc = ctx;
+  const hx_pebble_bed *b = pc->b;
+  char w1[160], w2[160];
+  double dij = b->r[i] + b->r[j]; /* the pair's contact distance (mean diameter) */
+  if (dist <= 1e-9 * dij)
+    return HX_ERROR(HX_ERR_INPUT, "%s: spheres %s and %s have the same centre: expected distinct spheres (a duplicate line?)",
+                    pc->src, sphere_at(b, i, w1, sizeof w1), sphere_at(b, j, w2, sizeof w2));
+  if (dist < dij * (1 - pc->o->overlap_tol))
+    return HX_ERROR(HX_ERR_INPUT,
+                    "%s: spheres %s and %s overlap by %.3g%% of the diameter: expected at most %.3g%% (--overlap-tol; "
+                    "deeper overlaps are more than a bridge or the gap model's shrinking absorbs)",
+                    pc->src, sphere_at(b, i, w1, sizeof w1), sphere_at(b, j, w2, sizeof w2), 100 * (1 - dist / dij),
+                    100 * pc->o->overlap_tol);
+  return HX_OK;
 }
 
 int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
-  char w1[1100], w2[1100];
+  char w1[1100];
   const char *src = b->path[0] ? b->path : "bed";
   HX_CHECK(b->n >= 2, HX_ERR_INPUT, "%s: a bed needs at least two spheres, found %d", src, (int)b->n);
-  double d = mean_diameter(b), rmax = 0;
+  double d = mean_diameter(b);
   for (hx_lid i = 0; i < b->n; i++) {
     for (int c = 0; c < 3; c++)
       HX_CHECK(isfinite(b->xyz[3 * i + c]), HX_ERR_INPUT, "%s: centre is not finite", where(b, i, w1, sizeof w1));
     HX_CHECK(b->r[i] > 0 && isfinite(b->r[i]), HX_ERR_INPUT, "%s: radius must be positive", where(b, i, w1, sizeof w1));
-    rmax = fmax(rmax, b->r[i]);
   }
   /* container: touching (within 1e-9 d) is allowed */
   double tol = 1e-9 * d;
@@ -271,71 +290,20 @@ int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
     if (o->container == HX_PEBBLE_CYLINDER) {
       double rho = hypot(x[0] - o->cx, x[1] - o->cy);
       HX_CHECK(rho + r <= o->cyl_radius + tol, HX_ERR_INPUT,
-               "%s: sphere at (%g, %g, %g) radius %g reaches radius %.6g, outside the container cylinder (radius %g)",
-               where(b, i, w1, sizeof w1), x[0], x[1], x[2], r, rho + r, o->cyl_radius);
+               "%s: sphere %s radius %g crosses the container cylinder: it reaches radius %.6g, expected at most %g (the "
+               "cylinder's radius)",
+               src, sphere_at(b, i, w1, sizeof w1), r, rho + r, o->cyl_radius);
     } else {
       for (int c = 0; c < 2; c++)
         HX_CHECK(x[c] - r >= o->box_lo[c] - tol && x[c] + r <= o->box_hi[c] + tol, HX_ERR_INPUT,
-                 "%s: sphere at (%g, %g, %g) radius %g leaves the container box in %c", where(b, i, w1, sizeof w1), x[0], x[1],
-                 x[2], r, "xy"[c]);
+                 "%s: sphere %s radius %g crosses the container box: it spans %c in [%g, %g], expected within [%g, %g]", src,
+                 sphere_at(b, i, w1, sizeof w1), r, "xy"[c], x[c] - r, x[c] + r, o->box_lo[c], o->box_hi[c]);
     }
     HX_CHECK(x[2] - r >= o->zlo - tol && x[2] + r <= o->zhi + tol, HX_ERR_INPUT,
-             "%s: sphere at (%g, %g, %g) radius %g crosses the bottom/top plane z = %g / %g", where(b, i, w1, sizeof w1), x[0],
-             x[1], x[2], r, o->zlo, o->zhi);
+             "%s: sphere %s radius %g crosses the bottom/top plane: it spans z in [%g, %g], expected within [%g, %g] "
+             "(--bottom, --top)",
+             src, sphere_at(b, i, w1, sizeof w1), r, x[2] - r, x[2] + r, o->zlo, o->zhi);
   }
-  /* pairs: a uniform grid of cell size 2 rmax, keys sorted */
-  double lo[3] = {INFINITY, INFINITY, INFINITY};
-  for (hx_lid i = 0; i < b->n; i++)
-    for (int c = 0; c < 3; c++) lo[c] = fmin(lo[c], b->xyz[3 * i + c]);
-  double h = 2 * rmax;
-  cellkey *keys;
-  HX_CALL(hx_malloc((size_t)b->n * sizeof *keys, &keys));
-  const int64_t M = 1 << 20;
-  for (hx_lid i = 0; i < b->n; i++) {
-    int64_t g[3];
-    for (int c = 0; c < 3; c++) g[c] = grid_cell((b->xyz[3 * i + c] - lo[c]) / h, M);
-    keys[i].key = (g[2] * M + g[1]) * M + g[0];
-    keys[i].i = i;
-  }
-  qsort(keys, (size_t)b->n, sizeof *keys, cmp_cellkey);
-  int rc = HX_OK;
-  for (hx_lid a = 0; a < b->n && !rc; a++) {
-    hx_lid i = keys[a].i;
-    int64_t g[3];
-    for (int c = 0; c < 3; c++) g[c] = grid_cell((b->xyz[3 * i + c] - lo[c]) / h, M);
-    for (int dz = -1; dz <= 1 && !rc; dz++)
-      for (int dy = -1; dy <= 1 && !rc; dy++)
-        for (int dx = -1; dx <= 1 && !rc; dx++) {
-          int64_t key = (((g[2] + dz + M) % M * M + (g[1] + dy + M) % M) * M) + (g[0] + dx + M) % M;
-          /* binary search for the first entry with this key */
-          hx_lid L = 0, R = b->n;
-          while (L < R) {
-            hx_lid mid = (L + R) / 2;
-            if (keys[mid].key < key) L = mid + 1;
-            else R = mid;
-          }
-          for (hx_lid q = L; q < b->n && keys[q].key == key && !rc; q++) {
-            hx_lid j = keys[q].i;
-            if (j <= i) continue;
-            double dist = 0;
-            for (int c = 0; c < 3; c++) {
-              double t = b->xyz[3 * i + c] - b->xyz[3 * j + c];
-              dist += t * t;
-            }
-            dist = sqrt(dist);
-            double dij = b->r[i] + b->r[j]; /* the pair's contact distance (mean diameter) */
-            if (dist <= 1e-9 * dij) {
-              rc = HX_ERROR(HX_ERR_INPUT, "%s: duplicate sphere (same centre as %s)", where(b, j, w1, sizeof w1),
-                            where(b, i, w2, sizeof w2));
-            } else if (dist < dij * (1 - o->overlap_tol)) {
-              rc = HX_ERROR(HX_ERR_INPUT,
-                            "%s: sphere overlaps %s by %.3g%% of the diameter (more than the tolerance %.3g%%, "
-                            "--overlap-tol)",
-                            where(b, j, w1, sizeof w1), where(b, i, w2, sizeof w2), 100 * (1 - dist / dij), 100 * o->overlap_tol);
-            }
-          }
-        }
-  }
-  hx_free(&keys);
-  return rc;
+  pair_check pc = {b, o, src};
+  return pb_bed_pairs(b, 0, check_pair, &pc);
 }

@@ -583,6 +583,7 @@ int pb_plazy_attach(hx_mesh *m, const sweep_ctx *sc, pnum *P, int order) {
   memset((builder *)sc->bd, 0, sizeof *sc->bd);
   z->plan = *z->bd.plan;
   z->plan.o = &z->o;
+  z->plan.bed = &z->bed;
   z->bd.plan = &z->plan;
   z->P = *P;
   memset(P, 0, sizeof *P);

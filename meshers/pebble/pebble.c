@@ -47,6 +47,7 @@ void pb_builder_free(builder *bd) {
 void pb_plan_build(pb_plan *pl, const hx_pebble_opts *o, const hx_pebble_bed *bed) {
   memset(pl, 0, sizeof *pl);
   pl->o = o;
+  pl->bed = bed;
   double dmean = 0;
   for (hx_lid i = 0; i < bed->n; i++) dmean += 2 * bed->r[i];
   pl->dmean = dmean / bed->n;
@@ -55,6 +56,15 @@ void pb_plan_build(pb_plan *pl, const hx_pebble_opts *o, const hx_pebble_bed *be
   pl->NE[1] = o->outlet_len > 0 ? o->outlet_layers : 0;
   for (int k = 0; k < 2; k++)
     if (pl->NE[k]) pb_grading(pl->NE[k], o->extrude_ratio, 0, pl->se[k]);
+}
+
+/* "FILE: sphere I (x, y, z)" naming the real sphere of a site in the input errors of the steps */
+const char *pb_sphere_name(const builder *bd, int32_t site, char *buf, size_t len) {
+  const hx_pebble_bed *bed = bd->plan->bed;
+  int32_t i = bd->sparent[site];
+  const double *x = bed->xyz + 3 * (size_t)i;
+  snprintf(buf, len, "%s: sphere %d (%g, %g, %g)", bed->path[0] ? bed->path : "bed", (int)i, x[0], x[1], x[2]);
+  return buf;
 }
 
 /* a boundary face of the order-1 mesh being swept: element, local face, kind (1 pebble, 2 chamfer,
@@ -453,19 +463,14 @@ static int add_boundary(hx_comm comm, hx_mesh *m, const pface *pf, hx_lid npf, c
   return rc;
 }
 
-/* the solid volume the bridges add: cylinder segments between the caps, approximate */
+/* the solid volume the bridges add, exact per bridge (pb_bridge_solid) */
 static double bridge_volume(const builder *bd) {
   double vol = 0;
-  for (hx_lid k = 0; k < bd->nb; k++) {
-    const bridge *BR = &bd->B[k];
-    double rb = BR->rb, len = 0;
-    double ha = dist3(BR->p, bd->sx + 3 * BR->a);
-    len += ha - sqrt(fmax(0, bd->sr[BR->a] * bd->sr[BR->a] - rb * rb));
-    if (BR->b >= 0) {
-      double hb = dist3(BR->p, bd->sx + 3 * BR->b);
-      len += hb - sqrt(fmax(0, bd->sr[BR->b] * bd->sr[BR->b] - rb * rb));
-    }
-    vol += HX_PI * rb * rb * len;
+  for (hx_lid f = 0; f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    if (F->bridge < 0) continue;
+    const bridge *BR = &bd->B[F->bridge];
+    vol += pb_bridge_solid(bd, BR, BR->b < 0 && F->wall >= 0 ? &bd->w[F->wall] : NULL);
   }
   return vol;
 }
@@ -507,10 +512,10 @@ static int distribute(hx_comm comm, const builder *bd, const hx_pebble_bed *bed,
   return rc;
 }
 
-int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out, hx_pebble_stats *stats) {
+/* hx_mesher_pebble on the bed as it is meshed (the gap model's shrunk copy), st's volumes set */
+static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out, hx_pebble_stats *stats) {
   *out = NULL;
-  hx_pebble_stats st;
-  memset(&st, 0, sizeof st);
+  hx_pebble_stats st = *stats;
   struct timespec t0, t1, t2;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   HX_CHECK(o->layers >= 1 && o->layers <= 64, HX_ERR_INPUT, "pebble: --layers must be in 1..64");
@@ -652,7 +657,41 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opt
     hx_mesh_destroy(&m);
     return rc;
   }
-  if (stats) *stats = st;
+  *stats = st;
   *out = m;
   return HX_OK;
+}
+
+int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed_in, const hx_pebble_opts *o_in, hx_mesh **out,
+                     hx_pebble_stats *stats) {
+  *out = NULL;
+  hx_pebble_stats st;
+  memset(&st, 0, sizeof st);
+  HX_CHECK(bed_in->n >= 2, HX_ERR_INPUT, "pebble: a bed needs at least two spheres");
+  /* the contact model: the gap model meshes a copy of the bed whose spheres are shrunk apart to
+     the gap (the surfaces written carry the reduced radii), with no bridge */
+  hx_pebble_opts ogap = *o_in;
+  const hx_pebble_opts *o = o_in;
+  const hx_pebble_bed *bed = bed_in;
+  hx_pebble_bed *shrunk = NULL;
+  HX_CALL(hx_pebble_bed_volume(bed_in, o_in, &st.vol_container, &st.vol_solid));
+  if (o_in->contact == HX_PEBBLE_GAP) {
+    hx_pebble_shrink sh;
+    HX_CALL(hx_pebble_contact_shrink(bed_in, o_in, &shrunk, &sh));
+    double cont, solid;
+    int rc0 = hx_pebble_bed_volume(shrunk, o_in, &cont, &solid);
+    if (rc0) {
+      hx_pebble_bed_destroy(&shrunk);
+      return rc0;
+    }
+    st.vol_shrink = st.vol_solid - solid;
+    st.num_shrunk = sh.num_shrunk, st.max_shrink = sh.max_shrink, st.mean_shrink = sh.mean_shrink;
+    ogap.bridge_gap = ogap.wall_gap = 0; /* every gap is at least contact_gap: no bridge */
+    o = &ogap;
+    bed = shrunk;
+  }
+  int rc = mesh_bed(comm, bed, o, out, &st);
+  hx_pebble_bed_destroy(&shrunk);
+  if (!rc && stats) *stats = st;
+  return rc;
 }

@@ -71,11 +71,12 @@ typedef struct footrec {
 /* The options digested once (pb_plan_build, in pebble.c): the values the steps read, the
    derived ones computed once. Every step reaches it through its builder (builder.plan). */
 typedef struct pb_plan {
-  const hx_pebble_opts *o; /* borrowed: the options as given */
-  double dmean;            /* the mean sphere diameter (the unit of the clean-up's tolerances) */
-  double sl[65];           /* [layers + 1] the layer fractions of a radial column (--layers, --ratio, --first-layer) */
-  int NE[2];               /* the inlet's and the outlet's extruded layers (0: none) */
-  double se[2][65];        /* [NE[k] + 1] their layer fractions (--extrude-ratio) */
+  const hx_pebble_opts *o;  /* borrowed: the options as given */
+  const hx_pebble_bed *bed; /* borrowed: the bed as meshed (for the input errors' names and positions) */
+  double dmean;             /* the mean sphere diameter (the unit of the clean-up's tolerances) */
+  double sl[65];            /* [layers + 1] the layer fractions of a radial column (--layers, --ratio, --first-layer) */
+  int NE[2];                /* the inlet's and the outlet's extruded layers (0: none) */
+  double se[2][65];         /* [NE[k] + 1] their layer fractions (--extrude-ratio) */
 } pb_plan;
 
 typedef struct builder {
@@ -337,6 +338,14 @@ int pb_repair_guard(builder *bd);
 int pb_fsave_store(fsave *sv, const builder *bd);
 int pb_fsave_lookup(const fsave *sv, builder *bd);
 
+/* ---- contact.c ---------------------------------------------------------------------------- */
+/** fn(ctx, i, j, dist) for every pair i < j of spheres less than reach apart (surface to surface;
+    reach 0: the overlapping pairs), found through a sorted uniform grid; stops at the first
+    non-zero return and returns it. */
+int pb_bed_pairs(const hx_pebble_bed *b, double reach, int (*fn)(void *ctx, hx_lid i, hx_lid j, double dist), void *ctx);
+/** The solid bridge BR adds (W: the wall of a sphere-wall bridge, else NULL). */
+double pb_bridge_solid(const builder *bd, const bridge *BR, const wall *W);
+
 /* ---- report.c ------------------------------------------------------------------------------ */
 int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m);
 void pb_stage_mem(int on, const char *stage);
@@ -344,3 +353,4 @@ void pb_stage_mem(int on, const char *stage);
 /* ---- pebble.c ------------------------------------------------------------------------------ */
 void pb_builder_free(builder *bd);
 void pb_plan_build(pb_plan *pl, const hx_pebble_opts *o, const hx_pebble_bed *bed);
+const char *pb_sphere_name(const builder *bd, int32_t site, char *buf, size_t len);

@@ -709,10 +709,11 @@ static int make_bridge(builder *bd, tess *t, double gap, hx_pebble_stats *st, br
   double L = t->L;
   double tpar = t->tpar;
   if (W && pb_extruded(o, W)) {
+    char name[1200];
     rc = HX_ERROR(HX_ERR_INPUT,
-                  "pebble: sphere %d touches the %s plane (gap %.3g) and that plane is extruded; move the plane "
-                  "(--bottom/--top) or drop the extrusion",
-                  (int)a, W->kind == 1 ? "bottom" : "top", gap);
+                  "%s touches the %s plane z = %g (gap %.3g), which is extruded: expected a gap of at least --wall-gap "
+                  "%g x d there (move the plane with --bottom/--top, drop the extrusion, or --contact gap)",
+                  pb_sphere_name(bd, a, name, sizeof name), W->kind == 1 ? "bottom" : "top", W->p[2], gap, o->wall_gap);
     return rc;
   }
   /* bridge radius: requested fraction of d, or above the overlap circle so that
@@ -735,10 +736,17 @@ static int make_bridge(builder *bd, tess *t, double gap, hx_pebble_stats *st, br
   double rb_fit = rb;
   r->rb_fit = rb_fit;
   if (inner < 1.2 * rb) {
+    char name[1200], other[200];
+    if (bd->smask[b]) snprintf(other, sizeof other, "the container wall");
+    else {
+      const double *y = bd->plan->bed->xyz + 3 * (size_t)bd->sparent[b];
+      snprintf(other, sizeof other, "sphere %d (%g, %g, %g)", (int)bd->sparent[b], y[0], y[1], y[2]);
+    }
     rc = HX_ERROR(HX_ERR_INPUT,
-                  "pebble: the bridge (radius %.3g) between sphere %d and %s %d does not fit its facet (room "
-                  "%.3g); the contact is too close to other spheres or the wall",
-                  rb, (int)bd->sparent[a], bd->smask[b] ? "the wall of sphere" : "sphere", (int)bd->sparent[b], inner);
+                  "%s and %s (gap %.3g d): their bridge (radius %.3g) does not fit their facet (room %.3g): expected room "
+                  "of 1.2 x the bridge radius (too dense a bed there: the contact is too close to other spheres or the "
+                  "wall; --bridge, --bridge-fit, or --contact gap)",
+                  pb_sphere_name(bd, a, name, sizeof name), other, gap / dmin, rb, inner);
     return rc;
   }
   if ((rc = pb_grow(&bd->B, &bd->capb, bd->nb + 1, sizeof *bd->B))) return rc;
