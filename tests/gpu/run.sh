@@ -7,13 +7,14 @@
 # --profile adds a second `bench tmop` with --sync-timers (operator timers
 # wait for the GPU: where the solve's time goes, kernels incl. E<->L vs the rest).
 # --no-gl skips the Gauss-Legendre (Q = p + 2) kernel sweep; --cpu adds the cpu backend
-# (all cores) on the same Kershaw bench.
-#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop] [--profile] [--cpu] [--no-gl]
+# (all cores) on the same Kershaw bench. --curved adds the Kershaw map of smoothness 3 (curved
+# elements) at orders 3 and 4, with and without the coarse start (--coarse-start on|off).
+#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop] [--profile] [--cpu] [--no-gl] [--curved]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-QUICK=0 BENCH=1 TMOP=1 PROFILE=0 CPU=0 GL=1
+QUICK=0 BENCH=1 TMOP=1 PROFILE=0 CPU=0 GL=1 CURVED=0
 for a in "$@"; do
   case $a in
   --quick) QUICK=1 ;;
@@ -22,6 +23,7 @@ for a in "$@"; do
   --profile) PROFILE=1 ;;
   --cpu) CPU=1 ;;
   --no-gl) GL=0 ;;
+  --curved) CURVED=1 ;;
   *) echo "run.sh: unknown flag $a" >&2; exit 2 ;;
   esac
 done
@@ -48,6 +50,13 @@ fi
 if [ $TMOP = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
   timeout 300 ./$B/hexpack bench tmop --n $n --orders 1,2,3,4 --backend cuda 2>&1 | tee "$OUT/bench_tmop_cuda.txt"
+fi
+if [ $CURVED = 1 ]; then
+  n=24; [ $QUICK = 1 ] && n=12
+  for cs in off on; do
+    timeout 200 ./$B/hexpack bench tmop --n $n --orders 3,4 --reps 1 --backend cuda --smooth 3 --coarse-start $cs 2>&1 \
+      | grep -v "^newton" | tee -a "$OUT/bench_tmop_curved.txt"
+  done
 fi
 if [ $PROFILE = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
