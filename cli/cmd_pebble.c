@@ -317,7 +317,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
      c300; in pb67's default container with --aspect 20: 3 -> 0). Without (pb67 at order 3 on
      the dev VM's cpu, 717 below 0.4 after the solve): below 0.3 230 / 149 / 184 with 0 / 0.3 /
      0.4, in 210 / 320 / 494 s. The patches: 3 rings of elements about each with --aspect, unless
-     --repair's R (twenty-third session, H200, cuda, order 7, A18G, widened bridges: pb67 in its
+     --repair's R (H200, cuda, order 7, A18G, widened bridges: pb67 in its
      cylinder below 0.3 2 -> 0 (min 0.220 -> 0.408), c300 1 -> 0, p300 2 -> 0, the wall time alike),
      else the solver's 2 */
   topt.repair_sj = -1;
@@ -333,7 +333,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   debug_text dbg;
   /* --goals: its flags' values first, so that the same flags given anywhere override them (on
      pb67 in its cylinder and three poured beds of 300 spheres at order 7 with --optimize: none
-     below Nek scaled Jacobian 0.3 nor above aspect 20; docs/benchmarks.md, twenty-third session) */
+     below Nek scaled Jacobian 0.3 nor above aspect 20; docs/benchmarks.md) */
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--goals")) {
       o.ratio = 1, o.score_nek = 1, o.aspect = 18, o.grade_expand = 0.75;
@@ -525,7 +525,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   if (topt.keep_aspect < 0) topt.keep_aspect = o.aspect; /* with --aspect A: no move takes an element above max(A, as meshed) */
   /* the smoothing serves the optimizer (which lifts the quads it leaves below 0.3) and --aspect:
      pb67 at order 7 --optimize, below 0.1 / 0.3: 94 / 1,176 -> 28 / 715; --aspect 20: worst
-     0.066 -> 0.195 (H200, nineteenth session) */
+     0.066 -> 0.195 (H200) */
   if (o.smooth < 0) o.smooth = (o.aspect > 0 || c.optimize) && o.split <= 1 ? 10 : 0;
   int solve_order = opt_order ? opt_order : order > 3 ? 3 : order, user_qo = topt.quad_order != 0;
   if (!topt.quad_order) topt.quad_order = default_quad_order(solve_order);

@@ -10,7 +10,7 @@
    nodes where a cylinder meets the plane x = 0 (a line, not a circle) stay.
    The same mesh with 64 unused surfaces numbered before its own (a pebble bed
    has hundreds) optimizes to the same energy: nodes slide on surfaces of any
-   index (until the seventeenth session those from index 60 on were fixed). */
+   index (an earlier version fixed those from index 60 on). */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-/* t507: --keep-sj against an independent evaluation (the equal weights of the same session are
+/* t507: --keep-sj against an independent evaluation (the equal weights are
    checked in t506 (c')).
    On a Kershaw box (order 3, eps 0.3), metric 318 + target 4, equal weights, boundary fixed,
    15 Newton steps: without it some element's Nek5000 scaled Jacobian (min / max det J at its

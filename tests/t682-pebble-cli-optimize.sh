@@ -14,8 +14,8 @@
 # checks the solve) leaves fewer below 0.3 than --repair 0, and --repair 0.4 (the default with
 # --aspect, in patches of 3 rings; --json says repair_rings) fewer below 0.4. --optimize with --stream, --optimize-order above the order
 # or without --optimize are refused before any work. --keep-aspect 1 keeps every element's aspect
-# ratio at or below its value as meshed, where the defaults raise some. Since the nineteenth
-# session --optimize smooths the facets first (--smooth 10 by default), so the meshes "as
+# ratio at or below its value as meshed, where the defaults raise some. --optimize
+# smooths the facets first (--smooth 10 by default), so the meshes "as
 # meshed" are meshed with --smooth 10 here.
 set -u
 HEXPACK=${HEXPACK:-./build/hexpack}

@@ -10,8 +10,8 @@
 # transfer, and after), and the same Nek5000 scaled Jacobian mean (1e-3 relative) and min (5e-3
 # relative) as on one rank: the solve's sums run in another order on several ranks; the energies
 # agree to 1e-10 at Newton step 4 and drift to 3e-6 by step 10, where MINRES stops at its cap; on
-# the facets smoothed by --optimize's default (nineteenth session) the min differed by 1.2e-4, and
-# with the repair at 0.4 in passes (twenty-second session: 20 more steps at order 4) by
+# the facets smoothed by --optimize's default the min differed by 1.2e-4, and
+# with the repair at 0.4 in passes (20 more steps at order 4) by
 # 3.5e-3 (0.4294 and 0.4279).
 . "$(dirname "$0")/lib.sh"
 cd "$dir"

@@ -5,13 +5,13 @@
 # nek, at order 3. Per element, from the quality report (--quality --worst all): no element with
 # det J <= 0; with --aspect 20 the elements with aspect above 20 at most an 80th of those
 # without, fewer below Nek scaled Jacobian 0.3 and below 0.1, the largest aspect below 30, and
-# fewer elements than the published pb67 mesh (122 284). 25 Nov (whole mesh): 41 367 elements,
+# fewer elements than the published pb67 mesh (122 284). Earlier (whole mesh): 41 367 elements,
 # 6 918 above 20, 1 774 below 0.3, 18 below 0.1, largest 104.7 -> 81 334, 121, 1 009, 10, 42.8
-# (fourteenth session: 79 947, 559, 1 084, 4, 80.1); 26 Nov, the variants' aspect estimated
+# (then 79 947, 559, 1 084, 4, 80.1); with the variants' aspect estimated
 # layer by layer (the quad shrunk on the sphere seen): 81 286, 66, 999, 10, 39.8, and a wall
 # triangle far from its sphere collapsed: 81 127, 60, 999, 10, 23.4 (the 80th fails before the
-# first, the largest below 30 before the second). These counts are of --smooth 0: since the
-# nineteenth session --aspect smooths the facets' inner nodes (10 sweeps by default) with guards
+# first, the largest below 30 before the second). These counts are of --smooth 0:
+# --aspect smooths the facets' inner nodes (10 sweeps by default) with guards
 # on the quads' aspect estimate and on their quality at 0.3; against --smooth 0 the worst scaled
 # Jacobian must rise (0.066 -> 0.149), none stay below 0.1, and no more elements be above 20 nor
 # the largest aspect be higher (52 -> 21, 23.4 -> 22.8).

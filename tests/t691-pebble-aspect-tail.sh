@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # t691: the aspect ratio's tail under --aspect 18 --grade-expand 0.75 (--ratio 1 --score nek, order
-# 3, as meshed: no --optimize), on two beds that kept elements above 20 until the twenty-third
-# session:
+# 3, as meshed: no --optimize), on two beds that kept elements above 20 before
+# the wider bridge variants:
 # - pb67 in its default container (the bed's bounding cylinder): 14 above 20 (largest 22.98), 10 of
 #   them about one DEM overlap (spheres 49 and 62) whose bridge circle's columns are 0.03 high. The
 #   bridge variants now include a bridge 1.2 and 1.4 times as wide (its facet's room allowing),

@@ -40,7 +40,7 @@ static double chord_clearance(const builder *bd, const facet *F, hx_lid qi) {
    --aspect 20), below 0.1 / 0.3 / above aspect 20: 6 / 35 / 48 without smoothing, 0 / 6 / 14
    with 10 sweeps unguarded, 0 / 7 / 17 guarded, the worst element 0.106 unguarded, 0.195
    guarded (the 300-sphere poured cylinder: 0 / 14 / 0 at 0.173, 0 / 10 / 2 at 0.212;
-   nineteenth session, H200). */
+   H200). */
 static double smooth_quad_q(const builder *bd, const facet *F, hx_lid qi) {
   double w = 1;
   for (int side = 0; side < 2; side++) {

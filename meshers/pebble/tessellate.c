@@ -393,7 +393,7 @@ static double aspect_step(const builder *bd, int32_t a, int32_t b, const double 
 /* --aspect: the largest estimated aspect ratio of the elements swept from facet F's quads
    [q0, bd->nq): of each layer's element of each column, straight from the feet (as the sweep
    places them) to the quad's corners, the longest over the shortest of its twelve edges.
-   Before the seventeenth session this took the quad's edges on the facet and the column's
+   An earlier version took the quad's edges on the facet and the column's
    layers only: it missed the quad shrunk on the sphere under a long column (pb67: a wall
    triangle 4 R from its sphere, estimated 15, had elements of 42) */
 double pb_quad_aspect_est(const builder *bd, const facet *F, hx_lid qi) {
@@ -904,7 +904,7 @@ static int tessellate_bridge(builder *bd, tess *t, double gap, hx_pebble_stats *
      seen from the contact: pb67's spheres 56 and 62, estimate 23.1 -> 20.0, no element above
      20 as meshed with --aspect 18), and five with the bridge 1.2 or 1.4 times as wide (at most
      0.6 of the facet's room about the contact): the columns on the circle grow like rb^2
-     (twenty-third session: pb67's default container, the overlap of spheres 49 and 62 with
+     (pb67's default container, the overlap of spheres 49 and 62 with
      columns 0.03 high on its circle, above 20 as meshed 14 -> 0, and about 8 % fewer elements in
      all, the wider circle needing fewer rings); the last ones are fall-backs: the requested
      radius, then the old rule */
@@ -1355,8 +1355,7 @@ static int cmp_ecut(const void *pa, const void *pb) {
 }
 
 /* facet F's boundary to have at least `need` segments: two more at a time on the edge whose
-   segments are longest among those below 16 (at most 16 an edge; before the seventeenth
-   session the cuts stopped once the longest had 16); the edges cut are appended to cuts */
+   segments are longest among those below 16 (at most 16 an edge); the edges cut are appended to cuts */
 static int split_facet(const builder *bd, const facet *F, const double *pc, int need, ecut **cuts, hx_lid *cap, hx_lid *nk) {
   int n = F->nv, M = 0;
   if (need > 2 * MAXPOLY) need = 2 * MAXPOLY;

@@ -7,7 +7,7 @@
 # steps (the same quality to rounding expected), and at order ORDERS (default 7) on cuda with
 # the defaults (solved at order 3, the moves carried to order N: --optimize-order), on cpu with
 # the same defaults (the host's 16 cores), on cuda solved at order N itself (--optimize-order N,
-# the default before the tenth session), and the mesh of --score nek too (600 elements per
+# an earlier default), and the mesh of --score nek too (600 elements per
 # pebble), each with the
 # quality listing of every element before and after: Nek5000 scaled Jacobian min / mean /
 # below 0.1 / below 0.3, aspect max, and the wall times. Logs and tables go to $OUT.
