@@ -3,11 +3,11 @@
 # cylinder 6.6, no extrusions) at order 4, pinned so that it cannot silently regress
 # (docs/benchmarks.md, "Pebble beds", quality tables). Every element's Nek5000 scaled
 # Jacobian (min / max det J over its GLL points) and aspect ratio are read from the
-# `--worst 100000` listing (every element) of the quality report. With the defaults measured
-# on 24 Nov (order-N points spaced by volume along the layers, the rings' edges and the fans'
+# `--worst 100000` listing (every element) of the quality report. With the defaults
+# (order-N points spaced by volume along the layers, the rings' edges and the fans'
 # spokes): 30 843 elements (460.3 per pebble), min Nek SJ 2.45e-2, mean 0.507, 360 elements
-# below 0.1, 71 below 0.05, max aspect 123.5 (23 Nov, points spaced evenly: min 8.82e-3, mean 0.196,
-# 3 726 below 0.1, 385 below 0.05; 22 Nov, mirrors' wall facets snapped: 36 141 elements).
+# below 0.1, 71 below 0.05, max aspect 123.5 (points spaced evenly: min 8.82e-3, mean 0.196,
+# 3 726 below 0.1, 385 below 0.05).
 # The old tessellation rule (--ring-sj 0 --bridge-fit 0: one fixed ring, bridge 0.1 d), both
 # with even spacing, gives 13 844 below 0.1 against 3 730 and max aspect 221: the current rule
 # must stay at least 3 x better there.
@@ -41,9 +41,9 @@ echo "old rule (even spacing): $n0 elements, Nek SJ min $mn0 mean $mean0, below 
 check "old rule still selectable (more than 3 x as many below 0.1, both evenly spaced)" "[ $lo10 -gt $((3 * loe)) ]"
 check "old rule: larger max aspect" "awk -v a='$mx0' -v b='$mx' 'BEGIN {exit !(a > b)}'"
 # --score nek (variants also scored by the Nek scaled Jacobian of their linear columns) and
-# --split 2 (every facet quad cut 2 x 2), measured on 24 Nov with volume spacing: nek alone
+# --split 2 (every facet quad cut 2 x 2), measured with volume spacing: nek alone
 # 40 203 elements (600.0 per pebble), min 7.75e-2, mean 0.551, 40 below 0.1, none below 0.05
-# (23 Nov, even spacing: min 3.43e-2, mean 0.251, 1 699, 22); both 160 812 (2 400.2 per
+# (even spacing: min 3.43e-2, mean 0.251, 1 699, 22); both 160 812 (2 400.2 per
 # pebble), min 9.04e-2, mean 0.729, 6 below 0.1, aspect max 100.6 (even: 9.43e-2, 0.445, 3)
 run "$dir/nek.txt" --score nek
 check "--score nek: exit 0" "[ $? -eq 0 ]"

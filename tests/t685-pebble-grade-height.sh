@@ -4,7 +4,7 @@
 # --ratio) on the 67-pebble DEM bed (R = 1.5, cylinder 6.6). The layer thicknesses of every
 # column line are measured in the order-1 .vtu by tests/pebble_layers.py (VTK's reader) and
 # checked against the rule, the defaults against --ratio 1.5 everywhere; then the order-4 mesh
-# (no inverted element, the same elements, fewer with aspect ratio above 20: 25 Nov at order 7
+# (no inverted element, the same elements, fewer with aspect ratio above 20: at order 7
 # 9 135 -> 7 963), the same files on 1 and 2 ranks, and the bad values.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3

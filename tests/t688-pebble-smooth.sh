@@ -2,7 +2,7 @@
 # t688: the order-N point spacing (--radial volume: a layer's GLL points spaced by the volume
 # of the column's cone; --ring-points volume: the edges inside the rings about contacts and the
 # fans' spokes spaced so that width x gap x step is constant; --edge-points volume: the facets'
-# boundary edges spaced by the gap; all the defaults from order 3 since 24 Nov) and --smooth (max-min optimization of the nodes inside each facet) on the
+# boundary edges spaced by the gap; all the defaults from order 3) and --smooth (max-min optimization of the nodes inside each facet) on the
 # 67-pebble DEM bed at order 4 (R = 1.5, cylinder 6.6). Every element's Nek5000 scaled Jacobian
 # (min / max det J over its GLL points) comes from the --worst listing. Measured 24 Nov: even
 # spacing (--radial linear --ring-points linear --edge-points linear) 30 843 elements, mean
