@@ -9,7 +9,7 @@ if(HX_HAVE_QHULL)
   add_test(NAME t259-pebble-split-box COMMAND t250-pebble-mesh box split=2 nek)
   add_test(NAME t259-pebble-split-cylpoly COMMAND t250-pebble-mesh cylpoly split=3)
   # the same checks with the facet nodes optimized (--smooth), and with the order-N points
-  # spaced evenly (--radial linear --ring-points linear, the rule before 24 Nov)
+  # spaced evenly (--radial linear --ring-points linear, an earlier rule)
   add_test(NAME t259-pebble-smooth-box COMMAND t250-pebble-mesh box smooth=10)
   add_test(NAME t259-pebble-smooth-cylpoly COMMAND t250-pebble-mesh cylpoly smooth=10)
   add_test(NAME t259-pebble-smooth-pb67 COMMAND t250-pebble-mesh pb67 smooth=10)

@@ -4,7 +4,7 @@
 # fans' spokes spaced so that width x gap x step is constant; --edge-points volume: the facets'
 # boundary edges spaced by the gap; all the defaults from order 3) and --smooth (max-min optimization of the nodes inside each facet) on the
 # 67-pebble DEM bed at order 4 (R = 1.5, cylinder 6.6). Every element's Nek5000 scaled Jacobian
-# (min / max det J over its GLL points) comes from the --worst listing. Measured 24 Nov: even
+# (min / max det J over its GLL points) comes from the --worst listing. Measured: even
 # spacing (--radial linear --ring-points linear --edge-points linear) 30 843 elements, mean
 # 0.196, 27 261 below 0.3, 3 730 below 0.1, min 8.82e-3; the defaults mean 0.539, 3 258, 315,
 # min 2.45e-2 (with --edge-points linear: mean 0.510, 4 689 below 0.3, 336 below 0.1);
