@@ -19,6 +19,7 @@
 #include "hx_cli.h"
 #include "hx_error.h"
 #include "hx_kernels.h"
+#include "hx_quality.h"
 #include "hx_tmop.h"
 
 static void bench_help(void) {
@@ -36,7 +37,8 @@ static void bench_help(void) {
          "  Hessian action and diagonal for the stored-H (a) and on-the-fly (b) strategies,\n"
          "  and the solve's recoveries from failed line searches: retries with det J at the\n"
          "  quadrature points only / Newton steps taken so, steepest descent, Krylov restarts,\n"
-         "  and the coarse start's Newton steps, elements held back and seconds.\n"
+         "  the coarse start's Newton steps, elements held back and seconds, and the result's\n"
+         "  validity (valid: proven | not proven | invalid, the Bernstein bound of det J).\n"
          "  (hexpack bench kernels --help: the kernels alone against problem size.)\n\n");
   hx_cli_tmop_help();
 }
@@ -342,14 +344,14 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
       printf("p,vector_dofs,newton_iters,linear_iters,energy0,energy,min_detj0,min_detj,seconds,max_dev_h,stop,"
              "mdofs_energy,mdofs_grad,mdofs_hess_setup_a,mdofs_hess_a,mdofs_diag_a,mdofs_hess_setup_b,mdofs_hess_b,"
              "mdofs_diag_b,recover_relaxed,recover_steepest,recover_krylov,relaxed_iters,coarse_newton,coarse_held,"
-             "coarse_seconds\n");
+             "coarse_seconds,validity\n");
     else
       printf("Kershaw %d^3 eps 0.3 smoothness %d, metric %d, target %s, %s -qo %d, boundary %s, %d rank(s)\n"
-             "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s | %s | %s\n",
+             "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s | %s | %s | %s\n",
              n, smooth, o.metric, hx_target_name(o.target), o.quad_type == 1 ? "GLL" : "Gauss", o.quad_order,
              o.boundary == HX_BND_SLIDE ? "slide" : "fixed", hx_comm_size(comm), "p", "vDOFs", "newton", "linear", "E0", "E1",
              "minJ0", "minJ1", "time_s", "dev/h", "energy", "grad", "setup(a)", "H.v(a)", "diag(a)", "setup(b)", "H.v(b)",
-             "diag(b)", "recover (quad-only/relaxed steps, steepest, Krylov)", "coarse start (newton, held, s)");
+             "diag(b)", "recover (quad-only/relaxed steps, steepest, Krylov)", "coarse start (newton, held, s)", "result");
   }
   for (int k = 0; k < norders; k++) {
     int p = orders[k];
@@ -369,6 +371,7 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
     if (!rc) rc = time_kernels(comm, m, &o, reps, vdofs, &kr);
     hx_tmop_result r = {0};
     double dev = 0;
+    char valid[32] = "-";
     if (!rc && solve) {
       o.log = (!quiet && rank == 0) ? stderr : NULL;
       rc = hx_tmop_optimize(m, &o, &r);
@@ -379,6 +382,17 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
                 p, r.time_total, r.time_energy, r.n_energy, r.time_grad, r.n_grad, r.time_hess_setup, r.n_hess_setup,
                 r.time_hess_apply, r.n_hess_apply, r.time_diag, r.n_diag, r.time_mindet, r.n_mindet,
                 r.time_total - r.time_energy - r.time_grad - r.time_hess_setup - r.time_hess_apply - r.time_diag - r.time_mindet);
+      if (!rc) { /* the result's validity, proven by the Bernstein bound of det J (quality's) */
+        hx_quality_opts qo;
+        hx_quality_opts_default(&qo);
+        qo.num_worst = 0;
+        qo.validity = 1;
+        hx_quality_report q;
+        memset(&q, 0, sizeof q);
+        rc = hx_quality_mesh(m, &qo, NULL, &q);
+        if (!rc) snprintf(valid, sizeof valid, "%s", hx_validity_name(q.bound.verdict));
+        hx_quality_report_free(&q);
+      }
       size_t ne = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
       for (size_t i = 0; !rc && i < ne; i++) dev = fmax(dev, fabs(m->x[i] - ref->x[i]));
       if (!rc) hx_comm_max_double(comm, &dev, 1);
@@ -391,18 +405,18 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
     if (r.coarse_order) snprintf(coarse, sizeof coarse, "%d, %lld, %.3f", r.coarse_newton, r.coarse_held, r.coarse_time);
     if (rank == 0) {
       if (csv)
-        printf(
-            "%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d,%lld,%.3f\n",
-            p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
-            solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b,
-            kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters,
-            r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time);
+        printf("%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d,%lld,%.3f,%"
+               "s\n",
+               p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
+               solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b,
+               kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters,
+               r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time, valid);
       else
         printf("%2d %10.0f %6d %6d %11.5e %10.3e %10.4e %10.4e %8.2f %9.2e | %15s %7.2f %7.2f | %8.2f %8.2f %8.2f | "
-               "%8.2f %8.2f %8.2f | %d/%d, %d, %d | %s\n",
+               "%8.2f %8.2f %8.2f | %d/%d, %d, %d | %s | %s\n",
                p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev, "",
                kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b, kr.diag_b, r.recover_relaxed,
-               r.relaxed_iters, r.recover_steepest, r.recover_krylov, coarse);
+               r.relaxed_iters, r.recover_steepest, r.recover_krylov, coarse, valid);
       fflush(stdout);
     }
   }
