@@ -38,7 +38,8 @@ static void bench_help(void) {
          "  and the solve's recoveries from failed line searches: retries with det J at the\n"
          "  quadrature points only / Newton steps taken so, steepest descent, Krylov restarts,\n"
          "  the coarse start's Newton steps, elements held back and seconds, and the result's\n"
-         "  validity (valid: proven | not proven | invalid, the Bernstein bound of det J).\n"
+         "  validity (valid: proven | not proven | invalid, the Bernstein bound of det J; with the\n"
+         "  cuda backend its first pass runs on the GPU, the undecided elements are subdivided here).\n"
          "  (hexpack bench kernels --help: the kernels alone against problem size.)\n\n");
   hx_cli_tmop_help();
 }
@@ -389,8 +390,18 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
         qo.validity = 1;
         hx_quality_report q;
         memset(&q, 0, sizeof q);
-        rc = hx_quality_mesh(m, &qo, NULL, &q);
-        if (!rc) snprintf(valid, sizeof valid, "%s", hx_validity_name(q.bound.verdict));
+        const hx_backend *vbe = NULL;
+        if (hx_backend_find(o.backend, &vbe) == HX_OK && vbe == &hx_backend_cuda) {
+          /* the first pass of the bound on the GPU, the undecided elements subdivided here */
+          hx_detj_bound_opts bo_;
+          hx_detj_bound_opts_default(&bo_);
+          hx_detj_bound_summary bs;
+          rc = hx_detj_bound_mesh_cuda(m, &bo_, &bs, NULL);
+          if (!rc) snprintf(valid, sizeof valid, "%s", hx_validity_name(bs.verdict));
+        } else {
+          rc = hx_quality_mesh(m, &qo, NULL, &q);
+          if (!rc) snprintf(valid, sizeof valid, "%s", hx_validity_name(q.bound.verdict));
+        }
         hx_quality_report_free(&q);
       }
       size_t ne = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;

@@ -220,6 +220,16 @@ void hx_detj_bound_ctx_destroy(hx_detj_bound_ctx **bc) {
 
 int hx_detj_bound_ctx_size(const hx_detj_bound_ctx *bc) { return bc->n; }
 
+void hx_detj_bound_ctx_basis(const hx_detj_bound_ctx *bc, const double **Wg, const double **xg, double *kappa) {
+  *Wg = bc->Wg;
+  *xg = bc->xg;
+  *kappa = bc->kappa;
+}
+
+double hx_detj_bound_margin(const hx_detj_bound_ctx *bc, double H, double cmax) {
+  return 32 * (bc->kappa + bc->n) * DBL_EPSILON * fmax(H, cmax);
+}
+
 /* out [N0][N1][N2] += a (dims a0 a1 a2) * b (dims b0 b1 b2) as a 3D convolution,
    N_d = a_d + b_d - 1: the product of two polynomials in the scaled Bernstein basis */
 static void conv_add(const double *restrict a, const int da[3], const double *restrict b, const int db[3], double sign,
@@ -387,7 +397,7 @@ int hx_detj_bound_elem(hx_detj_bound_ctx *bc, const double *x, hx_detj_bound_res
       r->xi_min[2] = (q >> 2) & 1;
     }
   }
-  double margin = 32 * (bc->kappa + n) * DBL_EPSILON * fmax(H, cmax);
+  double margin = hx_detj_bound_margin(bc, H, cmax);
   if (r->lower0 > margin) {
     r->verdict = HX_VALID_PROVEN;
     return HX_OK;

@@ -74,6 +74,14 @@ int hx_detj_bound_elem(hx_detj_bound_ctx *bc, const double *x, hx_detj_bound_res
     b_i(t) = C(n-1, i) t^i (1-t)^(n-1-i). For tests and plots. */
 int hx_detj_bound_bernstein(hx_detj_bound_ctx *bc, const double *x, double *coef);
 
+/** For other implementations of the first bound (the CUDA pass, hx_kernels.h): the
+    context's matrix Wg [nd][nd] taking values at the GLL nodes to Bernstein coefficients of
+    degree p (row k: coefficient k), its GLL nodes xg [nd], and kappa = |Wg|_inf^3. A box is
+    proven when its bound exceeds hx_detj_bound_margin(bc, H, cmax), H the rounding scale of
+    the products (detj_bound.c) and cmax the largest |coefficient|. */
+void hx_detj_bound_ctx_basis(const hx_detj_bound_ctx *bc, const double **Wg, const double **xg, double *kappa);
+double hx_detj_bound_margin(const hx_detj_bound_ctx *bc, double H, double cmax);
+
 /** det J of one element at the reference point xi, evaluated from its GLL nodes. */
 double hx_detj_bound_eval(const hx_detj_bound_ctx *bc, const double *x, const double xi[3]);
 

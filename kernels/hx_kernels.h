@@ -40,6 +40,7 @@
 #pragma once
 #include <stddef.h>
 
+#include "hx_detj_bound.h"
 #include "hx_mesh.h"
 #include "hx_types.h"
 
@@ -212,6 +213,21 @@ int hx_cuda_copy_bandwidth(size_t nbytes, int reps, double *gbs);
 int hx_cuda_device_info(char *buf, size_t len);
 /** Free and total device memory in bytes. */
 int hx_cuda_mem_info(size_t *free_b, size_t *total_b);
+
+/* Proven validity on the GPU (the bound of hx_detj_bound.h, first pass). */
+/** For num_elem elements of geometry order `order` in a host E-vector xE
+    ([num_elem][3][nd^3], lexicographic): per element the first bound lower0 (smallest
+    Bernstein coefficient of det J on the whole element, as hx_detj_bound_result.lower0), the
+    smallest corner value corner_min (det J at the 8 corners: the corner coefficients) and the
+    first verdict: HX_VALID_PROVEN where lower0 exceeds the CPU's proving margin, HX_INVALID
+    where a corner value <= 0 is confirmed from the nodes, 0 where undecided (subdivide with
+    hx_detj_bound_elem). Any output may be NULL. HX_ERR_BACKEND without CUDA in the build, without a
+    device, or where the order needs more shared memory than the device has. */
+int hx_detj_bound_first_cuda(int order, hx_lid num_elem, const double *xE, double *lower0, double *corner_min, int *verdict);
+/** The verdicts of every element of m (its E-vector m->x) into s, as hx_quality_mesh's
+    report.bound: the first pass on the GPU, then hx_detj_bound_elem on the host for the
+    elements it leaves undecided (their local count into num_host if not NULL). Collective. */
+int hx_detj_bound_mesh_cuda(const hx_mesh *m, const hx_detj_bound_opts *o, hx_detj_bound_summary *s, hx_lid *num_host);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,272 @@
+/* The first pass of the proven validity bound (core/detj_bound.c) on the GPU: one thread
+   block per element forms the Bernstein coefficients of det J on the whole element (the
+   p^6-costly products), their minimum (the first bound, lower0), det J at the 8 corners and
+   the first verdict; the host subdivides only the elements left undecided
+   (hx_detj_bound_elem). The steps are those of bernstein_detj in detj_bound.c, written as
+   gathers (one output coefficient per thread) instead of scatters:
+   1. coordinates less their mean -> Bernstein coefficients (Wg along each direction);
+   2. the 9 Jacobian entries (differences of coefficients), scaled by their binomials;
+   3. per c: the cofactor product J[c1][1] J[c2][2] - J[c2][1] J[c1][2] as a 3D convolution,
+      then J[c][0] times it added to the coefficients; unscaled at the end;
+   4. the minimum, the largest |coefficient| and H give lower0 and the proving margin; a
+      corner coefficient <= 0 is confirmed by evaluating det J there from the nodes. */
+#include <cuda_runtime.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "hx_basis.h"
+#include "hx_detj_bound.h"
+#include "hx_error.h"
+#include "hx_kernels.h"
+
+namespace {
+
+const int kThreads = 128;
+
+/* tab: Wg [nd][nd], binom [(n + 1)^2], phi0, dphi0, phi1, dphi1 [nd] (Lagrange at t = 0, 1) */
+struct bound_tab {
+  int p, nd, n;
+  double margin_factor; /* 32 (kappa + n) eps */
+};
+
+__device__ void contract3(int d, int nd, const double *W, const double *in, double *out) {
+  int npe = nd * nd * nd, st = d == 0 ? 1 : (d == 1 ? nd : nd * nd);
+  for (int t = threadIdx.x; t < 3 * npe; t += blockDim.x) {
+    int c = t / npe, a = t % npe, idx[3] = {a % nd, (a / nd) % nd, a / (nd * nd)};
+    int q = idx[d], base = c * npe + a - q * st;
+    double s = 0;
+    for (int b = 0; b < nd; b++) s += W[q * nd + b] * in[base + b * st];
+    out[t] = s;
+  }
+}
+
+/* out [N] (dims N0 N1 N2) = sum_a A[a] B[out - a] (+ sign A2[a] B2[out - a] when A2) */
+__device__ void conv_gather(const int da[3], const int db[3], const double *A, const double *B, const double *A2,
+                            const double *B2, double *out, int accumulate) {
+  int N0 = da[0] + db[0] - 1, N1 = da[1] + db[1] - 1, N2 = da[2] + db[2] - 1, N = N0 * N1 * N2;
+  for (int t = threadIdx.x; t < N; t += blockDim.x) {
+    int I = t % N0, J = (t / N0) % N1, K = t / (N0 * N1);
+    double s = 0;
+    for (int k = max(0, K - db[2] + 1); k <= min(da[2] - 1, K); k++)
+      for (int j = max(0, J - db[1] + 1); j <= min(da[1] - 1, J); j++)
+        for (int i = max(0, I - db[0] + 1); i <= min(da[0] - 1, I); i++) {
+          int a = i + da[0] * (j + da[1] * k), b = (I - i) + db[0] * ((J - j) + db[1] * (K - k));
+          s += A[a] * B[b];
+          if (A2) s -= A2[a] * B2[b];
+        }
+    out[t] = accumulate ? out[t] + s : s;
+  }
+}
+
+/* det J at a corner of the element evaluated from its nodes, as hx_detj_bound_eval */
+__device__ double corner_eval(int nd, const double *x, const double *ph[3], const double *dph[3]) {
+  int npe = nd * nd * nd;
+  double J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+  for (int k = 0; k < nd; k++)
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++) {
+        double w0 = dph[0][i] * ph[1][j] * ph[2][k], w1 = ph[0][i] * dph[1][j] * ph[2][k], w2 = ph[0][i] * ph[1][j] * dph[2][k];
+        int a = i + nd * (j + nd * k);
+        for (int c = 0; c < 3; c++) {
+          double v = x[c * npe + a];
+          J[c][0] += w0 * v;
+          J[c][1] += w1 * v;
+          J[c][2] += w2 * v;
+        }
+      }
+  return J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+         J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+}
+
+__global__ void bound_kernel(bound_tab T, const double *__restrict__ tab, const double *__restrict__ xE, int num_elem,
+                             double *lower0, double *corner_min, int *verdict) {
+  extern __shared__ double sm[];
+  int e = blockIdx.x;
+  if (e >= num_elem) return;
+  int p = T.p, nd = T.nd, n = T.n, npe = nd * nd * nd, nJ = p * nd * nd, nC = (2 * p + 1) * 4 * p * p, n3 = n * n * n, L = n + 1;
+  const double *Wg = tab, *bn = tab + nd * nd, *ends = bn + L * L;
+  double *sP = sm, *sT = sP + 3 * npe, *sJ = sT + 3 * npe, *sC = sJ + 9 * nJ, *sK = sC + nC, *sR = sK + n3,
+         *sR2 = sR + blockDim.x, *sM = sR2 + blockDim.x; /* sM: means [3], jmax [9] */
+  const double *x = xE + (size_t)e * 3 * npe;
+  /* 1. coordinates less their mean -> Bernstein */
+  if (threadIdx.x < 3) {
+    double m = 0;
+    for (int a = 0; a < npe; a++) m += x[threadIdx.x * npe + a];
+    sM[threadIdx.x] = m / npe;
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < 3 * npe; t += blockDim.x) sP[t] = x[t] - sM[t / npe];
+  __syncthreads();
+  contract3(0, nd, Wg, sP, sT);
+  __syncthreads();
+  contract3(1, nd, Wg, sT, sP);
+  __syncthreads();
+  contract3(2, nd, Wg, sP, sT); /* the coefficients are in sT */
+  __syncthreads();
+  /* 2. Jacobian entries, scaled by their binomials */
+  for (int t = threadIdx.x; t < 9 * nJ; t += blockDim.x) {
+    int cd = t / nJ, r = t % nJ, c = cd / 3, dd = cd % 3;
+    int dim[3] = {nd, nd, nd};
+    dim[dd] = p;
+    int idx[3] = {r % dim[0], (r / dim[0]) % dim[1], r / (dim[0] * dim[1])};
+    int st = dd == 0 ? 1 : (dd == 1 ? nd : nd * nd), a = idx[0] + nd * (idx[1] + nd * idx[2]);
+    const double *P = sT + c * npe;
+    double v = p * (P[a + st] - P[a]), s = 1;
+    for (int q = 0; q < 3; q++) s *= bn[(dim[q] - 1) * L + idx[q]];
+    sJ[t] = v * s;
+  }
+  if (threadIdx.x < 9) {
+    int cd = threadIdx.x, c = cd / 3, dd = cd % 3, st = dd == 0 ? 1 : (dd == 1 ? nd : nd * nd);
+    int dim[3] = {nd, nd, nd};
+    dim[dd] = p;
+    const double *P = sT + c * npe;
+    double mx = 0;
+    for (int k = 0; k < dim[2]; k++)
+      for (int j = 0; j < dim[1]; j++)
+        for (int i = 0; i < dim[0]; i++) {
+          int a = i + nd * (j + nd * k);
+          mx = fmax(mx, fabs(p * (P[a + st] - P[a])));
+        }
+    sM[3 + cd] = mx;
+  }
+  __syncthreads();
+  /* 3. det J = sum_c J[c][0] (J[c1][1] J[c2][2] - J[c2][1] J[c1][2]) */
+  const int d0[3] = {p, nd, nd}, d1[3] = {nd, p, nd}, d2[3] = {nd, nd, p}, dC[3] = {2 * p + 1, 2 * p, 2 * p};
+  for (int c = 0; c < 3; c++) {
+    int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+    conv_gather(d1, d2, sJ + (3 * c1 + 1) * nJ, sJ + (3 * c2 + 2) * nJ, sJ + (3 * c2 + 1) * nJ, sJ + (3 * c1 + 2) * nJ, sC, 0);
+    __syncthreads();
+    conv_gather(d0, dC, sJ + (3 * c) * nJ, sC, NULL, NULL, sK, c > 0);
+    __syncthreads();
+  }
+  /* unscale, minimum and largest size */
+  const double *bN = bn + (n - 1) * L;
+  double mn = INFINITY, mx = 0;
+  for (int t = threadIdx.x; t < n3; t += blockDim.x) {
+    int i = t % n, j = (t / n) % n, k = t / (n * n);
+    double v = sK[t] / (bN[i] * bN[j] * bN[k]);
+    sK[t] = v;
+    mn = fmin(mn, v);
+    mx = fmax(mx, fabs(v));
+  }
+  sR[threadIdx.x] = mn;
+  sR2[threadIdx.x] = mx;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) {
+      sR[threadIdx.x] = fmin(sR[threadIdx.x], sR[threadIdx.x + s]);
+      sR2[threadIdx.x] = fmax(sR2[threadIdx.x], sR2[threadIdx.x + s]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    double lo = sR[0], cmax = sR2[0], H = 0;
+    const double *jm = sM + 3;
+    for (int c = 0; c < 3; c++) {
+      int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+      H += jm[3 * c] * (jm[3 * c1 + 1] * jm[3 * c2 + 2] + jm[3 * c2 + 1] * jm[3 * c1 + 2]);
+    }
+    double margin = T.margin_factor * fmax(H, cmax), cmin = INFINITY;
+    int invalid = 0;
+    for (int q = 0; q < 8; q++) {
+      double v = sK[(q & 1 ? n - 1 : 0) + n * ((q & 2 ? n - 1 : 0) + n * (q & 4 ? n - 1 : 0))];
+      cmin = fmin(cmin, v);
+      if (!(v > 0) && !(lo > margin)) { /* confirm from the nodes, as the CPU does */
+        const double *ph[3], *dph[3];
+        for (int d = 0; d < 3; d++) {
+          int one = (q >> d) & 1;
+          ph[d] = ends + (2 * one) * nd;
+          dph[d] = ends + (2 * one + 1) * nd;
+        }
+        if (!(corner_eval(nd, x, ph, dph) > 0)) invalid = 1;
+      }
+    }
+    if (lower0) lower0[e] = lo;
+    if (corner_min) corner_min[e] = cmin;
+    if (verdict) verdict[e] = lo > margin ? HX_VALID_PROVEN : (invalid ? HX_INVALID : 0);
+  }
+}
+
+} // namespace
+
+extern "C" int hx_detj_bound_first_cuda(int order, hx_lid num_elem, const double *xE, double *lower0, double *corner_min,
+                                        int *verdict) {
+  HX_CHECK(hx_cuda_device_available(), HX_ERR_BACKEND, "detj bound: no CUDA device is present on this machine");
+  HX_CHECK(num_elem >= 0, HX_ERR_INPUT, "detj bound: %d elements", (int)num_elem);
+  if (num_elem == 0) return HX_OK;
+  hx_detj_bound_opts o;
+  hx_detj_bound_opts_default(&o);
+  hx_detj_bound_ctx *bc;
+  HX_CALL(hx_detj_bound_ctx_create(order, &o, &bc));
+  const double *Wg, *xg;
+  double kappa;
+  hx_detj_bound_ctx_basis(bc, &Wg, &xg, &kappa);
+  int p = order, nd = p + 1, n = 3 * p, L = n + 1, npe = nd * nd * nd;
+  size_t ntab = (size_t)nd * nd + (size_t)L * L + 4 * (size_t)nd;
+  double *htab = (double *)malloc(ntab * sizeof(double));
+  if (!htab) {
+    hx_detj_bound_ctx_destroy(&bc);
+    return HX_ERROR(HX_ERR_MEMORY, "detj bound: out of host memory");
+  }
+  for (int i = 0; i < nd * nd; i++) htab[i] = Wg[i];
+  double *bn = htab + nd * nd;
+  for (int m = 0; m <= n; m++) {
+    double *row = bn + m * L;
+    for (int k = 0; k <= n; k++) row[k] = 0;
+    row[0] = 1;
+    for (int k = 1; k <= m; k++) row[k] = row[k - 1] * (m - k + 1) / k;
+  }
+  double *ends = bn + L * L;
+  hx_lagrange_eval(nd, xg, 0.0, ends, ends + nd);
+  hx_lagrange_eval(nd, xg, 1.0, ends + 2 * nd, ends + 3 * nd);
+  bound_tab T = {p, nd, n, 32 * (kappa + n) * DBL_EPSILON};
+  hx_detj_bound_ctx_destroy(&bc);
+
+  size_t nC = (size_t)(2 * p + 1) * 4 * p * p;
+  size_t shm = (6 * (size_t)npe + 9 * (size_t)p * nd * nd + nC + (size_t)n * n * n + 2 * kThreads + 12) * sizeof(double);
+  int dev = 0, optin = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+  if (shm > (size_t)optin) {
+    free(htab);
+    return HX_ERROR(HX_ERR_BACKEND, "detj bound: order %d needs %zu bytes of shared memory per block, the device has %d", p, shm,
+                    optin);
+  }
+  int rc = HX_OK;
+  double *dtab = NULL, *dx = NULL, *dl = NULL, *dc = NULL;
+  int *dv = NULL;
+  const hx_lid chunk = 1 << 16;
+  hx_lid nb = num_elem < chunk ? num_elem : chunk;
+#define CK(expr)                                                                                                                 \
+  do {                                                                                                                           \
+    cudaError_t ce = (expr);                                                                                                     \
+    if (ce != cudaSuccess && rc == HX_OK)                                                                                        \
+      rc = hx_error_set(HX_ERR_BACKEND, __FILE__, __LINE__, "CUDA: %s failed: %s", #expr, cudaGetErrorString(ce));               \
+  } while (0)
+  CK(cudaFuncSetAttribute(bound_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
+  CK(cudaMalloc(&dtab, ntab * sizeof(double)));
+  CK(cudaMalloc(&dx, (size_t)nb * 3 * npe * sizeof(double)));
+  CK(cudaMalloc(&dl, (size_t)nb * sizeof(double)));
+  CK(cudaMalloc(&dc, (size_t)nb * sizeof(double)));
+  CK(cudaMalloc(&dv, (size_t)nb * sizeof(int)));
+  CK(cudaMemcpy(dtab, htab, ntab * sizeof(double), cudaMemcpyHostToDevice));
+  for (hx_lid e0 = 0; e0 < num_elem && rc == HX_OK; e0 += nb) {
+    hx_lid m = num_elem - e0 < nb ? num_elem - e0 : nb;
+    CK(cudaMemcpy(dx, xE + (size_t)e0 * 3 * npe, (size_t)m * 3 * npe * sizeof(double), cudaMemcpyHostToDevice));
+    if (rc) break;
+    bound_kernel<<<m, kThreads, shm>>>(T, dtab, dx, m, dl, dc, dv);
+    CK(cudaGetLastError());
+    if (lower0) CK(cudaMemcpy(lower0 + e0, dl, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost));
+    if (corner_min) CK(cudaMemcpy(corner_min + e0, dc, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost));
+    if (verdict) CK(cudaMemcpy(verdict + e0, dv, (size_t)m * sizeof(int), cudaMemcpyDeviceToHost));
+  }
+#undef CK
+  cudaFree(dtab);
+  cudaFree(dx);
+  cudaFree(dl);
+  cudaFree(dc);
+  cudaFree(dv);
+  free(htab);
+  return rc;
+}
