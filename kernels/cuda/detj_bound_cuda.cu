@@ -15,9 +15,11 @@
 #include <math.h>
 #include <stdlib.h>
 
+extern "C" {
 #include "hx_basis.h"
 #include "hx_detj_bound.h"
 #include "hx_error.h"
+}
 #include "hx_kernels.h"
 
 namespace {
