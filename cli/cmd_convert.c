@@ -1,6 +1,7 @@
 /* hexpack convert IN OUT: read a mesh in any format with a reader and write it in
    the formats of the outputs' extensions (optionally at another order). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,12 +108,30 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
     if (!rc) rc = hx_comm_min_double(m->comm, &mn, 1);
     long long ninv = 0;
     if (!rc && !(mn > 0)) rc = hx_tmop_count_inverted(m, &ninv);
+    /* the first element (global index) with det J <= 0 at a GLL node, to name one */
+    int64_t first = INT64_MAX;
+    if (!rc && ninv > 0) {
+      double D[HX_MAX_ND * HX_MAX_ND];
+      rc = hx_mesh_gll_derivative(m->nd, D);
+      size_t n3 = (size_t)m->nd * m->nd * m->nd;
+      for (hx_lid e = 0; !rc && e < m->num_elem; e++) {
+        double lo, hi;
+        hx_elem_detj_range(m->nd, D, m->x + (size_t)e * 3 * n3, &lo, &hi);
+        if (!(lo > 0)) {
+          first = m->elem_offset + e;
+          break;
+        }
+      }
+      if (!rc) rc = hx_comm_min_int64(m->comm, &first, 1);
+    }
+    char which[64] = "";
+    if (first != INT64_MAX) snprintf(which, sizeof which, ", e.g. element %lld", (long long)first);
     if (!rc && ninv > 0)
       rc = HX_ERROR(HX_ERR_INVALID_MESH,
-                    "%s: %lld of %lld element(s) are inverted (det J <= 0 at a GLL node, quadrature or Gauss point); "
+                    "%s: %lld of %lld element(s) are inverted (det J <= 0 at a GLL node, quadrature or Gauss point%s); "
                     "--untangle untangles them (or hexpack optimize %s -o OUT untangles and optimizes), --force writes "
                     "them as they are",
-                    in, ninv, (long long)m->num_elem_global, in);
+                    in, ninv, (long long)m->num_elem_global, which, in);
   }
   if (!rc) rc = hx_cli_write_outputs(m, &c);
   if (rc == HX_OK && hx_comm_rank(comm) == 0) {
