@@ -257,10 +257,13 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   if (rc) goto done;
   x = bufs[0], xt = bufs[1], r = bufs[2], rt = bufs[3], c = bufs[4], xbest = bufs[5];
   /* the convergence test is relative to the gradient at the problem's initial nodes, also where
-     the solve starts elsewhere (the coarse start's point: its own gradient is far smaller) */
-  double rn_ref = -1;
+     the solve starts elsewhere (the coarse start's point: its own gradient is far smaller); E0
+     and min det J0 are reported there too */
+  double rn_ref = -1, E_ref = 0, mind_ref = 0;
   if (tm->xstart) {
     if ((rc = BE->vec_upload(PA, tm->x0, x, n))) goto done;
+    if ((rc = hx_tmop_dmin_detj(tm, x, &mind_ref))) goto done;
+    if ((rc = hx_tmop_denergy(tm, x, &E_ref))) goto done;
     if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
     if ((rc = norm(tm, r, &rn_ref))) goto done;
   }
@@ -297,6 +300,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   if ((rc = hx_tmop_denergy(tm, x, &E))) goto done;
   if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
   res->energy0 = res->energy = E;
+  if (tm->xstart) res->energy0 = E_ref, res->min_detj0 = mind_ref;
   double rn;
   if ((rc = norm(tm, r, &rn))) goto done;
   double rn0 = rn_ref >= 0 ? rn_ref : rn;

@@ -34,13 +34,9 @@ static int solve_keep(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res)
   int rc = HX_OK,
       coarse = mesh->order > 1 && !o->fixed_node && (o->coarse_order > 0 || (o->coarse_order < 0 && mesh->order >= 3));
   hx_tmop_result cr = {0};
-  double e0 = 0, mind0 = 0;
   if (coarse) rc = hx_tmop_coarse_start(tm, &cr);
-  if (!rc && tm->xstart) rc = hx_tmop_energy(tm, tm->x0, &e0);
-  if (!rc && tm->xstart) rc = hx_tmop_min_detj(tm, tm->x0, &mind0);
-  if (!rc) rc = hx_tmop_solve(tm, tm->hL, res);
-  if (!rc && tm->xstart) { /* the problem's own initial state, and the coarse start's figures */
-    res->energy0 = e0, res->min_detj0 = mind0;
+  if (!rc) rc = hx_tmop_solve(tm, tm->hL, res); /* E0, min det J0 and |r0| at the mesh as given */
+  if (!rc && tm->xstart) {                      /* the coarse start's figures */
     res->coarse_order = cr.coarse_order, res->coarse_newton = cr.coarse_newton, res->coarse_linear = cr.coarse_linear;
     res->coarse_energy = cr.coarse_energy, res->coarse_held = cr.coarse_held;
   }
