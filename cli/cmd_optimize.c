@@ -21,6 +21,10 @@ void hx_cli_tmop_sj_defaults(hx_tmop_opts *o) {
   o->equal_weight = 1;
   o->keep_sj = 0.1;
   o->newton_iters = 10;
+  /* a mesher's mesh is valid at its GLL nodes by its own checks; a fold between them is not
+     untangled: the untangling's energy does not see it (a 4-sphere bed at order 4: 4 such
+     elements -> 3 in 35 untangling steps, the run 23 s -> 34 s) */
+  o->untangle = 0;
 }
 
 static int re2_guard_ok(void *ctx, hx_lid e, const double *xe) {

@@ -68,7 +68,8 @@ struct hx_tmop_opts;
 void hx_cli_tmop_help(void);
 /** The meshers' optimizer defaults, aimed at the Nek5000 scaled Jacobian (min / max det J in each
     element): metric 318 with each element's own volume as target, every element weighted alike,
-    none left below min(0.1, its value as meshed), 10 Newton steps (pebble, rods). */
+    none left below min(0.1, its value as meshed), 10 Newton steps, no untangling (pebble,
+    rods: their meshes are valid at the GLL nodes; --untangle asks for it). */
 void hx_cli_tmop_sj_defaults(struct hx_tmop_opts *o);
 /** Try one optimizer flag (--metric, --target, ...): 1 consumed, 0 not one, < 0 -error. */
 int hx_cli_tmop_flag(int argc, char **argv, int *i, struct hx_tmop_opts *o, int *quiet);
