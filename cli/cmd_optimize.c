@@ -91,9 +91,11 @@ void hx_cli_tmop_help(void) {
          "                      the poorest rose (default 0: off)\n"
          "  --weight volume|equal  each element's energy weighted by its target volume (volume,\n"
          "                      default, MFEM) or alike (equal; targets 3 and 4 differ)\n"
-         "  --detj-check nodes|quad  line search rejects det J <= 0 at quadrature points and\n"
-         "                      GLL nodes (nodes, default) or at quadrature points only (quad, MFEM);\n"
-         "                      fine: also at Gauss points N + 4 per direction, between the nodes\n"
+         "  --detj-check nodes|quad|fine|bound  line search rejects det J <= 0 at quadrature\n"
+         "                      points and GLL nodes (nodes, default) or at quadrature points only\n"
+         "                      (quad, MFEM); fine: also at Gauss points N + 4 per direction, between\n"
+         "                      the nodes; bound: also any element the Bernstein bound of det J\n"
+         "                      proves folded anywhere (proven validity of every accepted step)\n"
          "  --coarse-start auto|on|off  solve the order-1 copy of the mesh (its corners) first and\n"
          "                      start from its moves carried to the mesh's order, held back where an\n"
          "                      element would fold; the problem and its result stay the mesh's own\n"
@@ -203,7 +205,8 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     if (!strcmp(v, "nodes")) o->detj_nodes = 1;
     else if (!strcmp(v, "quad")) o->detj_nodes = 0;
     else if (!strcmp(v, "fine")) o->detj_nodes = 2;
-    else return -HX_ERROR(HX_ERR_INPUT, "flag --detj-check expects nodes, quad or fine, got '%s'", v);
+    else if (!strcmp(v, "bound")) o->detj_nodes = 3;
+    else return -HX_ERROR(HX_ERR_INPUT, "flag --detj-check expects nodes, quad, fine or bound, got '%s'", v);
   } else if (!strcmp(a, "--strict-decrease")) {
     o->strict_decrease = 1;
   } else if (!strcmp(a, "--keep-sj")) {

@@ -11,16 +11,22 @@
        equals the one without bitwise (nodes, energy, iterations);
    (d) that case with strict decrease and |r| <= 1e-16 |r0| (out of reach): where rounding stops the
        energy falling, the Newton direction fails the line search, steepest descent (b) and Krylov
-       restarts (c) run (each logged) until neither passes, and the solve stops saying so. */
+       restarts (c) run (each logged) until neither passes, and the solve stops saying so;
+   (e) (a)'s case with the Bernstein bound in the line search (--detj-check bound): converges
+       as (a), the bound ran, and every element of the result is proven valid by the bound
+       (hx_detj_bound_elem, independent of the solve's own passes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hx_detj_bound.h"
 #include "hx_test_tmop.h"
 #include "hx_tmop.h"
 
 /* (b)'s iteration cap: two Newton steps after (a)'s line search failed */
 enum { CAP = 13 };
+/* the line search's det J rule (opts.detj_nodes): the nodes, the default; 3 in (e) */
+static int detj_rule = 1;
 
 static int run_opts(hx_comm comm, int p, double eps, int recover, int iters, int strict, hx_tmop_result *r, hx_mesh **out) {
   hx_mesh *m = test_kershaw(comm, 6, 4, 4, p, eps);
@@ -28,6 +34,7 @@ static int run_opts(hx_comm comm, int p, double eps, int recover, int iters, int
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
   o.recover = recover;
+  o.detj_nodes = detj_rule;
   o.newton_iters = iters;
   o.num_threads = 2;
   if (strict) {
@@ -135,6 +142,30 @@ static int checks(hx_comm comm) {
   if (hx_mesh_check(m5, 1e-12, &rep)) return 1;
   fail |= check("(d) det J > 0 at every GLL node of the result", rep.min_detj > 0);
   hx_mesh_destroy(&m5);
+  /* (e) */
+  hx_tmop_result r6;
+  hx_mesh *m6 = NULL;
+  detj_rule = 3;
+  if (run(comm, 4, 0.2, 1, 100, &r6, &m6)) return 1;
+  detj_rule = 1;
+  printf("(e) --detj-check bound: %d Newton, E %.3e -> %.3e, %s; %lld bound passes, %.3f s of %.3f s\n", r6.newton_iters,
+         r6.energy0, r6.energy, r6.stop_reason, r6.n_bound, r6.time_bound, r6.time_total);
+  fail |= check("(e) converged, E1 <= 1e-8 E0; the bound ran", r6.converged && r6.energy <= 1e-8 * r6.energy0 && r6.n_bound > 0);
+  hx_detj_bound_opts bo;
+  hx_detj_bound_opts_default(&bo);
+  hx_detj_bound_ctx *bc = NULL;
+  if (hx_detj_bound_ctx_create(m6->order, &bo, &bc)) return 1;
+  long long proven = 0;
+  size_t npe6 = (size_t)3 * m6->nd * m6->nd * m6->nd;
+  for (hx_lid e = 0; e < m6->num_elem; e++) {
+    hx_detj_bound_result br;
+    if (hx_detj_bound_elem(bc, m6->x + (size_t)e * npe6, &br)) return 1;
+    proven += br.verdict == HX_VALID_PROVEN;
+  }
+  hx_detj_bound_ctx_destroy(&bc);
+  printf("(e) proven valid: %lld of %lld elements\n", proven, (long long)m6->num_elem);
+  fail |= check("(e) every element of the result proven valid", proven == m6->num_elem);
+  hx_mesh_destroy(&m6);
   hx_mesh_destroy(&ref);
   hx_mesh_destroy(&m0);
   hx_mesh_destroy(&m1);

@@ -56,7 +56,9 @@ typedef struct hx_tmop_opts {
   int detj_nodes;       /* line search: also reject det J <= 0 at a GLL node (default 1; off when
                            the initial mesh already has one there); 0: quadrature points only (MFEM);
                            2: also at Gauss points nd + 3 per direction (a host pass: with the
-                           quadrature at the GLL nodes, minimizers fold between them) */
+                           quadrature at the GLL nodes, minimizers fold between them); 3: the
+                           nodes, and no element proven invalid by the Bernstein bound of det J
+                           (hx_detj_bound.h: no fold anywhere in the element it can find) */
   int recover;          /* 1 (default): where no trial step passes the line search, recover (a retry with
                            det J at the quadrature points only, a steepest-descent step, a Krylov restart)
                            instead of stopping; 0: stop there (the result is still the best iterate that
@@ -162,6 +164,8 @@ typedef struct hx_tmop_result {
   double time_total;      /* seconds */
   double time_energy, time_grad, time_hess_setup, time_hess_apply, time_diag, time_mindet;
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;
+  double time_bound; /* the det J bound's passes (detj_nodes = 3), part of time_mindet */
+  long long n_bound;
 } hx_tmop_result;
 
 /** Optimize the mesh's nodes in place (collective). An inverted mesh is untangled first

@@ -35,10 +35,10 @@ struct hx_tmop {
   double *nrm;    /* [nl][3][3] orthonormal constrained directions (initial) */
   hx_lid ncurved; /* nodes on curved surfaces: their list, surfaces, host/backend buffers */
   hx_lid *cidx;
-  int *csurf;      /* their tracks (as curved[]) */
-  double *hC, *dC; /* [ncurved][9] positions (3) or normals (9) */
-  double t_energy, t_grad, t_hess_setup, t_hess_apply, t_diag, t_mindet;
-  long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;
+  int *csurf;                                                                     /* their tracks (as curved[]) */
+  double *hC, *dC;                                                                /* [ncurved][9] positions (3) or normals (9) */
+  double t_energy, t_grad, t_hess_setup, t_hess_apply, t_diag, t_mindet, t_bound; /* t_bound: part of t_mindet */
+  long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet, n_bound;
 };
 
 double hx_tmop_now(void);
@@ -78,6 +78,10 @@ int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m);
 int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m);
 /** Global min det J at Gauss points nd + 3 per direction (host pass; detj_nodes = 2). */
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m);
+/** Global count of the elements that the Bernstein bound of det J proves invalid (det J <= 0 at
+    some point: a fold between the nodes), the first pass on the GPU on the cuda backend (host
+    pass; detj_nodes = 3). */
+int hx_tmop_dbound_invalid(hx_tmop *tm, const double *x, long long *ninv);
 /** Global dot product (owned nodes once, MPI sum). */
 int hx_tmop_ddot(hx_tmop *tm, const double *a, const double *b, double *out);
 /** v <- Pi v: remove the constrained components. */

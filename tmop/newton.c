@@ -11,7 +11,8 @@
    3. Line search from s = 1, halving, at most 12 trials: x_s = x - s c, nodes on
       curved surfaces projected back; reject if min det J <= 0 at any quadrature
       point (and, unless opts.detj_nodes = 0, at any GLL node; with 2 also at Gauss points
-      nd + 3 per direction), if E_s > E + 0.2 |E| or NaN (strict mode: E_s >= E), or if
+      nd + 3 per direction; with 3 where the Bernstein bound of det J proves an element folded
+      anywhere), if E_s > E + 0.2 |E| or NaN (strict mode: E_s >= E), or if
       |r_s| > 1.2 |r|.
    4. No trial passes: recover (hx_tmop_solve's design below) by the quadrature points' check
       alone (MFEM's rule; the iterates may fold between them on the way and unfold later), a
@@ -140,9 +141,10 @@ static int norm(hx_tmop *tm, const double *v, double *out) {
 }
 
 /* The line search's validity rule beyond det J > 0 at the quadrature points (MFEM's, always
-   checked): nodes, also at every GLL node; fine, also at the Gauss points nd + 3 per direction. */
+   checked): nodes, also at every GLL node; fine, also at the Gauss points nd + 3 per direction;
+   bound, no element that the Bernstein bound of det J proves folded (anywhere in it). */
 typedef struct ls_rule {
-  int nodes, fine;
+  int nodes, fine, bound;
 } ls_rule;
 
 /* *ok = 1 where x passes the rule's checks beyond the quadrature points. */
@@ -157,6 +159,11 @@ static int passes_extra(hx_tmop *tm, const double *x, ls_rule rule, int *ok) {
     double mdf;
     HX_CALL(hx_tmop_dmin_detj_fine(tm, x, &mdf));
     if (!(mdf > 0)) *ok = 0;
+  }
+  if (*ok && rule.bound) {
+    long long ninv;
+    HX_CALL(hx_tmop_dbound_invalid(tm, x, &ninv));
+    if (ninv > 0) *ok = 0;
   }
   return HX_OK;
 }
@@ -285,7 +292,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   }
   /* det J at the GLL nodes too (a fold between quadrature points is invisible to
      the energy; the writers refuse it), unless the mesh starts with one there */
-  ls_rule rule = {o->detj_nodes != 0, o->detj_nodes == 2}, quad_rule = {0, 0};
+  ls_rule rule = {o->detj_nodes != 0, o->detj_nodes == 2, o->detj_nodes == 3}, quad_rule = {0, 0, 0};
   if (rule.nodes) {
     double mn0;
     if ((rc = hx_tmop_dmin_detj_nodes(tm, x, &mn0))) goto done;
@@ -296,7 +303,12 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     if ((rc = hx_tmop_dmin_detj_fine(tm, x, &mf0))) goto done;
     rule.fine = mf0 > 0;
   }
-  const int extra = rule.nodes || rule.fine; /* a relaxed rule exists */
+  if (rule.bound) {
+    long long ninv0;
+    if ((rc = hx_tmop_dbound_invalid(tm, x, &ninv0))) goto done;
+    rule.bound = ninv0 == 0;
+  }
+  const int extra = rule.nodes || rule.fine || rule.bound; /* a relaxed rule exists */
   if ((rc = hx_tmop_denergy(tm, x, &E))) goto done;
   if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
   res->energy0 = res->energy = E;
@@ -408,7 +420,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     res->newton_iters = it + 1;
     /* an iterate accepted under the relaxed rule: does it pass opts' rule again? */
     int valid = 1;
-    if (extra && (cur.nodes != rule.nodes || cur.fine != rule.fine)) {
+    if (extra && (cur.nodes != rule.nodes || cur.fine != rule.fine || cur.bound != rule.bound)) {
       res->relaxed_iters++;
       if ((rc = passes_extra(tm, x, rule, &valid))) goto done;
     }
@@ -464,6 +476,8 @@ done:
   res->time_hess_apply = tm->t_hess_apply;
   res->time_diag = tm->t_diag;
   res->time_mindet = tm->t_mindet;
+  res->time_bound = tm->t_bound;
+  res->n_bound = tm->n_bound;
   res->n_energy = tm->n_energy;
   res->n_grad = tm->n_grad;
   res->n_hess_setup = tm->n_hess_setup;

@@ -22,12 +22,14 @@
       Pi H Pi + (I - Pi), the residual Pi r (for axis-aligned planes this is
       exactly MFEM's essential-vdof treatment). */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "hx_basis.h"
+#include "hx_detj_bound.h"
 #include "hx_error.h"
 #include "hx_gs.h"
 #include "hx_invariants.h"
@@ -739,6 +741,53 @@ int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
   HX_CALL(rc);
   HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
   tm->t_mindet += now_sync(tm) - t;
+  return HX_OK;
+}
+
+int hx_tmop_dbound_invalid(hx_tmop *tm, const double *x, long long *ninv) {
+  double t = now_sync(tm);
+  const hx_mesh *m = tm->mesh;
+  hx_lid ne = m->num_elem;
+  size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
+  HX_CALL(tm->be->vec_download(tm->pa, x, tm->hL, tm->nL));
+  double *xe = NULL;
+  int *vd = NULL, rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
+  if (!rc) hx_lmap_scatter(tm->lmap, m, 3, tm->hL, xe);
+  /* on the GPU backend the first pass there (the p^6-costly coefficients), 0 = undecided */
+  int gpu = tm->be == &hx_backend_cuda && ne > 0;
+  if (!rc && gpu) rc = hx_malloc((size_t)ne * sizeof *vd, &vd);
+  if (!rc && gpu) rc = hx_detj_bound_first_cuda(m->order, ne, xe, NULL, NULL, vd);
+  int64_t cnt = 0;
+  int err = 0;
+  if (!rc) {
+#pragma omp parallel reduction(+ : cnt) reduction(| : err)
+    {
+      hx_detj_bound_opts bo;
+      hx_detj_bound_opts_default(&bo);
+      hx_detj_bound_ctx *bc = NULL;
+      if (hx_detj_bound_ctx_create(m->order, &bo, &bc)) err |= 1;
+#pragma omp for schedule(dynamic, 16)
+      for (hx_lid e = 0; e < ne; e++) {
+        if (err) continue;
+        if (vd && vd[e]) {
+          cnt += vd[e] == HX_INVALID;
+          continue;
+        }
+        hx_detj_bound_result r;
+        if (hx_detj_bound_elem(bc, xe + (size_t)e * npe, &r)) err |= 1;
+        else cnt += r.verdict == HX_INVALID;
+      }
+      hx_detj_bound_ctx_destroy(&bc);
+    }
+    if (err) rc = HX_ERROR(HX_ERR_MEMORY, "the det J bound: no memory for its work arrays");
+  }
+  hx_free(&xe), hx_free(&vd);
+  HX_CALL(hx_comm_agree(m->comm, rc));
+  HX_CALL(hx_comm_sum_int64(m->comm, &cnt, 1));
+  *ninv = cnt;
+  double dt = now_sync(tm) - t;
+  tm->t_mindet += dt, tm->t_bound += dt;
+  tm->n_bound++;
   return HX_OK;
 }
 
