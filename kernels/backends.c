@@ -40,6 +40,11 @@ int hx_detj_bound_first_cuda(int order, hx_lid num_elem, const double *xE, doubl
   (void)order, (void)num_elem, (void)xE, (void)lower0, (void)corner_min, (void)verdict;
   return no_cuda();
 }
+int hx_detj_bound_first_cuda_dev(int order, hx_lid num_elem, const double *dxE, double *lower0, double *corner_min,
+                                 int *verdict) {
+  (void)order, (void)num_elem, (void)dxE, (void)lower0, (void)corner_min, (void)verdict;
+  return no_cuda();
+}
 #endif
 
 static const hx_backend *const backends[] = {

@@ -748,24 +748,31 @@ int hx_tmop_dbound_invalid(hx_tmop *tm, const double *x, long long *ninv) {
   double t = now_sync(tm);
   const hx_mesh *m = tm->mesh;
   hx_lid ne = m->num_elem;
-  size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
-  HX_CALL(tm->be->vec_download(tm->pa, x, tm->hL, tm->nL));
-  double *xe = NULL;
-  int *vd = NULL, rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
-  if (!rc) hx_lmap_scatter(tm->lmap, m, 3, tm->hL, xe);
-  /* on the GPU backend the first pass there (the p^6-costly coefficients), 0 = undecided */
-  int gpu = tm->be == &hx_backend_cuda && ne > 0;
-  if (!rc && gpu) rc = hx_malloc((size_t)ne * sizeof *vd, &vd);
-  if (!rc && gpu) rc = hx_detj_bound_first_cuda(m->order, ne, xe, NULL, NULL, vd);
+  int npe = m->nd * m->nd * m->nd, rc = HX_OK;
+  /* on the GPU backend the first pass there, on the device E-vector (0 = undecided) */
+  int *vd = NULL, gpu = tm->be == &hx_backend_cuda && ne > 0;
+  hx_lid nund = ne;
+  if (gpu) {
+    rc = hx_malloc((size_t)ne * sizeof *vd, &vd);
+    if (!rc) rc = tm->be->l2e(tm->pa, x, tm->dV);
+    if (!rc) rc = hx_detj_bound_first_cuda_dev(m->order, ne, tm->dV, NULL, NULL, vd);
+    nund = 0;
+    for (hx_lid e = 0; !rc && e < ne; e++) nund += !vd[e];
+  }
+  /* the undecided elements (every element on the CPU) on the host, subdivided */
+  if (!rc && nund > 0) rc = tm->be->vec_download(tm->pa, x, tm->hL, tm->nL);
   int64_t cnt = 0;
   int err = 0;
   if (!rc) {
+    const hx_lid *e2l = tm->lmap->e2l;
+    const double *hL = tm->hL;
 #pragma omp parallel reduction(+ : cnt) reduction(| : err)
     {
       hx_detj_bound_opts bo;
       hx_detj_bound_opts_default(&bo);
       hx_detj_bound_ctx *bc = NULL;
-      if (hx_detj_bound_ctx_create(m->order, &bo, &bc)) err |= 1;
+      double *xe = NULL;
+      if (nund > 0 && (hx_detj_bound_ctx_create(m->order, &bo, &bc) || hx_malloc((size_t)3 * npe * sizeof *xe, &xe))) err |= 1;
 #pragma omp for schedule(dynamic, 16)
       for (hx_lid e = 0; e < ne; e++) {
         if (err) continue;
@@ -773,15 +780,20 @@ int hx_tmop_dbound_invalid(hx_tmop *tm, const double *x, long long *ninv) {
           cnt += vd[e] == HX_INVALID;
           continue;
         }
+        for (int a = 0; a < npe; a++) {
+          hx_lid l = e2l[(size_t)e * npe + a];
+          for (int c = 0; c < 3; c++) xe[(size_t)c * npe + a] = hL[3 * (size_t)l + c];
+        }
         hx_detj_bound_result r;
-        if (hx_detj_bound_elem(bc, xe + (size_t)e * npe, &r)) err |= 1;
+        if (hx_detj_bound_elem(bc, xe, &r)) err |= 1;
         else cnt += r.verdict == HX_INVALID;
       }
       hx_detj_bound_ctx_destroy(&bc);
+      hx_free(&xe);
     }
     if (err) rc = HX_ERROR(HX_ERR_MEMORY, "the det J bound: no memory for its work arrays");
   }
-  hx_free(&xe), hx_free(&vd);
+  hx_free(&vd);
   HX_CALL(hx_comm_agree(m->comm, rc));
   HX_CALL(hx_comm_sum_int64(m->comm, &cnt, 1));
   *ninv = cnt;

@@ -190,13 +190,31 @@ __global__ void bound_kernel(bound_tab T, const double *__restrict__ tab, const 
   }
 }
 
-} // namespace
+/* The pass's device workspace, kept for the process: the order's tables and the kernel's
+   attribute (set once per order), the per-element outputs and, for host input, the staging
+   copy of the nodes (grown, never shrunk). A line search calls the pass once per trial, so
+   allocations and table uploads per call would cost more than the pass at low order. */
+struct bound_ws {
+  int order;
+  bound_tab T;
+  size_t shm;
+  double *dtab;
+  double *dl, *dc, *dx;
+  int *dv;
+  size_t cap, capx; /* elements in dl/dc/dv, doubles in dx */
+};
+bound_ws g_ws = {0, {0, 0, 0, 0}, 0, NULL, NULL, NULL, NULL, NULL, 0, 0};
 
-extern "C" int hx_detj_bound_first_cuda(int order, hx_lid num_elem, const double *xE, double *lower0, double *corner_min,
-                                        int *verdict) {
-  HX_CHECK(hx_cuda_device_available(), HX_ERR_BACKEND, "detj bound: no CUDA device is present on this machine");
-  HX_CHECK(num_elem >= 0, HX_ERR_INPUT, "detj bound: %d elements", (int)num_elem);
-  if (num_elem == 0) return HX_OK;
+#define CK(expr)                                                                                                                 \
+  do {                                                                                                                           \
+    cudaError_t ce = (expr);                                                                                                     \
+    if (ce != cudaSuccess && rc == HX_OK)                                                                                        \
+      rc = hx_error_set(HX_ERR_BACKEND, __FILE__, __LINE__, "CUDA: %s failed: %s", #expr, cudaGetErrorString(ce));               \
+  } while (0)
+
+/* the tables and the kernel's shared memory for order p into g_ws */
+int ws_order(int order) {
+  if (g_ws.order == order) return HX_OK;
   hx_detj_bound_opts o;
   hx_detj_bound_opts_default(&o);
   hx_detj_bound_ctx *bc;
@@ -236,39 +254,77 @@ extern "C" int hx_detj_bound_first_cuda(int order, hx_lid num_elem, const double
                     optin);
   }
   int rc = HX_OK;
-  double *dtab = NULL, *dx = NULL, *dl = NULL, *dc = NULL;
-  int *dv = NULL;
-  const hx_lid chunk = 1 << 16;
-  hx_lid nb = num_elem < chunk ? num_elem : chunk;
-#define CK(expr)                                                                                                                 \
-  do {                                                                                                                           \
-    cudaError_t ce = (expr);                                                                                                     \
-    if (ce != cudaSuccess && rc == HX_OK)                                                                                        \
-      rc = hx_error_set(HX_ERR_BACKEND, __FILE__, __LINE__, "CUDA: %s failed: %s", #expr, cudaGetErrorString(ce));               \
-  } while (0)
+  if (g_ws.dtab) cudaFree(g_ws.dtab);
+  g_ws.dtab = NULL;
+  g_ws.order = 0;
   CK(cudaFuncSetAttribute(bound_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shm));
-  CK(cudaMalloc(&dtab, ntab * sizeof(double)));
-  CK(cudaMalloc(&dx, (size_t)nb * 3 * npe * sizeof(double)));
-  CK(cudaMalloc(&dl, (size_t)nb * sizeof(double)));
-  CK(cudaMalloc(&dc, (size_t)nb * sizeof(double)));
-  CK(cudaMalloc(&dv, (size_t)nb * sizeof(int)));
-  CK(cudaMemcpy(dtab, htab, ntab * sizeof(double), cudaMemcpyHostToDevice));
-  for (hx_lid e0 = 0; e0 < num_elem && rc == HX_OK; e0 += nb) {
-    hx_lid m = num_elem - e0 < nb ? num_elem - e0 : nb;
-    CK(cudaMemcpy(dx, xE + (size_t)e0 * 3 * npe, (size_t)m * 3 * npe * sizeof(double), cudaMemcpyHostToDevice));
-    if (rc) break;
-    bound_kernel<<<m, kThreads, shm>>>(T, dtab, dx, m, dl, dc, dv);
-    CK(cudaGetLastError());
-    if (lower0) CK(cudaMemcpy(lower0 + e0, dl, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost));
-    if (corner_min) CK(cudaMemcpy(corner_min + e0, dc, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost));
-    if (verdict) CK(cudaMemcpy(verdict + e0, dv, (size_t)m * sizeof(int), cudaMemcpyDeviceToHost));
-  }
-#undef CK
-  cudaFree(dtab);
-  cudaFree(dx);
-  cudaFree(dl);
-  cudaFree(dc);
-  cudaFree(dv);
+  CK(cudaMalloc(&g_ws.dtab, ntab * sizeof(double)));
+  CK(cudaMemcpy(g_ws.dtab, htab, ntab * sizeof(double), cudaMemcpyHostToDevice));
   free(htab);
+  if (rc) return rc;
+  g_ws.order = order, g_ws.T = T, g_ws.shm = shm;
+  return HX_OK;
+}
+
+/* room for m elements' outputs (and nx doubles of staged nodes) in g_ws */
+int ws_room(size_t m, size_t nx) {
+  int rc = HX_OK;
+  if (m > g_ws.cap) {
+    cudaFree(g_ws.dl), cudaFree(g_ws.dc), cudaFree(g_ws.dv);
+    g_ws.dl = g_ws.dc = NULL, g_ws.dv = NULL, g_ws.cap = 0;
+    CK(cudaMalloc(&g_ws.dl, m * sizeof(double)));
+    CK(cudaMalloc(&g_ws.dc, m * sizeof(double)));
+    CK(cudaMalloc(&g_ws.dv, m * sizeof(int)));
+    if (!rc) g_ws.cap = m;
+  }
+  if (nx > g_ws.capx) {
+    cudaFree(g_ws.dx);
+    g_ws.dx = NULL, g_ws.capx = 0;
+    CK(cudaMalloc(&g_ws.dx, nx * sizeof(double)));
+    if (!rc) g_ws.capx = nx;
+  }
   return rc;
 }
+
+/* the pass over m elements whose nodes are at dx (device), outputs to the host arrays */
+int run_pass(const double *dx, hx_lid m, double *lower0, double *corner_min, int *verdict) {
+  int rc = HX_OK;
+  bound_kernel<<<m, kThreads, g_ws.shm>>>(g_ws.T, g_ws.dtab, dx, m, g_ws.dl, g_ws.dc, g_ws.dv);
+  CK(cudaGetLastError());
+  if (lower0) CK(cudaMemcpy(lower0, g_ws.dl, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost));
+  if (corner_min) CK(cudaMemcpy(corner_min, g_ws.dc, (size_t)m * sizeof(double), cudaMemcpyDeviceToHost));
+  if (verdict) CK(cudaMemcpy(verdict, g_ws.dv, (size_t)m * sizeof(int), cudaMemcpyDeviceToHost));
+  return rc;
+}
+
+} // namespace
+
+extern "C" int hx_detj_bound_first_cuda(int order, hx_lid num_elem, const double *xE, double *lower0, double *corner_min,
+                                        int *verdict) {
+  HX_CHECK(hx_cuda_device_available(), HX_ERR_BACKEND, "detj bound: no CUDA device is present on this machine");
+  HX_CHECK(num_elem >= 0, HX_ERR_INPUT, "detj bound: %d elements", (int)num_elem);
+  if (num_elem == 0) return HX_OK;
+  HX_CALL(ws_order(order));
+  int nd = order + 1, npe = nd * nd * nd, rc = HX_OK;
+  const hx_lid chunk = 1 << 16;
+  hx_lid nb = num_elem < chunk ? num_elem : chunk;
+  HX_CALL(ws_room((size_t)nb, (size_t)nb * 3 * npe));
+  for (hx_lid e0 = 0; e0 < num_elem && rc == HX_OK; e0 += nb) {
+    hx_lid m = num_elem - e0 < nb ? num_elem - e0 : nb;
+    CK(cudaMemcpy(g_ws.dx, xE + (size_t)e0 * 3 * npe, (size_t)m * 3 * npe * sizeof(double), cudaMemcpyHostToDevice));
+    if (rc) break;
+    rc = run_pass(g_ws.dx, m, lower0 ? lower0 + e0 : NULL, corner_min ? corner_min + e0 : NULL, verdict ? verdict + e0 : NULL);
+  }
+  return rc;
+}
+
+extern "C" int hx_detj_bound_first_cuda_dev(int order, hx_lid num_elem, const double *dxE, double *lower0, double *corner_min,
+                                            int *verdict) {
+  HX_CHECK(hx_cuda_device_available(), HX_ERR_BACKEND, "detj bound: no CUDA device is present on this machine");
+  HX_CHECK(num_elem >= 0, HX_ERR_INPUT, "detj bound: %d elements", (int)num_elem);
+  if (num_elem == 0) return HX_OK;
+  HX_CALL(ws_order(order));
+  HX_CALL(ws_room((size_t)num_elem, 0));
+  return run_pass(dxE, num_elem, lower0, corner_min, verdict);
+}
+#undef CK

@@ -9,12 +9,13 @@
 # --no-gl skips the Gauss-Legendre (Q = p + 2) kernel sweep; --cpu adds the cpu backend
 # (all cores) on the same Kershaw bench. --curved adds the Kershaw map of smoothness 3 (curved
 # elements) at orders 3 and 4, with and without the coarse start (--coarse-start on|off).
-#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop] [--profile] [--cpu] [--no-gl] [--curved]
+# --bound adds orders 3 and 4 with the Bernstein bound in the line search (--detj-check bound).
+#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop] [--profile] [--cpu] [--no-gl] [--curved] [--bound]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-QUICK=0 BENCH=1 TMOP=1 PROFILE=0 CPU=0 GL=1 CURVED=0
+QUICK=0 BENCH=1 TMOP=1 PROFILE=0 CPU=0 GL=1 CURVED=0 BOUND=0
 for a in "$@"; do
   case $a in
   --quick) QUICK=1 ;;
@@ -24,6 +25,7 @@ for a in "$@"; do
   --cpu) CPU=1 ;;
   --no-gl) GL=0 ;;
   --curved) CURVED=1 ;;
+  --bound) BOUND=1 ;;
   *) echo "run.sh: unknown flag $a" >&2; exit 2 ;;
   esac
 done
@@ -50,6 +52,11 @@ fi
 if [ $TMOP = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
   timeout 300 ./$B/hexpack bench tmop --n $n --orders 1,2,3,4 --backend cuda 2>&1 | tee "$OUT/bench_tmop_cuda.txt"
+fi
+if [ $BOUND = 1 ]; then
+  n=24; [ $QUICK = 1 ] && n=12
+  timeout 300 ./$B/hexpack bench tmop --n $n --orders 3,4 --reps 1 --backend cuda --detj-check bound 2>&1 \
+    | grep -v "^newton" | tee "$OUT/bench_tmop_bound.txt"
 fi
 if [ $CURVED = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
