@@ -390,9 +390,11 @@ int hx_cli_optimize_for(hx_mesh *m, hx_tmop_opts *o, const hx_cli_common *c, int
 }
 
 static void optimize_help(void) {
-  printf("usage: hexpack optimize MESH -o OUT [--order N] [optimizer flags] [--json] [--force]\n\n"
+  printf("usage: hexpack optimize MESH -o OUT [--refine K] [--order N] [optimizer flags] [--json] [--force]\n\n"
          "  MESH                any format with a reader (format from the extension)\n"
          "  -o OUT              write the optimized mesh (several allowed)\n"
+         "  --refine K          split every element into 8, K times, exactly on its curved geometry\n"
+         "                      (MFEM mesh-optimizer's -rs), before --order\n"
          "  --order N           raise the mesh to order N (curving onto its surfaces) first\n\n");
   hx_cli_tmop_help();
 }
@@ -402,13 +404,19 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
   o.coarse_order = -1; /* the command's default: the coarse start from order 3 */
-  int quiet = 0;
+  int quiet = 0, refine = 0;
   const char *in = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       optimize_help();
       return HX_OK;
+    }
+    if (!strcmp(a, "--refine")) {
+      const char *v;
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int("--refine", v, 0, 6, &refine));
+      continue;
     }
     int r = hx_cli_common_flag(argc, argv, &i, &c);
     if (r < 0) return -r;
@@ -433,7 +441,14 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
   }
   hx_mesh *m = NULL;
   HX_CALL(hx_import(comm, in, &m));
-  int rc = hx_mesh_split_replicated(&m);
+  int rc = HX_OK;
+  for (int k = 0; k < refine && rc == HX_OK; k++) {
+    hx_mesh *fine = NULL;
+    rc = hx_mesh_refine(m, &fine);
+    hx_mesh_destroy(&m);
+    m = fine;
+  }
+  if (!rc) rc = hx_mesh_split_replicated(&m);
   if (rc) return rc;
   if (c.order && c.order != m->order) {
     hx_mesh *raised = NULL;
