@@ -61,7 +61,7 @@ cases=(
   "stretched3D|miniapps/meshing/stretched3D.mesh|2|2|302|1|1|5|20|1e-7|fixed|0|header's example without -alc 2.0 and -nor"
   "periodic-cube|data/periodic-cube.mesh|2|2|338|1|1|4|20|1e-6|fixed|0.2|header's example (-tid 5 -> 1, no -nor, -ji 0.2); hexpack reads it non-periodic"
   "fichera-q2|data/fichera-q2.mesh|0|2|303|1|1|8|20|1e-10|slide|0|MFEM data, curved (H1_3D_P2 nodes)"
-  "fichera-q3|data/fichera-q3.mesh|0|3|303|1|1|8|20|1e-10|slide|0|MFEM data, curved (legacy 'Cubic' nodes: hexpack starts from MFEM's perturbed.mesh)"
+  "fichera-q3|data/fichera-q3.mesh|0|3|303|1|1|8|20|1e-10|slide|0|MFEM data, curved (legacy 'Cubic' nodes)"
   "toroid-hex|data/toroid-hex.mesh|1|3|303|1|1|8|20|1e-10|fixed|0|MFEM data (curved boundary: fixed in both)"
 )
 
@@ -98,7 +98,7 @@ for c in "${cases[@]}"; do
     "$(echo "$t1 - $t0" | bc)" "$note" >> "$table"
   # hexpack, the same problem: from MFEM's own starting mesh (perturbed.mesh: refined, at the order,
   # H1 nodes) when it wrote one, so both start from the same nodes; else from the original mesh
-  # with --refine and --order (legacy collections such as fichera-q3's 'Cubic' are not read)
+  # with --refine and --order
   hin=$mfem/$mesh hrs=$rs hord=$order
   if [ -f "$d/mfem/perturbed.mesh" ]; then
     hin=$d/mfem/perturbed.mesh hrs=0 hord=0

@@ -174,6 +174,8 @@ static int cmp_mface_full(const void *a, const void *b) {
 /* A nodes collection: H1 (continuous, global numbering) or L2, MFEM basis type, order. */
 typedef struct mcoll {
   int h1, btype, order;
+  int legacy; /* "Linear", "Quadratic", "Cubic": H1 on equispaced points; Cubic's interior dofs
+                 run counter-clockwise per layer (LagrangeHexFiniteElement in fem/fe/fe_fixed_order.cpp) */
 } mcoll;
 
 /* "H1_3D_P2", "H1Pos_3D_P2", "H1@U_3D_P2", "L2_3D_P2", "L2_T1_3D_P2" (fem/fe_coll.cpp's names) */
@@ -181,6 +183,10 @@ static int parse_collection(const char *s, mcoll *c) {
   int n = -1, p = 0, bt = 0;
   char ch = 0;
   memset(c, 0, sizeof *c);
+  if (!strcmp(s, "Linear") || !strcmp(s, "Quadratic") || !strcmp(s, "Cubic")) {
+    c->h1 = 1, c->btype = 4, c->legacy = 1, c->order = s[0] == 'L' ? 1 : s[0] == 'Q' ? 2 : 3;
+    return 1;
+  }
   if (sscanf(s, "H1_3D_P%d%n", &p, &n) == 1 && n == (int)strlen(s)) c->h1 = 1, c->btype = 1;
   else if (n = -1, sscanf(s, "H1Pos_3D_P%d%n", &p, &n) == 1 && n == (int)strlen(s)) c->h1 = 1, c->btype = 2;
   else if (n = -1, sscanf(s, "H1@%c_3D_P%d%n", &ch, &p, &n) == 2 && n == (int)strlen(s)) {
@@ -350,7 +356,7 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
     mcoll col;
     if (!next_tok(&t, b, sizeof b) || !parse_collection(b, &col))
       FAIL("%s:%d: nodes collection '%s' is not read; known: H1_3D_P<N>, H1Pos_3D_P<N>, H1@G/P/U_3D_P<N>, L2_3D_P<N>, "
-           "L2_T<0..5>_3D_P<N> (N = 1..%d)",
+           "L2_T<0..5>_3D_P<N> (N = 1..%d), Linear, Quadratic, Cubic",
            path, line_of(&t), b, HX_MAX_ORDER);
     long long vdim, ordering;
     TRY(expect(&t, "VDim:"));
@@ -371,6 +377,17 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
     else {
       ndof = (int64_t)ne * (int64_t)npe;
       for (size_t p = 0; p < (size_t)ndof; p++) dof[p] = (int64_t)p;
+    }
+    if (col.legacy && order == 3) {
+      /* the legacy cubic hex numbers its 8 interior dofs counter-clockwise per layer:
+         (1,1) (2,1) (2,2) (1,2) at k = 1, then at k = 2 */
+      static const int CCW[2][2] = {{0, 3}, {1, 2}}; /* [i-1][j-1] */
+      for (long long e = 0; e < ne; e++) {
+        int64_t *de = dof + (size_t)e * npe, i0 = de[hx_lex(nd, 1, 1, 1)];
+        for (int k = 1; k <= 2; k++)
+          for (int j = 1; j <= 2; j++)
+            for (int i = 1; i <= 2; i++) de[hx_lex(nd, i, j, k)] = i0 + CCW[i - 1][j - 1] + 4 * (k - 1);
+      }
     }
     /* refuse before allocating: every node value takes at least 2 bytes ("0 ") */
     size_t need = (size_t)ndof * 3, left = (size_t)(t.end - t.p);

@@ -5,6 +5,7 @@ volumes, and what hexpack writes with --mfem-nodes h1 MFEM reads back with the s
   - MFEM loads it, SetCurvature(P) for P = 1..4 in H1 (continuous, its global numbering) and in
     L2 (discontinuous), the nodes are moved by a polynomial map that the space holds exactly, and
     MFEM prints the mesh (H1_3D_P<P> / L2_T1_3D_P<P>);
+  - the same in MFEM's legacy collections Quadratic and Cubic (SetNodalFESpace);
   - hexpack reads it: element volumes and boundary areas equal the analytic ones;
   - hexpack converts it (at order P for P = 1, 3, at P + 1 for P = 2, 4) with --mfem-nodes h1; MFEM's volumes of that file
     (its own Jacobian, a rule exact for det J) equal the analytic ones.
@@ -80,6 +81,18 @@ with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, f"mfem_{coll}.mesh")
             m.Print(path, 17)
             made.append((path, coll, Fn, P, disc))
+    # MFEM's legacy collections (fichera-q3.mesh of MFEM's data has 'Cubic' nodes)
+    for P, fec in ((2, mfem.QuadraticFECollection()), (3, mfem.CubicFECollection())):
+        m = mfem.Mesh(base, 1, 1)
+        fes = mfem.FiniteElementSpace(m, fec, 3, mfem.Ordering.byVDIM)
+        m.SetNodalFESpace(fes)
+        nodes = m.GetNodes()
+        coll = nodes.FESpace().FEColl().Name()
+        a = nodes.GetDataArray().reshape(-1, 3)
+        a[:] = np.array([G.F2(p) for p in a])
+        path = os.path.join(tmp, f"mfem_{coll}.mesh")
+        m.Print(path, 17)
+        made.append((path, coll, "F2", P, True))
     results = G.read_all(tool, [x[0] for x in made])
     for path, coll, Fn, P, disc in made:
         rv, rareas = ref[Fn]
