@@ -106,16 +106,22 @@ static int read_values(vcur *c, const char *t, size_t n, double *dv, int64_t *iv
     uint64_t u = 0;
     for (int b = 0; b < sz; b++) u = (u << 8) | q[b]; /* big-endian */
     double d;
-    int64_t i;
-    if (fl && sz == 4) {
-      uint32_t u32 = (uint32_t)u;
-      float f;
-      memcpy(&f, &u32, 4);
-      d = f;
-      i = (int64_t)f;
-    } else if (fl) {
-      memcpy(&d, &u, 8);
-      i = (int64_t)d;
+    int64_t i = 0;
+    if (fl) {
+      if (sz == 4) {
+        uint32_t u32 = (uint32_t)u;
+        float f;
+        memcpy(&f, &u32, 4);
+        d = f;
+      } else {
+        memcpy(&d, &u, 8);
+      }
+      /* integers stored as reals (an index array of type float): only finite, in range */
+      if (!dv) {
+        HX_CHECK(isfinite(d) && fabs(d) < 9.0e18, HX_ERR_INPUT, "%s: byte %ld: %s: value %zu is not an integer", c->path,
+                 (long)((const char *)q - c->base), what, k);
+        i = (int64_t)d;
+      }
     } else {
       int sgn = strncmp(t, "unsigned", 8) && strcmp(t, "vtktypeuint64");
       if (sgn && sz < 8 && (u >> (8 * sz - 1))) u |= ~0ull << (8 * sz); /* sign extension */
