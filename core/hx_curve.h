@@ -57,9 +57,9 @@ int hx_mesh_raise_order(const hx_mesh *m, int order, hx_mesh **out);
 /** Uniform refinement (core/refine.c): every element split into 8 children, their GLL nodes the
     parent's polynomial map at the children's nodes (exact: the geometry does not change), node
     ids from the parent entities they lie on (so neighbours agree), boundary faces (4 per parent
-    face, same id; same surface for planes, none for a sphere or cylinder), attributes, surfaces and names kept. Children of element e are
-    8e + (a + 2b + 4c), child (a,b,c) covering the parent's half [a/2, (a+1)/2] along xi1, ...
-    The mesh's own node ids are used: serial or replicated meshes. Collective (hx_mesh_create). */
+    face, same id; same surface for planes, none for a sphere or cylinder), attributes, surfaces and names kept. Children of
+   element e are 8e + (a + 2b + 4c), child (a,b,c) covering the parent's half [a/2, (a+1)/2] along xi1, ... The mesh's own node
+   ids are used: serial or replicated meshes. Collective (hx_mesh_create). */
 int hx_mesh_refine(const hx_mesh *m, hx_mesh **out);
 /** Gordon-Hall blends of one component of a displacement field D [nd^3] at the GLL points xg
     (curving's steps d and e; hx_tmop_transfer): face f's inner nodes (those without own[a];
