@@ -143,6 +143,16 @@ static int is_attr_name(const char *n) {
   return !strcmp(n, "material") || !strcmp(n, "region") || !strcmp(n, "attribute") || !strcmp(n, "block_id");
 }
 
+/* refuse before allocating: n values of type t need at least n * size bytes (binary) or 2 n bytes
+   (ASCII: a digit and a separator) in what is left of the file */
+static int values_fit(const vcur *c, const char *t, size_t n, const char *what) {
+  int fl = 0, sz = type_bytes(t, &fl);
+  size_t per = c->binary ? (size_t)(sz > 0 ? sz : 1) : 2, left = (size_t)(c->end - c->p);
+  HX_CHECK(n <= left / per, HX_ERR_INPUT, "%s: byte %ld: %s: %zu values cannot fit in the %zu bytes left", c->path, off_of(c),
+           what, n, left);
+  return HX_OK;
+}
+
 /* skip a METADATA block: lines up to the first empty line */
 static void skip_metadata(vcur *c) {
   while (c->p < c->end) {
@@ -236,22 +246,27 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
     } else if (!strcmp(b, "POINTS")) {
       TRY(word_ll(&c, 0, (long long)in.size, "the point count", &np));
       if (!word(&c, t, sizeof t)) FAIL("%s: byte %ld: POINTS without a data type", path, off_of(&c));
+      if (pts) FAIL("%s: byte %ld: a second POINTS section", path, off_of(&c));
+      TRY(values_fit(&c, t, (size_t)np * 3, "POINTS"));
       TRY(hx_malloc(((size_t)np * 3 + 1) * sizeof *pts, &pts));
       TRY(read_values(&c, t, (size_t)np * 3, pts, NULL, "POINTS"));
     } else if (!strcmp(b, "CELLS")) {
       long long n1, n2;
       TRY(word_ll(&c, 0, (long long)in.size, "the CELLS count", &n1));
       TRY(word_ll(&c, 0, (long long)in.size, "the CELLS size", &n2));
+      if (cells) FAIL("%s: byte %ld: a second CELLS section", path, off_of(&c));
       if (v51) {
         /* OFFSETS type, n1 values; CONNECTIVITY type, n2 values */
         nc = n1 - 1, nconn = n2;
         if (nc < 0) FAIL("%s: byte %ld: CELLS %lld: 5.1 files give the offsets count (cells + 1)", path, off_of(&c), n1);
         if (!word(&c, b, sizeof b) || strcmp(b, "OFFSETS") || !word(&c, t, sizeof t))
           FAIL("%s: byte %ld: expected 'OFFSETS <type>' (file version 5.1)", path, off_of(&c));
+        TRY(values_fit(&c, t, (size_t)n1, "OFFSETS"));
         TRY(hx_malloc((size_t)n1 * sizeof *offs + 8, &offs));
         TRY(read_values(&c, t, (size_t)n1, NULL, offs, "OFFSETS"));
         if (!word(&c, b, sizeof b) || strcmp(b, "CONNECTIVITY") || !word(&c, t, sizeof t))
           FAIL("%s: byte %ld: expected 'CONNECTIVITY <type>' (file version 5.1)", path, off_of(&c));
+        TRY(values_fit(&c, t, (size_t)n2, "CONNECTIVITY"));
         TRY(hx_malloc((size_t)n2 * sizeof *cells + 8, &cells));
         TRY(read_values(&c, t, (size_t)n2, NULL, cells, "CONNECTIVITY"));
         if (offs[0] != 0 || offs[nc] != n2)
@@ -259,6 +274,7 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
       } else {
         /* per cell: point count, then the points (int) */
         nc = n1;
+        TRY(values_fit(&c, "int", (size_t)n2, "CELLS"));
         TRY(hx_malloc((size_t)n2 * sizeof *cells + 8, &cells));
         TRY(read_values(&c, "int", (size_t)n2, NULL, cells, "CELLS"));
         TRY(hx_malloc(((size_t)nc + 1) * sizeof *offs, &offs));
@@ -277,6 +293,7 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
       long long n;
       TRY(word_ll(&c, 0, (long long)in.size, "the CELL_TYPES count", &n));
       if (n != nc) FAIL("%s: byte %ld: CELL_TYPES %lld, but CELLS has %lld cells", path, off_of(&c), n, nc);
+      if (types) FAIL("%s: byte %ld: a second CELL_TYPES section", path, off_of(&c));
       TRY(hx_malloc(((size_t)n + 1) * sizeof *types, &types));
       TRY(read_values(&c, "int", (size_t)n, NULL, types, "CELL_TYPES"));
     } else if (!strcmp(b, "CELL_DATA") || !strcmp(b, "POINT_DATA")) {
@@ -300,6 +317,7 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
       long long n = in_cell_data ? nc : np;
       if (n < 0) FAIL("%s: byte %ld: SCALARS %s before the cells and points", path, off_of(&c), name);
       int64_t *v = NULL;
+      TRY(values_fit(&c, t, (size_t)n * (size_t)ncomp, name));
       TRY(hx_malloc(((size_t)n * (size_t)ncomp + 1) * sizeof *v, &v));
       int fl = 0;
       type_bytes(t, &fl);
@@ -331,7 +349,7 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
         int fl = 0, sz = type_bytes(t, &fl);
         if (!sz) FAIL("%s: byte %ld: FIELD array %s: data type '%s' is not read", path, off_of(&c), name, t);
         size_t n = (size_t)ncomp * (size_t)ntup;
-        if (n > in.size) FAIL("%s: byte %ld: FIELD array %s: %zu values exceed the file", path, off_of(&c), name, n);
+        TRY(values_fit(&c, t, n, name));
         double *dv = NULL;
         TRY(hx_malloc((n + 1) * sizeof *dv, &dv));
         int64_t *iv = (int64_t *)dv;

@@ -154,7 +154,7 @@ with tempfile.TemporaryDirectory() as tmp:
     bad = {
         "tet": (open(tpath).read(), "cell 0 has VTK type 10; only hexahedra are read"),
         "nan": (text.replace("POINTS 27 double\n", "POINTS 27 double\nnan "), "'nan' is not a finite number"),
-        "short": (text[: text.index("CONNECTIVITY") + 40], "CONNECTIVITY end after"),
+        "short": (text[: text.index("CONNECTIVITY") + 40], "CONNECTIVITY: 64 values cannot fit"),
         "types": (text.replace("CELL_TYPES 8", "CELL_TYPES 7"), "CELL_TYPES 7, but CELLS has 8 cells"),
         "nocells": (text[: text.index("CELLS")], "no CELLS section"),
         "index": (text[:ci] + "99" + text[text.index(" ", ci):], "= 99 is outside the 27 points"),
