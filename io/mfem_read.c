@@ -306,7 +306,8 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
     TRY(read_sets(&t, NULL));
   } else if (version == 13) TRY(expect(&t, "bdr_attribute_sets"));
   TRY(expect(&t, "vertices"));
-  TRY(tok_ll(&t, 1, INT64_MAX / 2, "the vertex count", &nv));
+  /* every vertex has at least one value (a coordinate or a dof) in the file */
+  TRY(tok_ll(&t, 1, (long long)in.size, "the vertex count", &nv));
   for (long long e = 0; e < ne * 8; e++)
     if (ev[(e / 8) * 9 + 1 + e % 8] >= nv)
       FAIL("%s:%d: element %lld uses vertex %lld, but the vertices section has %lld", path, line_of(&t), e / 8,
@@ -371,6 +372,14 @@ int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out) {
     }
     int order = col.order, nd = order + 1;
     size_t npe = (size_t)nd * nd * nd;
+    {
+      /* refuse before allocating: the space has at least the elements' own dofs (all of them in L2,
+         the interior ones in H1), each value at least 2 bytes */
+      size_t m1 = (size_t)order - 1, own = col.h1 ? m1 * m1 * m1 : npe, left = (size_t)(t.end - t.p);
+      if ((size_t)ne * own > left / 6)
+        FAIL("%s:%d: %lld elements in %s need %zu node values or more, but only %zu bytes are left", path, line_of(&t), ne, b,
+             (size_t)ne * own * 3, left);
+    }
     TRY(hx_malloc((size_t)ne * npe * sizeof *dof, &dof));
     int64_t ndof = 0;
     if (col.h1) TRY(hx_mfem_h1_dofs(path, ne, ev64, nv, order, dof, &ndof));
