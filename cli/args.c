@@ -95,6 +95,13 @@ int hx_cli_common_flag(int argc, char **argv, int *i, hx_cli_common *c) {
     c->co2 = 1;
     return 1;
   }
+  if (!strcmp(a, "--mfem-nodes")) {
+    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
+    if (!strcmp(v, "h1")) c->mfem_h1 = 1;
+    else if (!strcmp(v, "l2")) c->mfem_h1 = 0;
+    else return -HX_ERROR(HX_ERR_INPUT, "flag --mfem-nodes expects h1 or l2, got '%s'", v);
+    return 1;
+  }
   if (!strcmp(a, "--compress")) {
     c->compress = 1;
     /* an optional level 1..9 may follow */
@@ -144,6 +151,7 @@ int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c) {
   eo.binary = !c->ascii;
   eo.compress = c->compress;
   eo.co2 = c->co2;
+  eo.mfem_h1 = c->mfem_h1;
   eo.point_window = c->point_window;
   eo.free_bytes = c->assume_free_bytes;
   eo.order = c->order ? c->order : m->order;

@@ -397,10 +397,14 @@ int hx_cli_optimize_for(hx_mesh *m, hx_tmop_opts *o, const hx_cli_common *c, int
 }
 
 static void optimize_help(void) {
-  printf("usage: hexpack optimize MESH -o OUT [--order N] [optimizer flags] [--json] [--force]\n\n"
+  printf("usage: hexpack optimize MESH -o OUT [--refine K] [--order N] [optimizer flags] [--json] [--force]\n\n"
          "  MESH                any format with a reader (format from the extension)\n"
          "  -o OUT              write the optimized mesh (several allowed)\n"
-         "  --order N           raise the mesh to order N (curving onto its surfaces) first\n\n");
+         "  --refine K          split every element into 8, K times, exactly on its curved geometry\n"
+         "                      (MFEM mesh-optimizer's -rs), before --order\n"
+         "  --order N           raise the mesh to order N (curving onto its surfaces) first\n"
+         "  --fix-boundary IDS  comma list of boundary ids whose nodes stay fixed (mesh-optimizer's\n"
+         "                      attribute 4), whatever --boundary says for the others\n\n");
   hx_cli_tmop_help();
 }
 
@@ -409,13 +413,25 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
   o.coarse_order = -1; /* the command's default: the coarse start from order 3 */
-  int quiet = 0;
+  int quiet = 0, refine = 0, nfix = 0, fix[16];
   const char *in = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       optimize_help();
       return HX_OK;
+    }
+    if (!strcmp(a, "--fix-boundary")) {
+      const char *v;
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int_list("--fix-boundary", v, 16, 1, 1000000, fix, &nfix));
+      continue;
+    }
+    if (!strcmp(a, "--refine")) {
+      const char *v;
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_int("--refine", v, 0, 6, &refine));
+      continue;
     }
     int r = hx_cli_common_flag(argc, argv, &i, &c);
     if (r < 0) return -r;
@@ -440,7 +456,14 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
   }
   hx_mesh *m = NULL;
   HX_CALL(hx_import(comm, in, &m));
-  int rc = hx_mesh_split_replicated(&m);
+  int rc = HX_OK;
+  for (int k = 0; k < refine && rc == HX_OK; k++) {
+    hx_mesh *fine = NULL;
+    rc = hx_mesh_refine(m, &fine);
+    hx_mesh_destroy(&m);
+    m = fine;
+  }
+  if (!rc) rc = hx_mesh_split_replicated(&m);
   if (rc) return rc;
   if (c.order && c.order != m->order) {
     hx_mesh *raised = NULL;
@@ -449,7 +472,31 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
     if (rc) return rc;
     m = raised;
   }
+  unsigned char *fixed = NULL;
+  if (nfix) {
+    /* the nodes of every face with one of the ids: fixed (the optimizer's per-node mask) */
+    size_t npe = (size_t)hx_mesh_nodes_per_elem(m);
+    rc = hx_malloc((size_t)m->num_elem * npe + 1, &fixed);
+    if (rc) {
+      hx_mesh_destroy(&m);
+      return rc;
+    }
+    memset(fixed, 0, (size_t)m->num_elem * npe + 1);
+    for (hx_lid f = 0; f < m->num_faces; f++) {
+      int hit = 0;
+      for (int k = 0; k < nfix; k++) hit |= m->faces[f].bid == fix[k];
+      if (!hit) continue;
+      for (int k = 0; k < m->nd; k++)
+        for (int j = 0; j < m->nd; j++)
+          for (int i = 0; i < m->nd; i++)
+            if (hx_node_on_face(m->nd, m->faces[f].face, i, j, k))
+              fixed[(size_t)m->faces[f].elem * npe + (size_t)hx_lex(m->nd, i, j, k)] = 1;
+    }
+    o.fixed_node = fixed;
+  }
   rc = hx_cli_optimize_for(m, &o, &c, quiet);
+  o.fixed_node = NULL;
+  hx_free(&fixed);
   if (rc == HX_ERR_INVALID_MESH) { /* name the file the bad mesh came from */
     char msg[512];
     snprintf(msg, sizeof msg, "%s", hx_error_message());

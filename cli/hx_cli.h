@@ -21,6 +21,7 @@ typedef struct hx_cli_common {
   int ascii;                /* --ascii: text form of .msh / .vtu */
   int compress;             /* --compress [LEVEL]: zlib-compressed .vtu appended data */
   int co2;                  /* --co2: also write the Nek5000 .co2 connectivity next to a .re2 */
+  int mfem_h1;              /* --mfem-nodes h1: MFEM .mesh nodes in H1_3D_P<N> (l2: L2_T1_3D_P<N>, the default) */
   long long point_window;   /* --point-window N: points per pass of the writers that order points (0: 2^24) */
   double assume_free_bytes; /* --assume-free-bytes B: the free space the space check takes (0: the filesystem's) */
 } hx_cli_common;

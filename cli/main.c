@@ -38,7 +38,8 @@ static void print_help(FILE *out) {
     fprintf(out, "  %-9s %s%s\n", commands[c].name, commands[c].summary, commands[c].run ? "" : " (not built yet)");
   fprintf(out, "\ncommon options: -o FILE (format from the extension; several allowed), --order N,\n"
                "  --json, --force (write even with det J <= 0), -v (verbose), --help;\n"
-               "  output forms: --ascii (.msh/.vtu text), --compress [LEVEL] (.vtu zlib), --co2 (.re2 + .co2)\n"
+               "  output forms: --ascii (.msh/.vtu text), --compress [LEVEL] (.vtu zlib), --co2 (.re2 + .co2),\n"
+               "                --mfem-nodes h1|l2 (.mesh nodes: MFEM's continuous H1 space or L2 per element, the default)\n"
                "  expert (tests): --point-window N (points per pass of the writers that put points in order;\n"
                "  default 2^24), --assume-free-bytes B (the free space the pre-write space check takes)\n");
 }

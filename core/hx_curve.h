@@ -53,6 +53,14 @@ void hx_curve_destroy(hx_curve_ctx **cc);
     HX_ERR_INVALID_MESH (hx_curve_check_block's message) if an element has det J <= 0.
     One rank only for now: on several ranks hx_curve_create refuses. */
 int hx_mesh_raise_order(const hx_mesh *m, int order, hx_mesh **out);
+
+/** Uniform refinement (core/refine.c): every element split into 8 children, their GLL nodes the
+    parent's polynomial map at the children's nodes (exact: the geometry does not change), node
+    ids from the parent entities they lie on (so neighbours agree), boundary faces (4 per parent
+    face, same id; same surface for planes, none for a sphere or cylinder), attributes, surfaces and names kept. Children of
+   element e are 8e + (a + 2b + 4c), child (a,b,c) covering the parent's half [a/2, (a+1)/2] along xi1, ... The mesh's own node
+   ids are used: serial or replicated meshes. Collective (hx_mesh_create). */
+int hx_mesh_refine(const hx_mesh *m, hx_mesh **out);
 /** Gordon-Hall blends of one component of a displacement field D [nd^3] at the GLL points xg
     (curving's steps d and e; hx_tmop_transfer): face f's inner nodes (those without own[a];
     own may be NULL) become the 2D transfinite blend of the face's edge nodes, and the element's

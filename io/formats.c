@@ -10,12 +10,15 @@
 
 static const hx_format formats[] = {
     /* name   ext      writer  reader  what */
-    {"exodus", ".exo", hx_export_exodus, NULL, "Exodus II HEX8 (order 1) / HEX27 (order 2), named sidesets"},
-    {"exodus", ".e", hx_export_exodus, NULL, "Exodus II (as .exo)"},
-    {"mfem", ".mesh", hx_export_mfem, hx_import_mfem, "MFEM mesh v1.0, curved nodes L2_T1_3D_P<N> (GLL)"},
+    {"exodus", ".exo", hx_export_exodus, hx_import_exodus,
+     "Exodus II: writes HEX8 (order 1) / HEX27 (order 2); reads HEX8/HEX20/HEX27 blocks; named sidesets"},
+    {"exodus", ".e", hx_export_exodus, hx_import_exodus, "Exodus II (as .exo)"},
+    {"mfem", ".mesh", hx_export_mfem, hx_import_mfem,
+     "MFEM mesh (writes v1.0 with L2_T1 or H1 nodes; reads v1.0/1.2/1.3, vertices, H1 and L2 nodes)"},
     {"msh", ".msh", hx_export_msh, hx_import_msh, "Gmsh MSH 4.1 (binary; ASCII with --ascii), Lagrange hexahedra of order 1..9"},
     {"pvtu", ".pvtu", hx_export_pvtu, hx_import_pvtu, "VTK parallel unstructured grid: one .vtu piece per rank + the index"},
     {"re2", ".re2", hx_export_re2, hx_import_re2, "Nek5000/NekRS binary mesh (+ .co2, + order-N field file)"},
+    {"vtk", ".vtk", NULL, hx_import_vtk, "legacy VTK unstructured grid (read): hexahedra 12, 25, 29, 72, ASCII or binary"},
     {"vtu", ".vtu", hx_export_vtu, hx_import_vtu, "VTK XML unstructured grid, Lagrange hexahedra (type 72)"},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -22,6 +22,8 @@ typedef struct hx_export_opts {
   int binary;   /* formats with an ASCII and a binary form: 1 = binary (default) */
   int compress; /* .vtu: zlib-compress appended data (0 off, 1 on = level 1, 2..9 = zlib level) */
   int co2;      /* .re2: also write the .co2 connectivity */
+  int mfem_h1;  /* .mesh: nodes in H1_3D_P<N> (MFEM's continuous space, global numbering) instead of
+                   L2_T1_3D_P<N> (element by element) */
   int verbose;
   int64_t point_window; /* points gathered per pass by the writers that put points in order (text
                            .msh and .vtu, zlib .vtu); 0: 2^24 (384 MB); small values test the passes */
@@ -65,7 +67,12 @@ int hx_export_pvtu(const hx_mesh *m, const char *path, const hx_export_opts *o);
 /** Read a .pvtu: its pieces (any .vtu our reader reads) joined in order, the nodes repeated
     on partition boundaries merged by coordinates. Serial (see hx_import). */
 int hx_import_pvtu(hx_comm comm, const char *path, hx_mesh **out);
-/** MFEM mesh v1.0 with L2_T1_3D_P<N> nodes (writer and reader). */
+/** Legacy VTK .vtk unstructured grid reader (ASCII and BINARY, versions 2.0..5.1): hexahedra
+    of one order, cell types 12, 25 (serendipity, raised exactly to order 2), 29 and 72. */
+int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out);
+/** MFEM mesh: writer v1.0 with L2_T1_3D_P<N> or H1_3D_P<N> nodes (o->mfem_h1); reader v1.0,
+    v1.2, v1.3 (boundary attribute set names), order-1 vertices or nodes in H1 (GLL, closed
+    uniform, Bernstein) and L2 (basis types 0..5) collections, converted to GLL nodes. */
 int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out);
 /** Gmsh MSH 4.1, ASCII (o->binary = 0) or binary, orders 1..9; reader through the Gmsh API. */
@@ -108,6 +115,9 @@ int hx_free_bytes(const char *path, double *free_bytes, unsigned long *fsid);
 
 /** Exodus II HEX8 (order 1) / HEX27 (order 2), one block, named sidesets (needs libexodusii). */
 int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o);
+/** Exodus II reader (needs libexodusii): element blocks of HEX8, HEX20 (raised exactly to order
+    2) and HEX27; side sets as boundary ids with their names; block ids as element attributes. */
+int hx_import_exodus(hx_comm comm, const char *path, hx_mesh **out);
 
 /** An output file written under a temporary name and renamed on commit. */
 typedef struct hx_outfile {

@@ -27,6 +27,16 @@ static inline int hx_corner_to_std(int c) {
   return t[c];
 }
 
+/** MFEM's H1_3D_P<order> global dof numbering (mfem_h1.c; docs/formats.md "MFEM") for ne hexes
+    with vertex indices ev [ne][8] (standard corner order, 0 <= index < nv, as in the file):
+    dof [ne][nd^3] = the global dof of each lexicographic GLL node, *ndof = the space's size.
+    HX_ERR_INPUT (naming path) for an index out of range or repeated in an element. */
+int hx_mfem_h1_dofs(const char *path, int64_t ne, const int64_t *ev, int64_t nv, int order, int64_t *dof, int64_t *ndof);
+
+/** The 20-node serendipity hexahedron's map at its 6 face centres and its body centre, written
+    into g27 (one component on the equispaced 3x3x3 lexicographic grid, the 20 nodes given). */
+void hx_io_serendipity_centres(double *g27);
+
 /* ---- interpolation --------------------------------------------------------- */
 
 /** 1D matrix [nd][nd] from GLL nodes to equispaced points (to_equi = 1) or back. */

@@ -231,3 +231,68 @@ int hx_iotest_cmp(const hx_mesh *a, const hx_mesh *b, double tol) {
   if (!fail) printf("same: %d elements, order %d, max coordinate difference %.3e\n", a->num_elem, a->order, dmax);
   return fail;
 }
+
+/* x(t) and its derivatives dx/dt_d at reference point t of element e (GLL interpolant) */
+static void eval_point(const hx_mesh *m, const double *gll, hx_lid e, const double t[3], double x[3], double J[3][3]) {
+  int nd = m->nd;
+  double p[3][HX_MAX_ND], d[3][HX_MAX_ND];
+  for (int a = 0; a < 3; a++) hx_lagrange_eval(nd, gll, t[a], p[a], d[a]);
+  for (int c = 0; c < 3; c++) {
+    const double *xc = hx_mesh_elem_x(m, e, c);
+    x[c] = J[c][0] = J[c][1] = J[c][2] = 0;
+    for (int k = 0; k < nd; k++)
+      for (int j = 0; j < nd; j++)
+        for (int i = 0; i < nd; i++) {
+          double v = xc[hx_lex(nd, i, j, k)];
+          x[c] += p[0][i] * p[1][j] * p[2][k] * v;
+          J[c][0] += d[0][i] * p[1][j] * p[2][k] * v;
+          J[c][1] += p[0][i] * d[1][j] * p[2][k] * v;
+          J[c][2] += p[0][i] * p[1][j] * d[2][k] * v;
+        }
+  }
+}
+
+double hx_iotest_volume(const hx_mesh *m, double *per_elem) {
+  int nd = m->nd, nq = (3 * m->order) / 2 + 2;
+  double gll[HX_MAX_ND], w[HX_MAX_ND], q[64], qw[64], vol = 0;
+  hx_gll(nd, gll, w);
+  hx_gauss(nq, q, qw);
+  for (hx_lid e = 0; e < m->num_elem; e++) {
+    double ve = 0;
+    for (int k = 0; k < nq; k++)
+      for (int j = 0; j < nq; j++)
+        for (int i = 0; i < nq; i++) {
+          double t[3] = {q[i], q[j], q[k]}, x[3], J[3][3];
+          eval_point(m, gll, e, t, x, J);
+          double det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) +
+                       J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+          ve += qw[i] * qw[j] * qw[k] * det;
+        }
+    if (per_elem) per_elem[e] = ve;
+    vol += ve;
+  }
+  return vol;
+}
+
+double hx_iotest_bid_area(const hx_mesh *m, int bid, int *count) {
+  int nf = 16;
+  double fq[16], fw[16], gll[HX_MAX_ND], w[HX_MAX_ND], area = 0;
+  hx_gauss(nf, fq, fw);
+  hx_gll(m->nd, gll, w);
+  *count = 0;
+  for (hx_lid f = 0; f < m->num_faces; f++) {
+    if (m->faces[f].bid != bid) continue;
+    (*count)++;
+    int face = m->faces[f].face, d = face / 2, u = (d + 1) % 3, v = (d + 2) % 3;
+    for (int j = 0; j < nf; j++)
+      for (int i = 0; i < nf; i++) {
+        double t[3], x[3], J[3][3];
+        t[d] = face % 2, t[u] = fq[i], t[v] = fq[j];
+        eval_point(m, gll, m->faces[f].elem, t, x, J);
+        double n[3] = {J[1][u] * J[2][v] - J[2][u] * J[1][v], J[2][u] * J[0][v] - J[0][u] * J[2][v],
+                       J[0][u] * J[1][v] - J[1][u] * J[0][v]};
+        area += fw[i] * fw[j] * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      }
+  }
+  return area;
+}

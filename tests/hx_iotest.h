@@ -18,3 +18,9 @@ void hx_iotest_samples(const hx_mesh *m, FILE *fp);
 /** Compare two meshes: counts, order, coordinates within tol * bbox diagonal (0 = bitwise),
     the node-id partition, boundary faces and names. Prints one line; returns 0 if equal. */
 int hx_iotest_cmp(const hx_mesh *a, const hx_mesh *b, double tol);
+/** The mesh's volume: det J of each element's GLL interpolant integrated by a Gauss rule exact for
+    it (degree <= 3N per direction); per_elem [num_elem] (may be NULL) gets each element's. */
+double hx_iotest_volume(const hx_mesh *m, double *per_elem);
+/** The area of the boundary faces with id bid (|dx/du x dx/dv| by a 16-point Gauss rule per
+    direction) and their count. */
+double hx_iotest_bid_area(const hx_mesh *m, int bid, int *count);

@@ -8,7 +8,12 @@
      hx_iotool cmp A B [TOL]   read A and B; same element count and order, coordinates
          within TOL (relative to the bounding box; 0 = bitwise), the same node-id
          partition (equal ids in A <=> equal ids in B), the same boundary faces.
-     hx_iotool info FILE       read FILE and print elements, order, nodes, faces, min det J. */
+     hx_iotool info FILE       read FILE and print elements, order, nodes, faces, min det J.
+     hx_iotool vol FILE...     read each FILE; print "file FILE", then "error: MESSAGE" or
+         "elements E order N nodes U faces F volume V" (det J integrated by a Gauss rule exact
+         for the element's polynomial map) and one line per boundary id "bid ID faces COUNT
+         area A name NAME"; FILE.vol gets "e volume attribute" per element. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +25,44 @@
 #include "hx_iotest.h"
 
 static int run(int argc, char **argv);
+
+/* vol FILE...: per file "file PATH", then "error: MESSAGE" or its volumes (exact Gauss rule for
+   det J, of degree <= 3N per direction) and the area of every boundary id's faces; PATH.vol gets
+   "e volume attribute" per element. One process for many files (MPI's start costs a second). */
+static int cmd_vol(int argc, char **argv) {
+  for (int k = 2; k < argc; k++) {
+    hx_mesh *a;
+    printf("file %s\n", argv[k]);
+    if (hx_import(HX_COMM_SELF, argv[k], &a)) {
+      printf("error: %s\n", hx_error_message());
+      hx_error_clear();
+      continue;
+    }
+    double *ev = malloc(((size_t)a->num_elem + 1) * sizeof *ev);
+    double vol = hx_iotest_volume(a, ev);
+    char out[4200];
+    snprintf(out, sizeof out, "%s.vol", argv[k]);
+    FILE *fp = fopen(out, "w");
+    for (hx_lid e = 0; fp && e < a->num_elem; e++) fprintf(fp, "%d %.17g %d\n", (int)e, ev[e], (int)a->elem_attr[e]);
+    if (fp) fclose(fp);
+    free(ev);
+    hx_lmap *map;
+    hx_mesh_lnumbering(a, &map);
+    printf("elements %d order %d nodes %d faces %d volume %.15g\n", (int)a->num_elem, a->order, (int)map->num_lnodes,
+           (int)a->num_faces, vol);
+    hx_lmap_destroy(&map);
+    int maxb = 0;
+    for (hx_lid f = 0; f < a->num_faces; f++) maxb = a->faces[f].bid > maxb ? a->faces[f].bid : maxb;
+    for (int b = 1; b <= maxb; b++) {
+      int count = 0;
+      double area = hx_iotest_bid_area(a, b, &count);
+      if (count)
+        printf("bid %d faces %d area %.15g name %s\n", b, count, area, b < a->num_bnames && a->bnames[b] ? a->bnames[b] : "-");
+    }
+    hx_mesh_destroy(&a);
+  }
+  return 0;
+}
 
 int main(int argc, char **argv) {
 #if HX_HAVE_MPI
@@ -44,6 +87,7 @@ static int run(int argc, char **argv) {
     if (getenv("HX_ASCII")) o.binary = 0;
     if (getenv("HX_COMPRESS")) o.compress = atoi(getenv("HX_COMPRESS"));
     if (getenv("HX_CO2")) o.co2 = 1;
+    if (getenv("HX_MFEM_H1")) o.mfem_h1 = 1;
     if (hx_export(m, argv[4], &o)) {
       fprintf(stderr, "%s\n", hx_error_message());
       return 1;
@@ -116,6 +160,7 @@ static int run(int argc, char **argv) {
     hx_mesh_destroy(&a);
     return 0;
   }
+  if (argc >= 3 && !strcmp(argv[1], "vol")) return cmd_vol(argc, argv);
   if (argc >= 3 && !strcmp(argv[1], "info")) {
     hx_mesh *a;
     if (hx_import(HX_COMM_SELF, argv[2], &a)) {

@@ -4,7 +4,7 @@ target_include_directories(hx_fuzz_driver PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/fu
 target_link_libraries(hx_fuzz_driver PRIVATE hx_meshers hx_io hx_core)
 hx_c_target(hx_fuzz_driver)
 # every corpus file (minimized corpus + crashers) is read or refused with a clean one-line error
-foreach(r re2 vtu mfem pebble nekfld)
+foreach(r re2 vtu mfem pebble nekfld vtk)
   set(dirs ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${r})
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/crashers/${r})
     list(APPEND dirs ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/crashers/${r})
@@ -18,4 +18,7 @@ endforeach()
 if(HX_HAVE_EXODUS)
   hx_add_test(t106-exodus-libexodus LIBS hx_iotest ${EXODUS_LIBRARY})
   target_include_directories(t106-exodus-libexodus PRIVATE ${EXODUS_INCLUDE_DIR})
+  # Exodus II HEX8/HEX20/HEX27 files, two blocks, named side sets, written through libexodusii and read
+  hx_add_test(t176-exodus-read LIBS hx_iotest ${EXODUS_LIBRARY})
+  target_include_directories(t176-exodus-read PRIVATE ${EXODUS_INCLUDE_DIR})
 endif()

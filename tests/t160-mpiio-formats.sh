@@ -3,7 +3,8 @@
 # mesh gives on one rank, byte for byte: a Kershaw box at orders 1, 2, 3 and a
 # pebble bed (sphere faces: .re2 's' curves) are meshed on 1, 2 and 4 ranks and
 # written as .vtu (ASCII at order 1, raw at 2, zlib at 3), .msh (ASCII at 1, binary),
-# .re2 + .co2 + the order-N field file, MFEM .mesh and Exodus (orders 1, 2); then
+# .re2 + .co2 + the order-N field file, MFEM .mesh (L2 nodes, and H1 nodes at order 3) and
+# Exodus (orders 1, 2); then
 # `cmp` against 1 rank. The
 # 4-rank files are also read back by our readers (hx_iotool cmp) against the 1-rank
 # .vtu, so a file that is merely identical but empty would still fail.
@@ -32,11 +33,13 @@ for np in 1 2 4; do
       form=""; [ $p = 1 ] && form=--ascii; [ $p = 3 ] && form=--compress
       run box --n 6,4,2 --kershaw 0.3,0.3 --order $p --co2 $form $outs > log$p.txt 2>&1 || echo "FAIL np $np order $p: $(tail -1 log$p.txt)"
     done
+    run box --n 6,4,2 --kershaw 0.3,0.3 --order 3 -o k3h.mesh --mfem-nodes h1 > logh.txt 2>&1 ||
+      echo "FAIL np $np MFEM H1: $(tail -1 logh.txt)"
     run pebble ../bed.txt --container box:-2.6,2.6,-2.6,2.6 --order 2 -o p.re2 -o p.msh -o p.vtu > logp.txt 2>&1 ||
       echo "FAIL np $np pebble: $(tail -1 logp.txt)" )
 done
 files="k1.vtu k1.msh k1.re2 k1.co2 k1.mesh k2.vtu k2.msh k2.re2 k2.co2 k20.f00000 k2.mesh k3.vtu k3.msh k3.re2 k3.co2
-       k30.f00000 k3.mesh p.re2 p0.f00000 p.msh p.vtu"
+       k30.f00000 k3.mesh k3h.mesh p.re2 p0.f00000 p.msh p.vtu"
 [ $exo = 1 ] && files="$files k1.exo k2.exo"
 for f in $files; do
   check "np1/$f exists" "[ -s np1/$f ]"

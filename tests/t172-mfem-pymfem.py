@@ -1,5 +1,5 @@
 """t172: MFEM itself (PyMFEM, mfem.ser) loads our MFEM .mesh (L2_T1_3D_P<N> nodes, orders
-1..4) and its element volumes (MFEM's ElementTransformation Jacobian, integrated exactly) match
+1..4; and H1_3D_P<N> nodes, --mfem-nodes h1, at orders 2 and 3, with the same element volumes) and its element volumes (MFEM's ElementTransformation Jacobian, integrated exactly) match
   - per element: an independent numpy integration of det J (Gauss rule exact for the
     degree-3N det J) over the nodes read from the file as GLL lexicographic per element,
     which is the ordering we claim; a wrong ordering in MFEM's reading (or ours) changes
@@ -138,6 +138,20 @@ with tempfile.TemporaryDirectory() as d:
             check(mo == order and len(vm) == len(vo), f"{args[0]} order {order}: MFEM reads {len(vm)} elements, order {mo}")
             check(np.min(vm) > 0 and rel < 1e-9,
                   f"{args[0]} order {order}: MFEM element volumes vs numpy det J integral: max rel diff {rel:.2e}, min {np.min(vm):.3e}")
+            # the same mesh with --mfem-nodes h1 (MFEM's continuous space, its global dof numbering;
+            # orders 2 and 3, where edges and faces carry dofs; t174 covers 1..5)
+            fh = os.path.join(d, f"m{order}_h1.mesh")
+            r = None if order not in (2, 3) else subprocess.run([HEXPACK] + args + ["--order", str(order), "-o", fh, "--mfem-nodes", "h1"], capture_output=True,
+                               text=True)
+            if r is None:
+                pass
+            elif r.returncode != 0:
+                check(False, f"hexpack {' '.join(args)} --order {order} --mfem-nodes h1: {r.stderr.strip()}")
+            else:
+                vh, ho = mfem_volumes(fh)
+                relh = np.max(np.abs(vh - vo) / np.abs(vo)) if len(vh) == len(vo) else 1
+                check(ho == order and relh < 1e-9, f"{args[0]} order {order} H1 nodes: MFEM element volumes vs the L2 file's: "
+                      f"max rel diff {relh:.2e}")
             tot = float(np.sum(vm))
             if tol[order] is not None:
                 check(abs(tot - exact) <= tol[order] * exact,

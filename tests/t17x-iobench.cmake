@@ -5,3 +5,7 @@ hx_add_script_test(t171-size-estimate COMMAND /usr/bin/python3 ${CMAKE_CURRENT_S
 # .mesh; exit 77 = skipped with a message when PyMFEM is absent
 hx_add_script_test(t172-mfem-pymfem COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t172-mfem-pymfem.py LABELS python)
 set_tests_properties(t172-mfem-pymfem PROPERTIES SKIP_RETURN_CODE 77)
+# MFEM-curved meshes (H1 and L2, orders 1..4, every edge/face orientation) read with analytic
+# volumes; our --mfem-nodes h1 output read back by MFEM (skips without PyMFEM)
+hx_add_script_test(t174-mfem-pymfem-read COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t174-mfem-pymfem-read.py LABELS python)
+set_tests_properties(t174-mfem-pymfem-read PROPERTIES SKIP_RETURN_CODE 77)

@@ -11,6 +11,12 @@ hx_add_test(t101-roundtrip ARGS .vtu:1e-13 .vtu:1e-13:ascii .vtu:1e-13:zlib .vtu
 hx_add_test(t108-re2-rule LIBS hx_iotest)
 # VTK itself and meshio read our .vtu; our reader reads VTK's encodings
 hx_add_script_test(t102-vtu-vtk COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t102-vtu-vtk.py LABELS python)
+# the MFEM reader on files of every form made in the test (vertices, H1, L2 bases, v1.2, v1.3 names)
+hx_add_script_test(t173-mfem-read COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t173-mfem-read.py LABELS python)
+# legacy .vtk written by VTK itself (types 12, 25, 29, 72; ASCII, binary; versions 4.2 and 5.1)
+hx_add_script_test(t175-vtk-legacy COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t175-vtk-legacy.py LABELS python)
+# uniform refinement (optimize --refine) on curved meshes: children = parents, volume, areas, ids
+hx_add_test(t177-refine LIBS hx_iotest)
 # broken files: clear messages with offsets/lines, no crash, no partial output
 hx_add_script_test(t150-bad-files COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t150-bad-files.py LABELS python)
 # Nek5000 .re2: layout, Nek's sphere rule, byte orders, field file, .co2

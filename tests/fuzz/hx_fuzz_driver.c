@@ -3,7 +3,7 @@
    harnesses call, and fails when a reader fails without a clean one-line error.
    A crash, an ASan report or a hang fails the test by itself.
 
-   Usage: hx_fuzz_driver <reader> <file-or-dir>...   (reader: re2 vtu mfem pebble nekfld) */
+   Usage: hx_fuzz_driver <reader> <file-or-dir>...   (reader: re2 vtu mfem pebble nekfld vtk) */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
