@@ -227,8 +227,7 @@ int hx_detj_bound_first_cuda(int order, hx_lid num_elem, const double *xE, doubl
 /** The same pass on an E-vector already on the device (dxE, the layout above: a backend E-vector
     of the cuda backend); the outputs are host arrays. The tables and outputs live in a device
     workspace kept for the process, so a line search may call it once per trial. */
-int hx_detj_bound_first_cuda_dev(int order, hx_lid num_elem, const double *dxE, double *lower0, double *corner_min,
-                                 int *verdict);
+int hx_detj_bound_first_cuda_dev(int order, hx_lid num_elem, const double *dxE, double *lower0, double *corner_min, int *verdict);
 /** The verdicts of every element of m (its E-vector m->x) into s, as hx_quality_mesh's
     report.bound: the first pass on the GPU, then hx_detj_bound_elem on the host for the
     elements it leaves undecided (their local count into num_host if not NULL). Collective. */
