@@ -88,6 +88,7 @@ int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o) {
 
 int hx_import(hx_comm comm, const char *path, hx_mesh **out) {
   const hx_format *f = NULL;
+  HX_CALL(hx_io_check_input(path));
   HX_CALL(hx_format_for_path(path, &f));
   HX_CHECK(f->read, HX_ERR_INPUT, "'%s': format '%s' has no reader", path, f->name);
   return f->read(comm, path, out);

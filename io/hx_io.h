@@ -68,7 +68,7 @@ int hx_import_pvtu(hx_comm comm, const char *path, hx_mesh **out);
 /** MFEM mesh v1.0 with L2_T1_3D_P<N> nodes (writer and reader). */
 int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out);
-/** Gmsh MSH 4.1, ASCII (o->binary = 0) or binary, orders 1..9; reader through the Gmsh API. */
+/** Gmsh MSH 4.1, ASCII (o->binary = 0) or binary, orders 1..9; the reader is our own (MSH 4.1 only). */
 int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out);
 /** Nek5000 .re2 (+ .co2 with o->co2, + <base>0.f00000 with the GLL geometry at order >= 2). */

@@ -13,6 +13,8 @@ hx_add_test(t108-re2-rule LIBS hx_iotest)
 hx_add_script_test(t102-vtu-vtk COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t102-vtu-vtk.py LABELS python)
 # broken files: clear messages with offsets/lines, no crash, no partial output
 hx_add_script_test(t150-bad-files COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t150-bad-files.py LABELS python)
+# .msh read by our own reader: the inputs that crashed Gmsh's, bad tags, missing sections, huge tags
+hx_add_script_test(t152-msh-read COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t152-msh-read.py LABELS python)
 # Nek5000 .re2: layout, Nek's sphere rule, byte orders, field file, .co2
 hx_add_script_test(t103-re2 COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t103-re2.py LABELS python)
 # Nek5000's own gencon and genmap read our .re2 (pebble bed, rods, Kershaw box) and find our .co2's
