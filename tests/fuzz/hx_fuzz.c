@@ -12,8 +12,8 @@
 #include "hx_mesh.h"
 #include "hx_pebble.h"
 
-static const char *const names[HX_FUZZ_NREADERS] = {"re2", "vtu", "mfem", "pebble", "nekfld"};
-static const char *const exts[HX_FUZZ_NREADERS] = {".re2", ".vtu", ".mesh", ".txt", "0.f00000"};
+static const char *const names[HX_FUZZ_NREADERS] = {"re2", "vtu", "mfem", "pebble", "nekfld", "msh"};
+static const char *const exts[HX_FUZZ_NREADERS] = {".re2", ".vtu", ".mesh", ".txt", "0.f00000", ".msh"};
 
 int hx_fuzz_reader_of(const char *name) {
   for (int i = 0; i < HX_FUZZ_NREADERS; i++)
@@ -79,10 +79,13 @@ int hx_fuzz_one(int reader, const uint8_t *data, size_t size, int *status) {
     break;
   }
   case HX_FUZZ_VTU:
-  case HX_FUZZ_MFEM: {
+  case HX_FUZZ_MFEM:
+  case HX_FUZZ_MSH: {
     put(path, data, size);
     hx_mesh *m = NULL;
-    rc = reader == HX_FUZZ_VTU ? hx_import_vtu(HX_COMM_SELF, path, &m) : hx_import_mfem(HX_COMM_SELF, path, &m);
+    rc = reader == HX_FUZZ_VTU    ? hx_import_vtu(HX_COMM_SELF, path, &m)
+         : reader == HX_FUZZ_MFEM ? hx_import_mfem(HX_COMM_SELF, path, &m)
+                                  : hx_import_msh(HX_COMM_SELF, path, &m);
     hx_mesh_destroy(&m);
     break;
   }

@@ -12,9 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef enum { HX_FUZZ_RE2, HX_FUZZ_VTU, HX_FUZZ_MFEM, HX_FUZZ_PEBBLE, HX_FUZZ_NEKFLD, HX_FUZZ_NREADERS } hx_fuzz_reader;
+typedef enum {
+  HX_FUZZ_RE2,
+  HX_FUZZ_VTU,
+  HX_FUZZ_MFEM,
+  HX_FUZZ_PEBBLE,
+  HX_FUZZ_NEKFLD,
+  HX_FUZZ_MSH,
+  HX_FUZZ_NREADERS
+} hx_fuzz_reader;
 
-/** "re2", "vtu", "mfem", "pebble", "nekfld" -> reader; -1 when unknown. */
+/** "re2", "vtu", "mfem", "pebble", "nekfld", "msh" -> reader; -1 when unknown. */
 int hx_fuzz_reader_of(const char *name);
 const char *hx_fuzz_reader_name(int reader);
 /** Feed data[0..size) to reader. The .re2 input may hold a field file after the
