@@ -229,6 +229,7 @@ static void msh_data_free(msh_data *d) {
 }
 
 static int read_physical_names(mrd *r, msh_data *d) {
+  if (d->phys) return fail_at(r, r->p, "a second $PhysicalNames section (expected one)");
   int bin = r->binary;
   r->binary = 0; /* this section is text in binary files too */
   int64_t n;
@@ -262,6 +263,7 @@ static int read_physical_names(mrd *r, msh_data *d) {
 }
 
 static int read_entities(mrd *r, msh_data *d) {
+  if (d->have_entities) return fail_at(r, r->p, "a second $Entities section (expected one)");
   int64_t cnt[4];
   /* an entity takes at least 8 bytes as text ("1 0 0 0 0 ") and 40 in binary */
   int64_t most = (int64_t)left(r) / (r->binary ? 40 : 8);
@@ -309,7 +311,7 @@ static int check_entity(mrd *r, const char *at, const msh_data *d, int64_t dim, 
 }
 
 static int read_nodes(mrd *r, msh_data *d) {
-  HX_CHECK(!d->have_nodes, HX_ERR_INPUT, "%s:%d: a second $Nodes section", r->path, line_at(r, r->p));
+  if (d->have_nodes || d->ntag) return fail_at(r, r->p, "a second $Nodes section (expected one)");
   int64_t nb, nn, lo, hi;
   const char *at = r->p;
   /* a node takes at least 8 bytes as text ("1\n0 0 0\n") and 32 in binary */
@@ -357,8 +359,8 @@ static int read_nodes(mrd *r, msh_data *d) {
 }
 
 static int read_elements(mrd *r, msh_data *d) {
-  HX_CHECK(d->have_nodes, HX_ERR_INPUT, "%s:%d: $Elements before $Nodes (expected $Nodes first)", r->path, line_at(r, r->p));
-  HX_CHECK(!d->have_elements, HX_ERR_INPUT, "%s:%d: a second $Elements section", r->path, line_at(r, r->p));
+  if (!d->have_nodes) return fail_at(r, r->p, "$Elements before $Nodes (expected $Nodes first)");
+  if (d->have_elements || d->hexn || d->quad) return fail_at(r, r->p, "a second $Elements section (expected one)");
   int64_t nb, ne, lo, hi;
   const char *at = r->p;
   /* an element takes at least 4 bytes as text ("1 1\n") and 16 in binary */

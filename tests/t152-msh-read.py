@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""t152: our .msh reader on broken and unusual files, through `hexpack quality`: each broken
+"""t152: our .msh reader on broken and unusual files, and the read checks every reader goes
+through, by `hexpack quality`: each broken
 file gives one line naming the file and the line (ASCII) or byte offset (binary) and what
 was expected, a non-zero exit and no crash (exit code 2, not a signal):
   - a node tag of -5 in the first hexahedron (ASCII, order 2) and a physical group of
@@ -8,7 +9,12 @@ was expected, a non-zero exit and no crash (exit code 2, not a signal):
     a binary hexahedron block of another element type (at the byte offset computed here);
   - a node tag of 10^15 among 27 nodes: read, with the same report as the file it was
     renamed from, and a peak memory within 64 MB of that file's (storage grows with the
-    node count, not with the largest tag)."""
+    node count, not with the largest tag);
+  - the read checks: a .vtu cell given another's points (a duplicate), a vertex of
+    one .re2 element moved off its neighbours' (a hole: a face of one element without a boundary
+    condition) are refused naming the element; --force reports them with the first line
+    'broken: ...'; a mesh with an inverted element gives the first line 'inverted: ...' and exit
+    0; a good one 'valid ...'."""
 import os, re, struct, subprocess, sys
 
 hexpack = os.environ.get("HEXPACK", "hexpack")
@@ -102,6 +108,41 @@ check(rc0 == 0 and rc1 == 0, f"huge tag: exit {rc1}: {out1}")
 check(out0.splitlines()[1:] == out1.splitlines()[1:], f"huge tag: a different report:\n{out0}\n---\n{out1}")
 check(rss1 < rss0 + 64 * 1024, f"huge tag: peak memory {rss1} kB against {rss0} kB")
 print(f"node tag 10^15 among {nn} nodes: the same report, peak memory {rss1 / 1024:.0f} MB ({rss0 / 1024:.0f} MB for tags 1..{nn})")
+
+# ---- the read checks --------------------------------------------------------------
+def first_line(*args):
+    r = subprocess.run([hexpack, "quality", "--no-validity", *args], capture_output=True, text=True)
+    return r.returncode, (r.stdout + r.stderr).strip().splitlines()[0]
+
+v = box("t152-v.vtu", "--ascii").decode()
+a = v.index(">", v.index('Name="connectivity"')) + 1
+b = v.index("</DataArray>", a)
+conn = v[a:b].split()
+conn[8:16] = conn[0:8]  # cell 1 takes cell 0's points (order 1: 8 per cell)
+open("t152-dup.vtu", "w").write(v[:a] + "\n" + " ".join(conn) + "\n" + v[b:])
+expect_error("t152-dup.vtu", open("t152-dup.vtu", "rb").read(), r"t152-dup\.vtu: broken mesh: elements 0 and 1 have the same corners \(--force")
+rc, line = first_line("t152-dup.vtu", "--force")
+check(rc == 0 and line.startswith("broken: "), f"--force on a broken mesh: exit {rc}, first line {line}")
+print(f"t152-dup.vtu --force: {line}")
+
+re2 = bytearray(box("t152-r.re2"))
+nelt = int(re2[5:21])
+xyz = [struct.unpack_from("<24d", re2, 84 + 8)]  # element 1: x[8], y[8], z[8]
+c = next(k for k in range(8) if (xyz[0][k], xyz[0][8 + k], xyz[0][16 + k]) == (0.5, 0.5, 0.5))
+struct.pack_into("<d", re2, 84 + 8 + 8 * c, 0.55)
+expect_error("t152-hole.re2", bytes(re2), r"t152-hole\.re2: broken mesh: face \d of element \d+ has no neighbour and no boundary condition")
+
+k = box("t152-k.mesh", "--order", "2").decode().split("\n")
+last = len(k) - 1 if k[-1] == "" else len(k)
+x = k[last - 14].split()
+k[last - 14] = " ".join([str(float(x[0]) + 5)] + x[1:])
+open("t152-inv.mesh", "w").write("\n".join(k))
+rc, line = first_line("t152-inv.mesh")
+check(rc == 0 and line.startswith("inverted: 1 element(s) with det J <= 0"), f"inverted: exit {rc}, first line {line}")
+print(f"t152-inv.mesh: {line}")
+rc, line = first_line("t152-k.mesh")
+check(rc == 0 and line.startswith("valid"), f"valid: exit {rc}, first line {line}")
+print(f"t152-k.mesh: {line}")
 
 print("failures:", fails)
 sys.exit(1 if fails else 0)
