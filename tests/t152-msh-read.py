@@ -4,7 +4,7 @@ through, by `hexpack quality`: each broken
 file gives one line naming the file and the line (ASCII) or byte offset (binary) and what
 was expected, a non-zero exit and no crash (exit code 2, not a signal):
   - a node tag of -5 in the first hexahedron (ASCII, order 2) and a physical group of
-    dimension -1 (binary): the two inputs that made the Gmsh library crash;
+    dimension -1 (binary): a reader that trusted those values would index out of bounds;
   - a hexahedron referring to a node the file does not define; no $Elements section;
     a binary hexahedron block of another element type (at the byte offset computed here);
   - a node tag of 10^15 among 27 nodes: read, with the same report as the file it was
