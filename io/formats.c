@@ -10,15 +10,17 @@
 #include "io_impl.h"
 
 static const hx_format formats[] = {
-    /* name   ext      writer  reader  what  complete_boundary */
+    /* name   ext      writer  reader  what  read_checks */
     {"exodus", ".exo", hx_export_exodus, NULL, "Exodus II HEX8 (order 1) / HEX27 (order 2), named sidesets", 0},
     {"exodus", ".e", hx_export_exodus, NULL, "Exodus II (as .exo)", 0},
     {"mfem", ".mesh", hx_export_mfem, hx_import_mfem, "MFEM mesh v1.0, curved nodes L2_T1_3D_P<N> (GLL)", 0},
     {"msh", ".msh", hx_export_msh, hx_import_msh, "Gmsh MSH 4.1 (binary; ASCII with --ascii), Lagrange hexahedra of order 1..9",
-     0},
-    {"pvtu", ".pvtu", hx_export_pvtu, hx_import_pvtu, "VTK parallel unstructured grid: one .vtu piece per rank + the index", 1},
-    {"re2", ".re2", hx_export_re2, hx_import_re2, "Nek5000/NekRS binary mesh (+ .co2, + order-N field file)", 1},
-    {"vtu", ".vtu", hx_export_vtu, hx_import_vtu, "VTK XML unstructured grid, Lagrange hexahedra (type 72)", 1},
+     HX_READ_FACE_NODES},
+    {"pvtu", ".pvtu", hx_export_pvtu, hx_import_pvtu, "VTK parallel unstructured grid: one .vtu piece per rank + the index",
+     HX_READ_HOLES | HX_READ_FACE_NODES},
+    {"re2", ".re2", hx_export_re2, hx_import_re2, "Nek5000/NekRS binary mesh (+ .co2, + order-N field file)", HX_READ_HOLES},
+    {"vtu", ".vtu", hx_export_vtu, hx_import_vtu, "VTK XML unstructured grid, Lagrange hexahedra (type 72)",
+     HX_READ_HOLES | HX_READ_FACE_NODES},
     {NULL, NULL, NULL, NULL, NULL, 0},
 };
 
@@ -110,7 +112,7 @@ int hx_import_ex(hx_comm comm, const char *path, const hx_import_opts *o, hx_mes
     return HX_OK;
   }
   double t0 = wtime();
-  int rc = hx_io_read_check(m, f->complete_boundary, chk);
+  int rc = hx_io_read_check(m, f->read_checks, chk);
   chk->seconds = wtime() - t0;
   if (rc == HX_OK) hx_info("read check of %s: %.3f s (%lld elements)", path, chk->seconds, (long long)m->num_elem);
   if (rc == HX_OK && chk->broken && !(o && o->force))

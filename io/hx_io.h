@@ -32,14 +32,19 @@ typedef struct hx_export_opts {
 void hx_export_opts_default(hx_export_opts *o);
 
 /** A registered format. write/read may be NULL when the format has no writer/reader. */
+/** hx_io_read_check's checks that hold only for some formats: HX_READ_HOLES, the reader gives every
+    boundary face a record (a face of one element without one is a hole); HX_READ_FACE_NODES, node
+    ids come from the file's connectivity (two elements sharing a face's corners must share all its
+    nodes; where ids come from merging coordinates, as for .re2 by Nek's rule or MFEM's L2 nodes,
+    neighbours may legitimately differ between the corners). */
+enum { HX_READ_HOLES = 1, HX_READ_FACE_NODES = 2 };
 typedef struct hx_format {
   const char *name; /* "vtu", "msh", ... */
   const char *ext;  /* ".vtu" */
   int (*write)(const hx_mesh *m, const char *path, const hx_export_opts *o);
   int (*read)(hx_comm comm, const char *path, hx_mesh **out);
-  const char *what;      /* one line for --help */
-  int complete_boundary; /* the reader gives every boundary face a record: a face of one element
-                            without one is a hole (hx_io_read_check) */
+  const char *what; /* one line for --help */
+  int read_checks;  /* the format's own checks of hx_io_read_check (HX_READ_*) */
 } hx_format;
 
 /** The table of formats (NULL-terminated by name == NULL). */
@@ -51,8 +56,8 @@ int hx_format_for_path(const char *path, const hx_format **out);
 int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o);
 /** What the checks of a read mesh found (hx_io_read_check). Broken: non-finite coordinates, an
     element using a node at two corners, a face of three or more elements, two elements with the
-    same corners, two elements sharing a face's corners but not its other nodes, a boundary record
-    on an interior face or twice on one face, or (formats that record every boundary face) a face
+    same corners, two elements sharing a face's corners but not its other nodes (HX_READ_FACE_NODES), a boundary record
+    on an interior face or twice on one face, or (HX_READ_HOLES) a face
     of one element without a record. Inverted: det J <= 0 at a corner (not a refusal: the
     optimizer untangles such meshes). */
 typedef struct hx_read_check {
@@ -66,7 +71,7 @@ typedef struct hx_read_check {
 } hx_read_check;
 /** The checks (linear time: faces hashed by their sorted corner ids). The mesh must be whole on
     this rank (as the readers give it). */
-int hx_io_read_check(const hx_mesh *m, int complete_boundary, hx_read_check *r);
+int hx_io_read_check(const hx_mesh *m, int checks, hx_read_check *r);
 
 typedef struct hx_import_opts {
   int force;    /* keep a mesh the checks find broken (chk->broken tells) */

@@ -6,11 +6,12 @@
    2. faces: one open-addressing hash table of the 6 ne element faces keyed by their sorted
       corner ids (the key is recomputed from vert_id, the table holds face indices
       e * 6 + f). A face of three or more elements, two elements with the same corners, or
-      two elements sharing a face's corners but not its other nodes (compared as a
-      multiset through two order-free 64-bit sums of mixed ids) make the mesh broken;
+      (HX_READ_FACE_NODES: ids from the file's connectivity) two elements sharing a face's
+      corners but not its other nodes (compared as a multiset through two order-free 64-bit
+      sums of mixed ids) make the mesh broken;
    3. boundary records: each must name a face of one element (not an interior face) and
-      no face twice; where the format records every boundary face (complete_boundary),
-      a face of one element without a record is a hole in the mesh (broken).
+      no face twice; where the format records every boundary face (HX_READ_HOLES), a face
+      of one element without a record is a hole in the mesh (broken).
    The mesh is whole on every rank (the readers are serial, hx_import), so each rank's
    check is the check of the whole mesh and every rank reaches the same verdict. */
 #include <math.h>
@@ -86,7 +87,7 @@ static void note(hx_read_check *r, int64_t *counter, const char *fmt, long long 
   r->broken = 1;
 }
 
-int hx_io_read_check(const hx_mesh *m, int complete_boundary, hx_read_check *r) {
+int hx_io_read_check(const hx_mesh *m, int checks, hx_read_check *r) {
   memset(r, 0, sizeof *r);
   r->first_inverted = -1;
   hx_lid ne = m->num_elem;
@@ -158,7 +159,7 @@ int hx_io_read_check(const hx_mesh *m, int complete_boundary, hx_read_check *r) 
         if (a == b) note(r, &r->multi_faces, "element %lld has two faces with the same corners%.0lld", (long long)a, 0);
         else if (same_corners(m, a, b))
           note(r, &r->dup_elems, "elements %lld and %lld have the same corners", (long long)a, (long long)b);
-        else if (sa[0] != sb[0] || sa[1] != sb[1])
+        else if ((checks & HX_READ_FACE_NODES) && (sa[0] != sb[0] || sa[1] != sb[1]))
           note(r, &r->mismatched, "elements %lld and %lld share a face's corners but not its other nodes", (long long)a,
                (long long)b);
       }
@@ -181,7 +182,7 @@ int hx_io_read_check(const hx_mesh *m, int complete_boundary, hx_read_check *r) 
     if (slot[h] < 0) continue;
     if (count[h] == 1) {
       r->exterior++;
-      if (complete_boundary && !rec[slot[h]])
+      if ((checks & HX_READ_HOLES) && !rec[slot[h]])
         note(r, &r->open_faces, "face %lld of element %lld has no neighbour and no boundary condition (a hole in the mesh)",
              (long long)(slot[h] % 6), (long long)(slot[h] / 6));
     }
