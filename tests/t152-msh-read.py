@@ -7,6 +7,7 @@ was expected, a non-zero exit and no crash (exit code 2, not a signal):
     dimension -1 (binary): a reader that trusted those values would index out of bounds;
   - a hexahedron referring to a node the file does not define; no $Elements section;
     a binary hexahedron block of another element type (at the byte offset computed here);
+  - a directory given as the mesh: "<path>: is a directory, expected a mesh file";
   - a node tag of 10^15 among 27 nodes: read, with the same report as the file it was
     renamed from, and a peak memory within 64 MB of that file's (storage grows with the
     node count, not with the largest tag);
@@ -108,6 +109,14 @@ check(rc0 == 0 and rc1 == 0, f"huge tag: exit {rc1}: {out1}")
 check(out0.splitlines()[1:] == out1.splitlines()[1:], f"huge tag: a different report:\n{out0}\n---\n{out1}")
 check(rss1 < rss0 + 64 * 1024, f"huge tag: peak memory {rss1} kB against {rss0} kB")
 print(f"node tag 10^15 among {nn} nodes: the same report, peak memory {rss1 / 1024:.0f} MB ({rss0 / 1024:.0f} MB for tags 1..{nn})")
+
+# a directory given as the mesh: one line, exit 2 (every reader goes through the same check)
+for d in ("t152-dir.msh", "t152-dir.re2"):
+    os.makedirs(d, exist_ok=True)
+    r = subprocess.run([hexpack, "quality", d], capture_output=True, text=True)
+    out = (r.stdout + r.stderr).strip()
+    check(r.returncode == 2 and out == f"hexpack: error: {d}: is a directory, expected a mesh file", f"{d}: exit {r.returncode}: {out}")
+    print(f"{d}: exit {r.returncode}: {out}")
 
 # ---- the read checks --------------------------------------------------------------
 def first_line(*args):
