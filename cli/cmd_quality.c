@@ -167,7 +167,9 @@ int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
   hx_read_check chk;
   HX_CALL(hx_import_ex(comm, path, &io, &m, &chk));
   if (o.validity < 0) o.validity = m->order <= 4;
-  int rc = hx_cli_quality_report(m, &o, plot, json, &chk);
+  /* under mpirun every rank read the whole file: each keeps its share, counted once */
+  int rc = hx_mesh_split_replicated(&m);
+  if (rc == HX_OK) rc = hx_cli_quality_report(m, &o, plot, json, &chk);
   hx_mesh_destroy(&m);
   return rc;
 }

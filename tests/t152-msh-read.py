@@ -15,8 +15,9 @@ was expected, a non-zero exit and no crash (exit code 2, not a signal):
     one .re2 element moved off its neighbours' (a hole: a face of one element without a boundary
     condition) are refused naming the element; --force reports them with the first line
     'broken: ...'; a mesh with an inverted element gives the first line 'inverted: ...' and exit
-    0; a good one 'valid ...'."""
-import os, re, struct, subprocess, sys
+    0; a good one 'valid ...'; on 2 MPI ranks the broken file is refused with one line and the
+    good one gives the report of one rank."""
+import os, re, shutil, struct, subprocess, sys
 
 hexpack = os.environ.get("HEXPACK", "hexpack")
 fails = 0
@@ -152,6 +153,22 @@ print(f"t152-inv.mesh: {line}")
 rc, line = first_line("t152-k.mesh")
 check(rc == 0 and line.startswith("valid"), f"valid: exit {rc}, first line {line}")
 print(f"t152-k.mesh: {line}")
+
+# under MPI every rank reads and checks the whole file: one refusal line, or one report of the
+# mesh counted once
+mpi = shutil.which(os.environ.get("MPIEXEC", "mpiexec"))
+if mpi:
+    r = subprocess.run(["timeout", "60", mpi, "-n", "2", "--oversubscribe", hexpack, "quality", "t152-dup.vtu"],
+                       capture_output=True, text=True)
+    errs = [l for l in r.stderr.splitlines() if l.startswith("hexpack: error")]
+    check(r.returncode != 0 and len(errs) == 1 and "broken mesh: elements 0 and 1" in errs[0], f"np 2, broken: {r.returncode} {errs}")
+    r = subprocess.run(["timeout", "60", mpi, "-n", "2", "--oversubscribe", hexpack, "quality", "--no-validity", "t152-k.mesh"],
+                       capture_output=True, text=True)
+    _, serial = quality("t152-k.mesh")[:2]
+    check(r.returncode == 0 and r.stdout.strip() == serial, f"np 2: a different report:\n{r.stdout}\n---\n{serial}")
+    print(f"np 2: broken refused once ({errs[0] if errs else '-'}); the report of t152-k.mesh as on one rank")
+else:
+    print("no mpiexec: the MPI part is left out")
 
 print("failures:", fails)
 sys.exit(1 if fails else 0)
