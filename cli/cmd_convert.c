@@ -18,7 +18,8 @@ static void convert_help(void) {
          "  -o FILE            another output (several allowed)\n"
          "  --order N          write the geometry at order N (curving onto the analytic\n"
          "                     surfaces when the input carries them)\n"
-         "  --force            write even if det J <= 0 somewhere\n"
+         "  --force            write even if det J <= 0 somewhere, and read a mesh the read checks\n"
+         "                     find broken (faces of three elements, duplicates, holes, ...)\n"
          "  --untangle         untangle an inverted input first (the optimizer's untangling\n"
          "                     alone: hexpack optimize --help); --untangle-iters N its steps\n");
 }
@@ -66,7 +67,8 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
     HX_CHECK(strcmp(c.out[k], in) != 0, HX_ERR_INPUT, "output '%s' is the input file", c.out[k]);
   }
   hx_mesh *m = NULL;
-  HX_CALL(hx_import(comm, in, &m));
+  hx_import_opts io = {c.force, 0}; /* --force also reads a mesh the read checks find broken */
+  HX_CALL(hx_import_ex(comm, in, &io, &m, NULL));
   int rc = HX_OK, in_order = m->order;
   if (c.order && c.order != m->order) {
     /* raise (or lower) the order in memory: interpolation, then projection of the

@@ -68,7 +68,7 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
     for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
   }
   hx_pebble_bed_destroy(&bed);
-  if (rc == HX_OK) rc = hx_cli_quality_report(m, &qo, plot, c.json);
+  if (rc == HX_OK) rc = hx_cli_quality_report(m, &qo, plot, c.json, NULL);
   hx_mesh_destroy(&m);
   return rc;
 }

@@ -684,7 +684,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
     }
   }
-  if (!rc && quality) rc = hx_cli_quality_report(m, &qo, plot, c.json);
+  if (!rc && quality) rc = hx_cli_quality_report(m, &qo, plot, c.json, NULL);
   hx_mesh_destroy(&m);
   hx_pebble_bed_destroy(&bed);
   return rc;

@@ -11,10 +11,14 @@
 #include "hx_quality.h"
 
 static void quality_help(void) {
-  printf("usage: hexpack quality MESH [--json] [--plot FILE.png|FILE.svg] [--worst N]\n"
+  printf("usage: hexpack quality MESH [--json] [--force] [--plot FILE.png|FILE.svg] [--worst N]\n"
          "                         [--quad-order Q] [--quad-type gll|gauss] [--quad-points Q] [--validity | --no-validity]\n\n"
-         "  MESH               any format with a reader (by extension)\n"
-         "  --json             print the report as JSON\n"
+         "  MESH               any format with a reader (by extension)\n\n"
+         "The first line is the verdict: valid, inverted (det J <= 0 somewhere) or broken (the read\n"
+         "checks: non-finite coordinates, faces of three elements, duplicate elements, neighbours that\n"
+         "disagree on a face's nodes, boundary records on interior faces, holes).\n\n"
+         "  --json             print the report as JSON (its first field: \"verdict\")\n"
+         "  --force            report on a mesh the read checks find broken (else refused)\n"
          "  --plot FILE        histograms of the scaled Jacobians, det J min and aspect ratio\n"
          "  --worst N          list the N worst elements (by scaled Jacobian), default 10\n"
          "  --quad-order Q     quadrature exact for order Q (MFEM's -qo), default 8\n"
@@ -65,7 +69,33 @@ int hx_cli_plot_check(const char *plot) {
   return HX_OK;
 }
 
-int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const char *plot, int json) {
+/* the verdict line: broken (the read checks, with --force), inverted (det J <= 0 at a corner, a GLL
+   node or quadrature point, or between them by the bound), or valid */
+static const char *verdict(const hx_quality_report *r, const hx_read_check *chk, char *line, size_t cap) {
+  if (chk->broken) {
+    snprintf(line, cap, "broken: %s", chk->what);
+    return "broken";
+  }
+  int bound_invalid = r->validity_checked && r->bound.verdict == HX_INVALID;
+  if (r->num_inverted > 0 || chk->inverted > 0 || bound_invalid) {
+    long long n = (long long)(r->num_inverted > chk->inverted ? r->num_inverted : chk->inverted);
+    if (n > 0)
+      snprintf(line, cap, "inverted: %lld element(s) with det J <= 0%s", n,
+               chk->first_inverted >= 0 ? " at a corner or node" : " at a node or quadrature point");
+    else snprintf(line, cap, "inverted: det J <= 0 between the nodes in %lld element(s)", (long long)r->bound.num_invalid);
+    if (chk->first_inverted >= 0) {
+      size_t l = strlen(line);
+      snprintf(line + l, cap - l, " (e.g. element %lld at a corner)", (long long)chk->first_inverted);
+    }
+    return "inverted";
+  }
+  if (r->validity_checked && r->bound.verdict == HX_VALID_PROVEN)
+    snprintf(line, cap, "valid (det J > 0 proven on every element)");
+  else snprintf(line, cap, "valid (det J > 0 at every node and quadrature point checked)");
+  return "valid";
+}
+
+int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const char *plot, int json, const hx_read_check *chk) {
   hx_elem_quality *q = NULL;
   HX_CALL(hx_malloc((size_t)(m->num_elem > 0 ? m->num_elem : 1) * sizeof *q, &q));
   hx_quality_report r;
@@ -82,7 +112,10 @@ int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const char
     if (rc == HX_OK && hx_comm_rank(m->comm) == 0) rc = hx_plot_histograms(plot, title, h, 4);
     rc = hx_comm_agree(m->comm, rc);
   }
+  char vline[400] = "";
+  if (rc == HX_OK && chk) r.verdict = verdict(&r, chk, vline, sizeof vline);
   if (rc == HX_OK && hx_comm_rank(m->comm) == 0) {
+    if (!json && chk) printf("%s\n", vline);
     if (json) hx_quality_json(&r, stdout);
     else hx_quality_print(&r, stdout);
     if (plot && !json) printf("wrote %s\n", plot);
@@ -97,7 +130,7 @@ int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
   hx_quality_opts_default(&o);
   o.validity = -1; /* by the mesh's order */
   const char *path = NULL, *plot = NULL;
-  int json = 0;
+  int json = 0, force = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -106,6 +139,10 @@ int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
     }
     if (!strcmp(a, "--json")) {
       json = 1;
+      continue;
+    }
+    if (!strcmp(a, "--force")) {
+      force = 1;
       continue;
     }
     if (!strcmp(a, "--no-validity") || !strcmp(a, "--validity")) {
@@ -126,9 +163,13 @@ int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
   HX_CHECK(path, HX_ERR_INPUT, "quality needs a mesh file: hexpack quality MESH");
   HX_CALL(hx_cli_plot_check(plot));
   hx_mesh *m = NULL;
-  HX_CALL(hx_import(comm, path, &m));
+  hx_import_opts io = {force, 0};
+  hx_read_check chk;
+  HX_CALL(hx_import_ex(comm, path, &io, &m, &chk));
   if (o.validity < 0) o.validity = m->order <= 4;
-  int rc = hx_cli_quality_report(m, &o, plot, json);
+  /* under mpirun every rank read the whole file: each keeps its share, counted once */
+  int rc = hx_mesh_split_replicated(&m);
+  if (rc == HX_OK) rc = hx_cli_quality_report(m, &o, plot, json, &chk);
   hx_mesh_destroy(&m);
   return rc;
 }

@@ -55,8 +55,12 @@ struct hx_quality_opts;
 int hx_cli_quality_flag(int argc, char **argv, int *i, struct hx_quality_opts *o, const char **plot);
 /** --plot FILE must end in .png or .svg (checked before any work). */
 int hx_cli_plot_check(const char *plot);
-/** Compute and print (table or JSON) the quality of m; draw the histograms to plot if not NULL. */
-int hx_cli_quality_report(const hx_mesh *m, const struct hx_quality_opts *o, const char *plot, int json);
+/** Compute and print (table or JSON) the quality of m; draw the histograms to plot if not NULL.
+    chk (the read checks of a mesh read from a file, or NULL): the table's first line is the
+    verdict, "valid", "inverted: ..." or "broken: ...", and the JSON's first field "verdict". */
+struct hx_read_check;
+int hx_cli_quality_report(const hx_mesh *m, const struct hx_quality_opts *o, const char *plot, int json,
+                          const struct hx_read_check *chk);
 
 /* Subcommands (one file each: cmd_<name>.c). */
 int hx_cmd_box(hx_comm comm, int argc, char **argv);

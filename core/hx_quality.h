@@ -89,6 +89,8 @@ typedef struct hx_quality_report {
   hx_quality_worst *worst;
   int validity_checked;        /* opts.validity was set: bound holds the verdicts */
   hx_detj_bound_summary bound; /* counts of proven / not proven / invalid, smallest bound */
+  const char *verdict;         /* set by the caller: "valid", "inverted" or "broken", the JSON's first
+                                  field; NULL: left out */
 } hx_quality_report;
 
 /** Quality of every element of m. per_elem ([num_elem], may be NULL) receives the

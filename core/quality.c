@@ -470,7 +470,9 @@ static void jnum(FILE *out, double v) {
 }
 
 void hx_quality_json(const hx_quality_report *r, FILE *out) {
-  fprintf(out, "{\"num_elem\": %lld, \"order\": %d, \"quad_type\": \"%s\", \"quad_points\": %d, \"num_inverted\": %lld,\n",
+  fprintf(out, "{");
+  if (r->verdict) fprintf(out, "\"verdict\": \"%s\", ", r->verdict);
+  fprintf(out, "\"num_elem\": %lld, \"order\": %d, \"quad_type\": \"%s\", \"quad_points\": %d, \"num_inverted\": %lld,\n",
           (long long)r->num_elem, r->order, r->quad_type == HX_QUAD_GLL ? "gll" : "gauss", r->quad_points,
           (long long)r->num_inverted);
   if (r->validity_checked) {

@@ -3,24 +3,29 @@
 #include <math.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "hx_error.h"
 #include "hx_io.h"
 #include "io_impl.h"
 
 static const hx_format formats[] = {
-    /* name   ext      writer  reader  what */
+    /* name   ext      writer  reader  what  read_checks */
     {"exodus", ".exo", hx_export_exodus, hx_import_exodus,
-     "Exodus II: writes HEX8 (order 1) / HEX27 (order 2); reads HEX8/HEX20/HEX27 blocks; named sidesets"},
-    {"exodus", ".e", hx_export_exodus, hx_import_exodus, "Exodus II (as .exo)"},
+     "Exodus II: writes HEX8 (order 1) / HEX27 (order 2); reads HEX8/HEX20/HEX27 blocks; named sidesets", 0},
+    {"exodus", ".e", hx_export_exodus, hx_import_exodus, "Exodus II (as .exo)", 0},
     {"mfem", ".mesh", hx_export_mfem, hx_import_mfem,
-     "MFEM mesh (writes v1.0 with L2_T1 or H1 nodes; reads v1.0/1.2/1.3, vertices, H1 and L2 nodes)"},
-    {"msh", ".msh", hx_export_msh, hx_import_msh, "Gmsh MSH 4.1 (binary; ASCII with --ascii), Lagrange hexahedra of order 1..9"},
-    {"pvtu", ".pvtu", hx_export_pvtu, hx_import_pvtu, "VTK parallel unstructured grid: one .vtu piece per rank + the index"},
-    {"re2", ".re2", hx_export_re2, hx_import_re2, "Nek5000/NekRS binary mesh (+ .co2, + order-N field file)"},
-    {"vtk", ".vtk", NULL, hx_import_vtk, "legacy VTK unstructured grid (read): hexahedra 12, 25, 29, 72, ASCII or binary"},
-    {"vtu", ".vtu", hx_export_vtu, hx_import_vtu, "VTK XML unstructured grid, Lagrange hexahedra (type 72)"},
-    {NULL, NULL, NULL, NULL, NULL},
+     "MFEM mesh (writes v1.0 with L2_T1 or H1 nodes; reads v1.0/1.2/1.3, vertices, H1 and L2 nodes)", 0},
+    {"msh", ".msh", hx_export_msh, hx_import_msh, "Gmsh MSH 4.1 (binary; ASCII with --ascii), Lagrange hexahedra of order 1..9",
+     HX_READ_FACE_NODES},
+    {"pvtu", ".pvtu", hx_export_pvtu, hx_import_pvtu, "VTK parallel unstructured grid: one .vtu piece per rank + the index",
+     HX_READ_HOLES | HX_READ_FACE_NODES},
+    {"re2", ".re2", hx_export_re2, hx_import_re2, "Nek5000/NekRS binary mesh (+ .co2, + order-N field file)", HX_READ_HOLES},
+    {"vtk", ".vtk", NULL, hx_import_vtk, "legacy VTK unstructured grid (read): hexahedra 12, 25, 29, 72, ASCII or binary",
+     HX_READ_FACE_NODES},
+    {"vtu", ".vtu", hx_export_vtu, hx_import_vtu, "VTK XML unstructured grid, Lagrange hexahedra (type 72)",
+     HX_READ_HOLES | HX_READ_FACE_NODES},
+    {NULL, NULL, NULL, NULL, NULL, 0},
 };
 
 const hx_format *hx_formats(void) { return formats; }
@@ -89,9 +94,39 @@ int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   return f->write(m, path, o);
 }
 
-int hx_import(hx_comm comm, const char *path, hx_mesh **out) {
+static double wtime(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int hx_import_ex(hx_comm comm, const char *path, const hx_import_opts *o, hx_mesh **out, hx_read_check *chk) {
   const hx_format *f = NULL;
+  hx_read_check own;
+  if (!chk) chk = &own;
+  memset(chk, 0, sizeof *chk);
+  chk->first_inverted = -1;
+  HX_CALL(hx_io_check_input(path));
   HX_CALL(hx_format_for_path(path, &f));
   HX_CHECK(f->read, HX_ERR_INPUT, "'%s': format '%s' has no reader", path, f->name);
-  return f->read(comm, path, out);
+  hx_mesh *m = NULL;
+  HX_CALL(f->read(comm, path, &m));
+  if (o && o->no_check) {
+    *out = m;
+    return HX_OK;
+  }
+  double t0 = wtime();
+  int rc = hx_io_read_check(m, f->read_checks, chk);
+  chk->seconds = wtime() - t0;
+  if (rc == HX_OK) hx_info("read check of %s: %.3f s (%lld elements)", path, chk->seconds, (long long)m->num_elem);
+  if (rc == HX_OK && chk->broken && !(o && o->force))
+    rc = HX_ERROR(HX_ERR_INPUT, "%s: broken mesh: %s (--force reads it anyway)", path, chk->what);
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
+  *out = m;
+  return HX_OK;
 }
+
+int hx_import(hx_comm comm, const char *path, hx_mesh **out) { return hx_import_ex(comm, path, NULL, out, NULL); }

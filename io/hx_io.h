@@ -34,12 +34,19 @@ typedef struct hx_export_opts {
 void hx_export_opts_default(hx_export_opts *o);
 
 /** A registered format. write/read may be NULL when the format has no writer/reader. */
+/** hx_io_read_check's checks that hold only for some formats: HX_READ_HOLES, the reader gives every
+    boundary face a record (a face of one element without one is a hole); HX_READ_FACE_NODES, node
+    ids come from the file's connectivity (two elements sharing a face's corners must share all its
+    nodes; where ids come from merging coordinates, as for .re2 by Nek's rule or MFEM's L2 nodes,
+    neighbours may legitimately differ between the corners). */
+enum { HX_READ_HOLES = 1, HX_READ_FACE_NODES = 2 };
 typedef struct hx_format {
   const char *name; /* "vtu", "msh", ... */
   const char *ext;  /* ".vtu" */
   int (*write)(const hx_mesh *m, const char *path, const hx_export_opts *o);
   int (*read)(hx_comm comm, const char *path, hx_mesh **out);
   const char *what; /* one line for --help */
+  int read_checks;  /* the format's own checks of hx_io_read_check (HX_READ_*) */
 } hx_format;
 
 /** The table of formats (NULL-terminated by name == NULL). */
@@ -49,8 +56,35 @@ int hx_format_for_path(const char *path, const hx_format **out);
 /** Write m to path in the format of its extension. Checks det J > 0 first unless
     o->force. Collective on m->comm. */
 int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o);
-/** Read a mesh of any registered format with a reader. The readers are serial:
-    on several ranks every rank reads the whole file (see hx_mesh_split_replicated). */
+/** What the checks of a read mesh found (hx_io_read_check). Broken: non-finite coordinates, an
+    element using a node at two corners, a face of three or more elements, two elements with the
+    same corners, two elements sharing a face's corners but not its other nodes (HX_READ_FACE_NODES), a boundary record
+    on an interior face or twice on one face, or (HX_READ_HOLES) a face
+    of one element without a record. Inverted: det J <= 0 at a corner (not a refusal: the
+    optimizer untangles such meshes). */
+typedef struct hx_read_check {
+  int broken;
+  char what[240]; /* the first problem found, naming the element (numbered from 0) */
+  int64_t nonfinite, repeated, multi_faces, dup_elems, mismatched, bad_records, open_faces;
+  int64_t inverted;      /* elements with det J <= 0 at a corner */
+  hx_lid first_inverted; /* the first of them (from 0), or -1 */
+  int64_t exterior;      /* faces of one element */
+  double seconds;        /* time the checks took */
+} hx_read_check;
+/** The checks (linear time: faces hashed by their sorted corner ids). The mesh must be whole on
+    this rank (as the readers give it). */
+int hx_io_read_check(const hx_mesh *m, int checks, hx_read_check *r);
+
+typedef struct hx_import_opts {
+  int force;    /* keep a mesh the checks find broken (chk->broken tells) */
+  int no_check; /* skip the checks (chk is zeroed) */
+} hx_import_opts;
+/** Read a mesh of any registered format with a reader, then check it (hx_io_read_check): a broken
+    mesh is refused (HX_ERR_INVALID_MESH, one line naming the file and the element) unless o->force.
+    o and chk may be NULL (checks on, not forced). The readers are serial: on several ranks every
+    rank reads the whole file (see hx_mesh_split_replicated) and reaches the same verdict. */
+int hx_import_ex(hx_comm comm, const char *path, const hx_import_opts *o, hx_mesh **out, hx_read_check *chk);
+/** hx_import_ex with the checks on and no --force. */
 int hx_import(hx_comm comm, const char *path, hx_mesh **out);
 /** A mesh every rank holds whole (as hx_import gives under mpirun): keep a
     contiguous range of elements per rank (node ids stay global, faces follow
@@ -75,7 +109,7 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out);
     uniform, Bernstein) and L2 (basis types 0..5) collections, converted to GLL nodes. */
 int hx_export_mfem(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_mfem(hx_comm comm, const char *path, hx_mesh **out);
-/** Gmsh MSH 4.1, ASCII (o->binary = 0) or binary, orders 1..9; reader through the Gmsh API. */
+/** Gmsh MSH 4.1, ASCII (o->binary = 0) or binary, orders 1..9; the reader is our own (MSH 4.1 only). */
 int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o);
 int hx_import_msh(hx_comm comm, const char *path, hx_mesh **out);
 /** Nek5000 .re2 (+ .co2 with o->co2, + <base>0.f00000 with the GLL geometry at order >= 2). */

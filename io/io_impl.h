@@ -134,6 +134,8 @@ typedef struct hx_infile {
   char *data;
   size_t size;
 } hx_infile;
+/** Refuse what is not a regular file (one line: "<path>: is a directory, expected a mesh file"). */
+int hx_io_check_input(const char *path);
 int hx_infile_read(hx_infile *f, const char *path);
 void hx_infile_free(hx_infile *f);
 

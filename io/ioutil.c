@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hx_basis.h"
@@ -528,9 +529,18 @@ long hx_base64_decode(const char *src, size_t n, unsigned char *dst, size_t *len
 
 /* ---- input files --------------------------------------------------------------- */
 
+int hx_io_check_input(const char *path) {
+  struct stat st;
+  HX_CHECK(stat(path, &st) == 0, HX_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+  HX_CHECK(!S_ISDIR(st.st_mode), HX_ERR_INPUT, "%s: is a directory, expected a mesh file", path);
+  HX_CHECK(S_ISREG(st.st_mode), HX_ERR_INPUT, "%s: is not a regular file, expected a mesh file", path);
+  return HX_OK;
+}
+
 int hx_infile_read(hx_infile *f, const char *path) {
   memset(f, 0, sizeof *f);
   f->path = path;
+  HX_CALL(hx_io_check_input(path));
   FILE *fp = fopen(path, "rb");
   HX_CHECK(fp, HX_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
   if (fseek(fp, 0, SEEK_END) != 0) {

@@ -19,6 +19,13 @@ hx_add_script_test(t175-vtk-legacy COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOUR
 hx_add_test(t177-refine LIBS hx_iotest)
 # broken files: clear messages with offsets/lines, no crash, no partial output
 hx_add_script_test(t150-bad-files COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t150-bad-files.py LABELS python)
+# mutation test: seeded mutations of small files per format, each read in a forked process (t153)
+add_executable(hx_mutate_eval hx_mutate_eval.c)
+target_link_libraries(hx_mutate_eval PRIVATE hx_io hx_core)
+hx_c_target(hx_mutate_eval)
+hx_add_script_test(t153-mutate COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t153-mutate.py LABELS python)
+# .msh read by our own reader: the inputs that crashed Gmsh's, bad tags, missing sections, huge tags
+hx_add_script_test(t152-msh-read COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t152-msh-read.py LABELS python)
 # Nek5000 .re2: layout, Nek's sphere rule, byte orders, field file, .co2
 hx_add_script_test(t103-re2 COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t103-re2.py LABELS python)
 # Nek5000's own gencon and genmap read our .re2 (pebble bed, rods, Kershaw box) and find our .co2's

@@ -12,8 +12,8 @@
 #include "hx_mesh.h"
 #include "hx_pebble.h"
 
-static const char *const names[HX_FUZZ_NREADERS] = {"re2", "vtu", "mfem", "pebble", "nekfld", "vtk"};
-static const char *const exts[HX_FUZZ_NREADERS] = {".re2", ".vtu", ".mesh", ".txt", "0.f00000", ".vtk"};
+static const char *const names[HX_FUZZ_NREADERS] = {"re2", "vtu", "mfem", "pebble", "nekfld", "vtk", "msh"};
+static const char *const exts[HX_FUZZ_NREADERS] = {".re2", ".vtu", ".mesh", ".txt", "0.f00000", ".vtk", ".msh"};
 
 int hx_fuzz_reader_of(const char *name) {
   for (int i = 0; i < HX_FUZZ_NREADERS; i++)
@@ -80,12 +80,14 @@ int hx_fuzz_one(int reader, const uint8_t *data, size_t size, int *status) {
   }
   case HX_FUZZ_VTU:
   case HX_FUZZ_MFEM:
-  case HX_FUZZ_VTK: {
+  case HX_FUZZ_VTK:
+  case HX_FUZZ_MSH: {
     put(path, data, size);
     hx_mesh *m = NULL;
     rc = reader == HX_FUZZ_VTU    ? hx_import_vtu(HX_COMM_SELF, path, &m)
          : reader == HX_FUZZ_MFEM ? hx_import_mfem(HX_COMM_SELF, path, &m)
-                                  : hx_import_vtk(HX_COMM_SELF, path, &m);
+         : reader == HX_FUZZ_VTK  ? hx_import_vtk(HX_COMM_SELF, path, &m)
+                                  : hx_import_msh(HX_COMM_SELF, path, &m);
     hx_mesh_destroy(&m);
     break;
   }
