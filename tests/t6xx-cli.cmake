@@ -8,3 +8,5 @@ hx_add_script_test(t604-cli-output-forms COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR
 # signals at random moments of a multi-output write (t606)
 hx_add_script_test(t605-cli-all-or-none COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t605-cli-all-or-none.sh)
 hx_add_script_test(t606-cli-kill COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t606-cli-kill.sh)
+# geometry that cannot be meshed or solved: a sphere outside the bed, overflowing coordinates (t607)
+hx_add_script_test(t607-cli-bad-geometry COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t607-cli-bad-geometry.sh)
