@@ -10,3 +10,5 @@ hx_add_script_test(t605-cli-all-or-none COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}
 hx_add_script_test(t606-cli-kill COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t606-cli-kill.sh)
 # geometry that cannot be meshed or solved: a sphere outside the bed, overflowing coordinates (t607)
 hx_add_script_test(t607-cli-bad-geometry COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t607-cli-bad-geometry.sh)
+# the rods summary's min det J is the written mesh's (t608)
+hx_add_script_test(t608-cli-rods-detj COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t608-cli-rods-detj.sh)
