@@ -81,7 +81,7 @@ int hx_export_check_path(const char *path, int order) {
      writer will use, and remove it */
   int slot;
   HX_CALL(hx_outtmp_open(path, &slot));
-  int fd = open(hx_outtmp_name(slot), O_WRONLY | O_CREAT | O_EXCL, 0666), err = errno;
+  int fd = open(hx_outtmp_name(slot), O_WRONLY | O_CREAT | O_TRUNC, 0666), err = errno;
   if (fd >= 0) close(fd);
   hx_outtmp_drop(slot);
   if (fd < 0) {

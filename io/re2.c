@@ -656,11 +656,12 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force,
     if (rc == HX_OK) rc = hx_outfile_commit(&f);
     else hx_outfile_abort(&f);
   }
+  rc = hx_comm_agree(m->comm, rc);
   /* the ranks' sums in two 32-bit halves, each sum exact in 64 bits */
   int64_t halves[2] = {(int64_t)(local & 0xffffffffu), (int64_t)(local >> 32)};
   if (rc == HX_OK) rc = hx_comm_sum_int64(m->comm, halves, 2);
   *sum = (uint64_t)halves[0] + ((uint64_t)halves[1] << 32);
-  return hx_comm_agree(m->comm, rc);
+  return rc;
 }
 
 /* the nodes at order `order` and the check: Nek at that order (the .par line the writer prints);
