@@ -143,6 +143,13 @@ int hx_cli_unknown_flag(const char *cmd, const char *flag) {
   return HX_ERROR(HX_ERR_INPUT, "unknown flag '%s' for 'hexpack %s' (see 'hexpack %s --help')", flag, cmd, cmd);
 }
 
+int hx_cli_check_outputs(hx_comm comm, const hx_cli_common *c, int order) {
+  int rc = HX_OK;
+  /* rank 0 probes the directories (every rank writes to the same file system) */
+  if (hx_comm_rank(comm) == 0) rc = hx_export_check_paths(c->out, c->num_out, order);
+  return hx_comm_agree(comm, rc);
+}
+
 int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c) {
   hx_export_opts eo;
   hx_export_opts_default(&eo);
@@ -155,16 +162,15 @@ int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c) {
   eo.point_window = c->point_window;
   eo.free_bytes = c->assume_free_bytes;
   eo.order = c->order ? c->order : m->order;
-  /* Check every path's format before writing any, so a bad -o leaves no output. */
-  for (int k = 0; k < c->num_out; k++) {
-    const hx_format *f;
-    HX_CALL(hx_format_for_path(c->out[k], &f));
-    HX_CHECK(f->write, HX_ERR_INPUT, "format '%s' has no writer (output '%s')", f->name, c->out[k]);
-  }
+  /* every output's format, order and directory before writing any ... */
+  HX_CALL(hx_cli_check_outputs(m->comm, c, eo.order));
   /* ... and their estimated sizes against the free space, all outputs on one filesystem together */
   if (c->num_out) HX_CALL(hx_export_check_space(m, c->out, c->num_out, &eo));
-  for (int k = 0; k < c->num_out; k++) HX_CALL(hx_export(m, c->out[k], &eo));
-  return HX_OK;
+  /* one output set: every file under a temporary name, all renamed once all are written */
+  hx_outset_begin();
+  int rc = HX_OK;
+  for (int k = 0; k < c->num_out && rc == HX_OK; k++) rc = hx_export(m, c->out[k], &eo);
+  return hx_outset_end(m->comm, rc);
 }
 
 int hx_cli_is_tty(void) { return isatty(2); }

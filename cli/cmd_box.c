@@ -1,4 +1,5 @@
 /* hexpack box: structured (optionally Kershaw-deformed) box meshes. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -7,13 +8,18 @@
 #include "hx_error.h"
 #include "hx_tmop.h"
 
+/* corners and extents the geometry and the optimizer's energies stay finite for */
+#define HX_BOX_MAX_COORD 1e30
+#define HX_BOX_MIN_EXTENT 1e-30
+
 static void box_help(void) {
   printf("usage: hexpack box --n NX[,NY,NZ] [--order N] [--kershaw EPS_Y,EPS_Z[,S]] [-o FILE]...\n\n"
          "  --n NX[,NY,NZ]     elements per direction (one value: a cube), default 4\n"
          "  --order N          geometry order 1..%d, default 1\n"
          "  --kershaw EY,EZ[,S] apply the Kershaw map (eps in (0,1], smoothness S = 1,2,3);\n"
          "                     needs NX divisible by 6 and NY, NZ even\n"
-         "  --lo X,Y,Z / --hi X,Y,Z  box corners, default [0,1]^3\n"
+         "  --lo X,Y,Z / --hi X,Y,Z  box corners, default [0,1]^3 (|x| <= 1e30, extents >= 1e-30\n"
+         "                     and >= 1e-9 of the coordinates)\n"
          "  --separate-ids     boundary ids 1..6 per side (default: 1 x-faces, 2 y-faces, 3 z-faces)\n"
          "  -o FILE            write the mesh (format from the extension); several allowed\n"
          "  --optimize         run TMOP on the mesh before writing (flags below)\n"
@@ -69,6 +75,11 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double_list(a, v, 3, &cnt, p));
       HX_CHECK(cnt == 3, HX_ERR_INPUT, "flag %s expects X,Y,Z, got '%s'", a, v);
+      /* det J and the optimizer's energies go as the element size to the power 3 to 6: beyond
+         this they overflow (or underflow) double precision */
+      for (int d = 0; d < 3; d++)
+        HX_CHECK(fabs(p[d]) <= HX_BOX_MAX_COORD, HX_ERR_INPUT,
+                 "flag %s: coordinate %g is too large for double-precision geometry (|x| <= %g)", a, p[d], HX_BOX_MAX_COORD);
       memcpy(!strcmp(a, "--lo") ? o.lo : o.hi, p, sizeof p);
     } else if (!strcmp(a, "--separate-ids")) {
       o.separate_ids = 1;
@@ -77,6 +88,17 @@ int hx_cmd_box(hx_comm comm, int argc, char **argv) {
     }
   }
   if (c.order) o.order = c.order;
+  for (int d = 0; d < 3; d++) {
+    double ext = o.hi[d] - o.lo[d], big = fmax(fabs(o.lo[d]), fabs(o.hi[d]));
+    HX_CHECK(ext > 0, HX_ERR_INPUT, "flags --lo/--hi: the box extent in %c must be positive, got %g..%g", "xyz"[d], o.lo[d],
+             o.hi[d]);
+    HX_CHECK(ext >= HX_BOX_MIN_EXTENT && ext >= 1e-9 * big, HX_ERR_INPUT,
+             "flags --lo/--hi: the box extent in %c, %g, is too small for double-precision geometry (at least %g and 1e-9 of "
+             "|coordinate| %g)",
+             "xyz"[d], ext, HX_BOX_MIN_EXTENT, big);
+  }
+  /* every output checked before the meshing */
+  HX_CALL(hx_cli_check_outputs(comm, &c, o.order));
   hx_mesh *m = NULL;
   HX_CALL(hx_mesher_box(comm, &o, &m));
   hx_mesh_check_report rep;

@@ -60,16 +60,19 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
   HX_CHECK(in && c.num_out > 0, HX_ERR_INPUT, "convert needs an input and an output: hexpack convert IN OUT");
   HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: convert does not optimize; use hexpack optimize IN -o OUT");
   /* every output's format must have a writer before anything is read or written */
-  for (int k = 0; k < c.num_out; k++) {
-    const hx_format *f;
-    HX_CALL(hx_format_for_path(c.out[k], &f));
-    HX_CHECK(f->write, HX_ERR_INPUT, "format '%s' has no writer (output '%s')", f->name, c.out[k]);
+  for (int k = 0; k < c.num_out; k++)
     HX_CHECK(strcmp(c.out[k], in) != 0, HX_ERR_INPUT, "output '%s' is the input file", c.out[k]);
-  }
+  HX_CALL(hx_cli_check_outputs(comm, &c, c.order));
   hx_mesh *m = NULL;
   hx_import_opts io = {c.force, 0}; /* --force also reads a mesh the read checks find broken */
   HX_CALL(hx_import_ex(comm, in, &io, &m, NULL));
   int rc = HX_OK, in_order = m->order;
+  /* the order written known now: every output's limits at it, before the work */
+  if (!c.order) rc = hx_cli_check_outputs(comm, &c, m->order);
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
   if (c.order && c.order != m->order) {
     /* raise (or lower) the order in memory: interpolation, then projection of the
        boundary nodes onto the analytic surfaces the input carries. Under mpirun

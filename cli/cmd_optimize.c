@@ -448,12 +448,10 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
   }
   HX_CHECK(in, HX_ERR_INPUT, "optimize needs an input mesh: hexpack optimize MESH -o OUT");
   HX_CHECK(c.num_out > 0, HX_ERR_INPUT, "optimize needs at least one output: -o OUT");
-  /* check every output format before the (long) work, so a bad -o fails fast */
-  for (int k = 0; k < c.num_out; k++) {
-    const hx_format *f;
-    HX_CALL(hx_format_for_path(c.out[k], &f));
-    HX_CHECK(f->write, HX_ERR_INPUT, "format '%s' has no writer (output '%s')", f->name, c.out[k]);
-  }
+  /* check every output before the (long) work, so a bad -o fails fast */
+  for (int k = 0; k < c.num_out; k++)
+    HX_CHECK(strcmp(c.out[k], in) != 0, HX_ERR_INPUT, "output '%s' is the input file", c.out[k]);
+  HX_CALL(hx_cli_check_outputs(comm, &c, c.order));
   hx_mesh *m = NULL;
   HX_CALL(hx_import(comm, in, &m));
   int rc = HX_OK;
@@ -463,8 +461,12 @@ int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {
     hx_mesh_destroy(&m);
     m = fine;
   }
-  if (!rc) rc = hx_mesh_split_replicated(&m);
-  if (rc) return rc;
+  if (rc == HX_OK && !c.order) rc = hx_cli_check_outputs(comm, &c, m->order);
+  if (rc == HX_OK) rc = hx_mesh_split_replicated(&m);
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
   if (c.order && c.order != m->order) {
     hx_mesh *raised = NULL;
     rc = hx_mesh_raise_order(m, c.order, &raised);

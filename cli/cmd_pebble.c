@@ -529,12 +529,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   if (o.smooth < 0) o.smooth = (o.aspect > 0 || c.optimize) && o.split <= 1 ? 10 : 0;
   int solve_order = opt_order ? opt_order : order > 3 ? 3 : order, user_qo = topt.quad_order != 0;
   if (!topt.quad_order) topt.quad_order = default_quad_order(solve_order);
-  /* check the output formats before any work, so a bad -o leaves nothing */
-  for (int k = 0; k < c.num_out; k++) {
-    const hx_format *f;
-    HX_CALL(hx_format_for_path(c.out[k], &f));
-    HX_CHECK(f->write, HX_ERR_INPUT, "format '%s' has no writer (output '%s')", f->name, c.out[k]);
-  }
+  /* check every output (format, its limits at this order, directory) before any work */
+  HX_CALL(hx_cli_check_outputs(comm, &c, order));
   hx_pebble_bed *bed = NULL;
   HX_CALL(hx_pebble_bed_read(centres, radius, &bed));
   int rc = hx_pebble_opts_finish(&o, bed);

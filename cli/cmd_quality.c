@@ -1,4 +1,5 @@
 /* hexpack quality MESH: the quality report of a mesh file (hx_quality.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -100,6 +101,17 @@ int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const char
   HX_CALL(hx_malloc((size_t)(m->num_elem > 0 ? m->num_elem : 1) * sizeof *q, &q));
   hx_quality_report r;
   int rc = hx_quality_mesh(m, o, q, &r);
+  /* det J that overflows (inf) or is NaN: a mesh beyond double precision, not a quality */
+  for (int k = 0; rc == HX_OK && r.num_elem > 0 && k < 4; k++) {
+    const hx_quality_stat *st = &r.stat[k];
+    if (!isfinite(st->min) || !isfinite(st->max) || !isfinite(st->mean)) {
+      rc = HX_ERROR(HX_ERR_INVALID_MESH,
+                    "quality: %s is not finite (min %g, max %g): the mesh's coordinates or element sizes are beyond what "
+                    "double precision holds",
+                    hx_quality_stat_names[k], st->min, st->max);
+      hx_quality_report_free(&r);
+    }
+  }
   if (rc == HX_OK && plot) {
     hx_quality_hist h[4];
     double sj_lo = r.stat[4].min < 0 ? r.stat[4].min : 0, csj_lo = r.stat[5].min < 0 ? r.stat[5].min : 0;

@@ -42,8 +42,12 @@ int hx_cli_double_list(const char *flag, const char *s, int max, int *out_count,
 int hx_cli_common_flag(int argc, char **argv, int *i, hx_cli_common *c);
 /** Error for an unknown flag of a subcommand. */
 int hx_cli_unknown_flag(const char *cmd, const char *flag);
-/** Write the mesh to every -o path (format from extension) at the requested order.
-    Refuses det J <= 0 unless --force. */
+/** Check every -o path before any work (hx_export_check_paths: format, the format's limits at
+    order (<= 0: not known yet), directory, no output twice), on rank 0; collective on comm. */
+int hx_cli_check_outputs(hx_comm comm, const hx_cli_common *c, int order);
+/** Write the mesh to every -o path (format from extension) at the requested order, as one output
+    set: all files get their final names once all are written, or none does. Checks the paths
+    again at the order written and the free space first. Refuses det J <= 0 unless --force. */
 int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c);
 /** True if stderr is a terminal (progress bars are drawn only then). */
 int hx_cli_is_tty(void);

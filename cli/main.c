@@ -6,6 +6,7 @@
 #include "hx_cli.h"
 #include "hx_config.h"
 #include "hx_error.h"
+#include "hx_io.h"
 #include "hx_progress.h"
 
 typedef struct hx_command {
@@ -51,6 +52,8 @@ int main(int argc, char **argv) {
   comm = MPI_COMM_WORLD;
 #endif
   int rc = HX_OK;
+  /* SIGINT, SIGTERM, SIGHUP: remove the temporary files of the outputs being written */
+  hx_outset_signals();
   /* progress bars on a terminal, from rank 0 only */
   hx_progress_enable(hx_comm_rank(comm) == 0);
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
@@ -84,6 +87,7 @@ int main(int argc, char **argv) {
     if (hx_verbosity() > 0) fprintf(stderr, "  (raised at %s)\n", hx_error_where());
   }
 done:
+  hx_outset_cleanup(); /* no temporary outlives the program */
 #if HX_HAVE_MPI
   MPI_Finalize();
 #endif

@@ -1,7 +1,8 @@
 /* Exodus II writer and reader. Writer: one element block of HEX8 (order 1) or
    HEX27 (order 2), coordinates in double, one named sideset per boundary id with
    (element, side) pairs in Exodus's side numbering. The Exodus library opens the
-   file itself, so it writes "<path>.tmp.<pid>" and renames it on success.
+   file itself: it creates the registered temporary name (hx_outtmp_open) and the output set
+   renames it on success.
    Streaming: a numbering pass, then coordinates, connectivity and sidesets are
    written in pieces (ex_put_partial_coord / ex_put_n_elem_conn / ex_put_partial_set)
    as the blocks come, from this rank or the others (io_gather.h).
@@ -18,6 +19,19 @@
 #include "hx_error.h"
 #include "hx_memory.h"
 #include "io_gather.h"
+
+int hx_exodus_check(const char *path, int order) {
+#if HX_HAVE_EXODUS
+  HX_CHECK(order == 1 || order == 2, HX_ERR_INPUT,
+           "'%s': Exodus II is written as HEX8 (order 1) or HEX27 (order 2), not order %d; use --order 1 or --order 2", path,
+           order);
+  return HX_OK;
+#else
+  (void)order;
+  return HX_ERROR(HX_ERR_INPUT, "'%s': Exodus II output is not in this build (libexodusii-dev was not found at configure time)",
+                  path);
+#endif
+}
 
 #if HX_HAVE_EXODUS
 #include <exodusII.h>
@@ -48,9 +62,7 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
     o = &def;
   }
   int order = hx_io_out_order(m, o);
-  HX_CHECK(order == 1 || order == 2, HX_ERR_INPUT,
-           "'%s': Exodus II is written as HEX8 (order 1) or HEX27 (order 2), not order %d; use --order 1 or --order 2", path,
-           order);
+  HX_CALL(hx_exodus_check(path, order));
   int nd = order + 1, npe = order == 1 ? 8 : 27, lpe = nd * nd * nd;
   int lex[27];
   for (int p = 0; p < npe; p++) {
@@ -68,7 +80,7 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
   int64_t *conn = NULL, *elist = NULL, *slist = NULL;
   double *cx = NULL;
   char **names = NULL;
-  int nss = 0, exoid = -1;
+  int nss = 0, exoid = -1, slot = -1;
   int64_t nn = 0;
   char tmp[4200] = "";
   const hx_gblock *b = NULL;
@@ -95,7 +107,10 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
   if (rc == HX_OK)
     for (int k = 1; k <= g.max_bid; k++) nss += g.bid_count[k] > 0;
   if (rc == HX_OK) {
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    rc = hx_outtmp_open(path, &slot);
+    if (rc == HX_OK) snprintf(tmp, sizeof tmp, "%s", hx_outtmp_name(slot));
+  }
+  if (rc == HX_OK) {
     int cpu_ws = 8, io_ws = 8;
     ex_opts(0); /* errors are reported here, not printed by the library */
     exoid = ex_create(tmp, EX_CLOBBER | EX_LARGE_MODEL, &cpu_ws, &io_ws);
@@ -163,8 +178,8 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
   char *bn[1] = {"hexpack"};
   EXO_TRY(ex_put_names(exoid, EX_ELEM_BLOCK, bn), "write the block name");
   if (exoid >= 0 && ex_close(exoid) < 0 && rc == HX_OK) rc = HX_ERROR(HX_ERR_IO, "'%s': closing failed (disk full?)", tmp);
-  if (rc == HX_OK && rename(tmp, path) != 0) rc = HX_ERROR(HX_ERR_IO, "cannot rename '%s' to '%s'", tmp, path);
-  if (rc != HX_OK && tmp[0]) remove(tmp);
+  if (rc == HX_OK) rc = hx_outtmp_done(slot, HX_OUT_ALONE);
+  else hx_outtmp_drop(slot);
   hx_free(&cx);
   hx_free(&conn);
   hx_free(&elist);
@@ -389,8 +404,7 @@ int hx_import_exodus(hx_comm comm, const char *path, hx_mesh **out) {
 int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   (void)m;
   (void)o;
-  return HX_ERROR(HX_ERR_INPUT, "'%s': Exodus II output is not in this build (libexodusii-dev was not found at configure time)",
-                  path);
+  return hx_exodus_check(path, 1);
 }
 
 int hx_import_exodus(hx_comm comm, const char *path, hx_mesh **out) {

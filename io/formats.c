@@ -1,31 +1,37 @@
 /* The format table: one row per format (adding a format: a file and a row). The CLI prints it
    for --help and an unknown extension lists the known ones. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hx_error.h"
 #include "hx_io.h"
 #include "io_impl.h"
 
 static const hx_format formats[] = {
-    /* name   ext      writer  reader  what  read_checks */
+    /* name   ext      writer  reader  what  check  read_checks */
     {"exodus", ".exo", hx_export_exodus, hx_import_exodus,
-     "Exodus II: writes HEX8 (order 1) / HEX27 (order 2); reads HEX8/HEX20/HEX27 blocks; named sidesets", 0},
-    {"exodus", ".e", hx_export_exodus, hx_import_exodus, "Exodus II (as .exo)", 0},
+     "Exodus II: writes HEX8 (order 1) / HEX27 (order 2); reads HEX8/HEX20/HEX27 blocks; named sidesets", hx_exodus_check, 0},
+    {"exodus", ".e", hx_export_exodus, hx_import_exodus, "Exodus II (as .exo)", hx_exodus_check, 0},
     {"mfem", ".mesh", hx_export_mfem, hx_import_mfem,
-     "MFEM mesh (writes v1.0 with L2_T1 or H1 nodes; reads v1.0/1.2/1.3, vertices, H1 and L2 nodes)", 0},
+     "MFEM mesh (writes v1.0 with L2_T1 or H1 nodes; reads v1.0/1.2/1.3, vertices, H1 and L2 nodes)", NULL, 0},
     {"msh", ".msh", hx_export_msh, hx_import_msh, "Gmsh MSH 4.1 (binary; ASCII with --ascii), Lagrange hexahedra of order 1..9",
-     HX_READ_FACE_NODES},
-    {"pvtu", ".pvtu", hx_export_pvtu, hx_import_pvtu, "VTK parallel unstructured grid: one .vtu piece per rank + the index",
+     hx_msh_check, HX_READ_FACE_NODES},
+    {"pvtu", ".pvtu", hx_export_pvtu, hx_import_pvtu, "VTK parallel unstructured grid: one .vtu piece per rank + the index", NULL,
      HX_READ_HOLES | HX_READ_FACE_NODES},
-    {"re2", ".re2", hx_export_re2, hx_import_re2, "Nek5000/NekRS binary mesh (+ .co2, + order-N field file)", HX_READ_HOLES},
-    {"vtk", ".vtk", NULL, hx_import_vtk, "legacy VTK unstructured grid (read): hexahedra 12, 25, 29, 72, ASCII or binary",
+    {"re2", ".re2", hx_export_re2, hx_import_re2, "Nek5000/NekRS binary mesh (+ .co2, + order-N field file)", NULL,
+     HX_READ_HOLES},
+    {"vtk", ".vtk", NULL, hx_import_vtk, "legacy VTK unstructured grid (read): hexahedra 12, 25, 29, 72, ASCII or binary", NULL,
      HX_READ_FACE_NODES},
-    {"vtu", ".vtu", hx_export_vtu, hx_import_vtu, "VTK XML unstructured grid, Lagrange hexahedra (type 72)",
+    {"vtu", ".vtu", hx_export_vtu, hx_import_vtu, "VTK XML unstructured grid, Lagrange hexahedra (type 72)", NULL,
      HX_READ_HOLES | HX_READ_FACE_NODES},
-    {NULL, NULL, NULL, NULL, NULL, 0},
+    {NULL, NULL, NULL, NULL, NULL, NULL, 0},
 };
 
 const hx_format *hx_formats(void) { return formats; }
@@ -49,6 +55,65 @@ int hx_format_for_path(const char *path, const hx_format **out) {
   }
   return HX_ERROR(HX_ERR_INPUT, "'%s': unknown mesh format '%s'; known: %s", path, dot ? dot : "(no extension)",
                   known[0] ? known : "(none)");
+}
+
+/* the files an output writes: the path, a .re2's field file and .co2, a .pvtu's first piece */
+static int output_files(const char *path, char out[3][4200]) {
+  snprintf(out[0], sizeof out[0], "%s", path);
+  size_t l = strlen(path);
+  if (l > 5 && !strcasecmp(path + l - 5, ".pvtu")) {
+    snprintf(out[1], sizeof out[1], "%.*s_0.vtu", (int)(l - 5), path);
+    return 2;
+  }
+  if (l <= 4 || strcasecmp(path + l - 4, ".re2") || hx_re2_field_path(path, out[1], sizeof out[1]) != HX_OK) return 1;
+  snprintf(out[2], sizeof out[2], "%.*s.co2", (int)(l - 4), path);
+  return 3;
+}
+
+int hx_export_check_path(const char *path, int order) {
+  const hx_format *f = NULL;
+  HX_CALL(hx_format_for_path(path, &f));
+  HX_CHECK(f->write, HX_ERR_INPUT, "'%s': format '%s' has no writer", path, f->name);
+  if (order > 0) {
+    HX_CHECK(order <= HX_MAX_ORDER, HX_ERR_INPUT, "'%s': order %d is above the largest, %d", path, order, HX_MAX_ORDER);
+    if (f->check) HX_CALL(f->check(path, order));
+  }
+  char files[3][4200];
+  int nf = output_files(path, files);
+  for (int k = 0; k < nf; k++) {
+    struct stat st;
+    HX_CHECK(stat(files[k], &st) != 0 || !S_ISDIR(st.st_mode), HX_ERR_INPUT, "output '%s': '%s' is a directory", path, files[k]);
+  }
+  /* the directory exists and takes a new file: create the probe under the temporary name the
+     writer will use, and remove it */
+  int slot;
+  HX_CALL(hx_outtmp_open(path, &slot));
+  int fd = open(hx_outtmp_name(slot), O_WRONLY | O_CREAT | O_TRUNC, 0666), err = errno;
+  if (fd >= 0) close(fd);
+  hx_outtmp_drop(slot);
+  if (fd < 0) {
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+    return HX_ERROR(HX_ERR_IO, "cannot write '%s': %s%s%s", path, err == ENOENT ? "no such directory '" : strerror(err),
+                    err == ENOENT ? dir : "", err == ENOENT ? "'" : "");
+  }
+  return HX_OK;
+}
+
+int hx_export_check_paths(const char *const *paths, int n, int order) {
+  for (int k = 0; k < n; k++) HX_CALL(hx_export_check_path(paths[k], order));
+  for (int a = 0; a < n; a++)
+    for (int b = a + 1; b < n; b++) {
+      char fa[3][4200], fb[3][4200];
+      int na = output_files(paths[a], fa), nb = output_files(paths[b], fb);
+      HX_CHECK(strcmp(fa[0], fb[0]) != 0, HX_ERR_INPUT, "output '%s' is given twice", paths[a]);
+      for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++)
+          HX_CHECK(strcmp(fa[i], fb[j]) != 0, HX_ERR_INPUT, "outputs '%s' and '%s' would both write '%s'", paths[a], paths[b],
+                   fa[i]);
+    }
+  return HX_OK;
 }
 
 int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o) {

@@ -46,13 +46,26 @@ typedef struct hx_format {
   int (*write)(const hx_mesh *m, const char *path, const hx_export_opts *o);
   int (*read)(hx_comm comm, const char *path, hx_mesh **out);
   const char *what; /* one line for --help */
-  int read_checks;  /* the format's own checks of hx_io_read_check (HX_READ_*) */
+  /* the writer's own limits that need no mesh (orders, availability in this build); NULL: none */
+  int (*check)(const char *path, int order);
+  int read_checks; /* the format's own checks of hx_io_read_check (HX_READ_*) */
 } hx_format;
 
 /** The table of formats (NULL-terminated by name == NULL). */
 const hx_format *hx_formats(void);
 /** Find the format of a path by its extension; HX_ERR_INPUT lists the known ones. */
 int hx_format_for_path(const char *path, const hx_format **out);
+/** Everything about an output that can be checked before a mesh exists, as one line naming
+    the path: a known format with a writer, the writer's limits at this order (order <= 0: not
+    known yet, not checked), the directory exists and a file can be created in it (a probe
+    temporary is created and removed), the path is not a directory. Local (no communication). */
+int hx_export_check_path(const char *path, int order);
+/** hx_export_check_path for each of n paths, and no path given twice (nor two outputs that
+    would write the same file, a .re2's field file say). */
+int hx_export_check_paths(const char *const *paths, int n, int order);
+/** Gmsh's and Exodus II's limits (hx_format.check), also applied by their writers. */
+int hx_msh_check(const char *path, int order);
+int hx_exodus_check(const char *path, int order);
 /** Write m to path in the format of its extension. Checks det J > 0 first unless
     o->force. Collective on m->comm. */
 int hx_export(const hx_mesh *m, const char *path, const hx_export_opts *o);
@@ -153,15 +166,55 @@ int hx_export_exodus(const hx_mesh *m, const char *path, const hx_export_opts *o
     2) and HEX27; side sets as boundary ids with their names; block ids as element attributes. */
 int hx_import_exodus(hx_comm comm, const char *path, hx_mesh **out);
 
-/** An output file written under a temporary name and renamed on commit. */
+/* ---- output sets: all outputs of a run or none ------------------------------------------------
+
+   Every output file is written under "<path>.tmp.<pid>" beside its final name. Between
+   hx_outset_begin and hx_outset_end the finished files keep their temporary names; hx_outset_end
+   with HX_OK renames them all in three rounds with a barrier between (files that stand alone;
+   companions: a .re2's field file and .co2, the .pvtu pieces; then the files that name them: the
+   .re2 and the .pvtu index), with any other status it removes them all, so a failed run creates
+   or replaces no final name. Sets nest (the outermost end renames). Outside a set a finished file
+   is renamed at once. */
+enum { HX_OUT_ALONE, HX_OUT_COMPANION, HX_OUT_PRIMARY };
+
+/** Open an output set (nests). */
+void hx_outset_begin(void);
+/** Close the set: agree on rc over comm; HX_OK: rename every finished file of this rank (each
+    rank renames the files it created), else remove every temporary. Returns the agreed status.
+    Collective on comm (at the outermost level). */
+int hx_outset_end(hx_comm comm, int rc);
+/** Remove every temporary file still registered (error paths, before exit). */
+void hx_outset_cleanup(void);
+/** Install the handler of SIGINT, SIGTERM and SIGHUP: it removes every registered temporary
+    (unlink only: async-signal-safe) and re-raises the signal with its default action. A signal
+    the program was started with ignored stays ignored. */
+int hx_outset_signals(void);
+/** The rename round of the files opened from now on (HX_OUT_ALONE at the start); returns the
+    previous one, for the caller to restore. */
+int hx_outset_round(int round);
+/** Register the temporary name "<path>.tmp.<pid>" of an output (for writers that open files
+    themselves: the Exodus library); *slot identifies it. */
+int hx_outtmp_open(const char *path, int *slot);
+/** The temporary name of a registered output. */
+const char *hx_outtmp_name(int slot);
+/** The temporary file is complete: renamed now outside a set, at hx_outset_end inside one, in
+    the given round. */
+int hx_outtmp_done(int slot, int round);
+/** Remove the temporary file and forget it (slot < 0: nothing). */
+void hx_outtmp_drop(int slot);
+
+/** An output file written under a temporary name and renamed on commit (or at the end of the
+    output set it belongs to). */
 typedef struct hx_outfile {
   FILE *fp;
   char path[4096];
   char tmp[4200];
+  int slot;  /* its registration (hx_outtmp_open) */
+  int round; /* its rename round (hx_outset_round when opened; a writer may change it before commit) */
 } hx_outfile;
 /** Open "<path>.tmp.<pid>" for writing; HX_ERR_IO names path if it cannot. */
 int hx_outfile_open(hx_outfile *f, const char *path);
-/** Flush, close and rename to the final path. */
+/** Flush and close; rename to the final path now, or at the end of the enclosing output set. */
 int hx_outfile_commit(hx_outfile *f);
 /** Close and remove the temporary file (safe to call after a failed open). */
 void hx_outfile_abort(hx_outfile *f);

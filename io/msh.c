@@ -205,6 +205,12 @@ static int write_msh(msh_ctx *c, hx_outfile *f) {
   return HX_OK;
 }
 
+int hx_msh_check(const char *path, int order) {
+  HX_CHECK(order >= 1 && order <= 9, HX_ERR_INPUT,
+           "'%s': Gmsh has Lagrange hexahedra of order 1..9 only, not %d; write at --order 9 or less", path, order);
+  return HX_OK;
+}
+
 int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   hx_export_opts def;
   if (!o) {
@@ -215,8 +221,7 @@ int hx_export_msh(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   memset(&c, 0, sizeof c);
   c.m = m;
   c.order = hx_io_out_order(m, o);
-  HX_CHECK(c.order >= 1 && c.order <= 9, HX_ERR_INPUT,
-           "'%s': Gmsh has Lagrange hexahedra of order 1..9 only, not %d; write at --order 9 or less", path, c.order);
+  HX_CALL(hx_msh_check(path, c.order));
   HX_CHECK(sizeof(size_t) == 8, HX_ERR_INTERNAL, "the binary .msh writer needs an 8-byte size_t");
   c.nd = c.order + 1;
   c.npe = c.nd * c.nd * c.nd;

@@ -50,6 +50,8 @@ typedef struct re2_ctx {
   int64_t nset[6];  /* elements written with curve set a, b, c, d; failing all; uncurved */
   hx_gid first_bad; /* an element no set passes (global, 0-based), or -1 */
   uint8_t *eset;    /* each written element's set, chosen in the counting pass */
+  int order;        /* the order written (>= 2: with a field file) */
+  char tmp[4200];   /* rank 0: the .re2's temporary name (its header is completed after the field file) */
 } re2_ctx;
 
 enum { RE2_SET_A, RE2_SET_B, RE2_SET_C, RE2_SET_D, RE2_SET_NONE, RE2_SET_PLAIN };
@@ -309,8 +311,10 @@ static int put_d(hx_outfile *f, double v) { return hx_outfile_write(f, &v, 8); }
 
 /* the records (Nek5000's .re2 layout): an element's group and 8 corners (25 doubles), a curve or a
    boundary condition (8 doubles: element, side, 5 values, the type in the last 8 bytes) */
-static void re2_header(hx_gid ne, char hdr[81]) {
-  snprintf(hdr, 81, "%5s%16lld%3d%16lld%4d hdr", "#v004", (long long)ne, 3, (long long)ne, 1);
+static void re2_header(hx_gid ne, int field, uint64_t sum, char hdr[81]) {
+  char link[24] = "none";
+  if (field) snprintf(link, sizeof link, "%016llx", (unsigned long long)sum);
+  snprintf(hdr, 81, "%5s%16lld%3d%16lld%4d hdr fld %s", "#v004", (long long)ne, 3, (long long)ne, 1, link);
   size_t l = strlen(hdr);
   memset(hdr + l, ' ', 80 - l);
 }
@@ -366,7 +370,7 @@ static void curves_note(const re2_ctx *c, const char *path) {
 static int write_re2(re2_ctx *c, hx_outfile *f) {
   hx_gid ne = c->g.num_elem;
   char hdr[81];
-  re2_header(ne, hdr);
+  re2_header(ne, c->order >= 2, 0, hdr);
   HX_CALL(hx_outfile_write(f, hdr, 80));
   float test = 6.54321f;
   HX_CALL(hx_outfile_write(f, &test, 4));
@@ -474,7 +478,7 @@ static int write_re2_own(re2_ctx *c, const char *path) {
     rc = hx_outfile_open(&f, path);
     if (rc == HX_OK) {
       char hdr[81];
-      re2_header(g->num_elem, hdr);
+      re2_header(g->num_elem, c->order >= 2, 0, hdr);
       float test = 6.54321f;
       double nc = (double)tot[0], nf = (double)g->num_faces;
       rc = hx_outfile_write(&f, hdr, 80);
@@ -484,6 +488,8 @@ static int write_re2_own(re2_ctx *c, const char *path) {
       if (rc == HX_OK) rc = hx_io_pwrite(fileno(f.fp), &nf, 8, fstart, path);
       if (rc != HX_OK) hx_outfile_abort(&f);
       else snprintf(tmp, sizeof tmp, "%s", f.tmp);
+      f.round = HX_OUT_PRIMARY; /* renamed after its field file */
+      snprintf(c->tmp, sizeof c->tmp, "%s", f.tmp);
     }
   }
   rc = hx_comm_agree(comm, rc);
@@ -585,7 +591,7 @@ static int write_co2(re2_ctx *c, const char *path) {
    only), evaluating its elements a block at a time (hx_elemsrc: its own nodes, its lazy
    order-N geometry, or curving). Rank 0 then checks the size (a rank that wrote to
    another file system would leave a short file) and renames. Collective. */
-static int write_field(const hx_mesh *m, const char *path, int order, int force) {
+static int write_field(const hx_mesh *m, const char *path, int order, int force, uint64_t *sum) {
   int rank = hx_comm_rank(m->comm), nd = order + 1;
   hx_gid ne = m->num_elem_global;
   size_t npe = (size_t)nd * nd * nd;
@@ -593,6 +599,7 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force)
   hx_outfile f;
   char tmp[4200] = "";
   int rc = HX_OK;
+  uint64_t local = 0;
   if (rank == 0) {
     rc = hx_outfile_open(&f, path);
     if (rc == HX_OK) {
@@ -629,6 +636,12 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force)
     if (rc == HX_OK) rc = hx_io_pwrite(fd, ids, (size_t)cnt * 4, head + (off_t)4 * g0, path);
     /* per element: all x, then all y, then all z = the E-vector layout */
     if (rc == HX_OK) rc = hx_io_pwrite(fd, v->x, (size_t)cnt * 3 * npe * sizeof(double), data + (off_t)(24 * npe) * g0, path);
+    if (rc == HX_OK) {
+      uint64_t s = 0;
+#pragma omp parallel for schedule(static) reduction(+ : s)
+      for (hx_lid e = 0; e < cnt; e++) s += re2_field_sum(v->x + (size_t)e * 3 * npe, 3 * npe, (uint64_t)(g0 + e) * 3 * npe);
+      local += s;
+    }
   }
   hx_free(&ids);
   if (opened) hx_elemsrc_close(&src);
@@ -643,7 +656,12 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force)
     if (rc == HX_OK) rc = hx_outfile_commit(&f);
     else hx_outfile_abort(&f);
   }
-  return hx_comm_agree(m->comm, rc);
+  rc = hx_comm_agree(m->comm, rc);
+  /* the ranks' sums in two 32-bit halves, each sum exact in 64 bits */
+  int64_t halves[2] = {(int64_t)(local & 0xffffffffu), (int64_t)(local >> 32)};
+  if (rc == HX_OK) rc = hx_comm_sum_int64(m->comm, halves, 2);
+  *sum = (uint64_t)halves[0] + ((uint64_t)halves[1] << 32);
+  return rc;
 }
 
 /* the nodes at order `order` and the check: Nek at that order (the .par line the writer prints);
@@ -704,7 +722,11 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   memset(&c, 0, sizeof c);
   c.m = m;
   int order = hx_io_out_order(m, o);
+  c.order = order;
   HX_CALL(hx_gsrc_open(m, order, hx_io_skip_detj(o), &c.g));
+  /* the .re2, its .co2 and its field file get their final names together, the .re2 last */
+  hx_outset_begin();
+  int round0 = hx_outset_round(HX_OUT_COMPANION);
   int root = c.g.root, rc = HX_OK, maxb = 0;
   char co2[4200];
   size_t l = strlen(path);
@@ -734,6 +756,8 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
   hx_outfile f;
   if (rc == HX_OK) rc = hx_outfile_open(&f, path);
   if (rc == HX_OK) {
+    f.round = HX_OUT_PRIMARY; /* renamed after its field file */
+    snprintf(c.tmp, sizeof c.tmp, "%s", f.tmp);
     rc = write_re2(&c, &f);
     if (rc == HX_OK) rc = hx_outfile_commit(&f);
     else hx_outfile_abort(&f);
@@ -743,13 +767,23 @@ int hx_export_re2(const hx_mesh *m, const char *path, const hx_export_opts *o) {
 field:; /* the order-N geometry, every rank writing its own elements */
   char fld[4200];
   if (rc == HX_OK && order >= 2) {
+    uint64_t sum = 0;
     rc = hx_re2_field_path(path, fld, sizeof fld);
-    if (rc == HX_OK) rc = write_field(m, fld, order, hx_io_skip_detj(o));
-    if (rc != HX_OK && root) { /* no .re2 without its geometry */
-      remove(path);
-      if (o->co2) remove(co2);
+    if (rc == HX_OK) rc = write_field(m, fld, order, hx_io_skip_detj(o), &sum);
+    if (rc == HX_OK && root) { /* the field file's checksum into the .re2's header */
+      char hdr[81];
+      re2_header(m->num_elem_global, 1, sum, hdr);
+      int fd = open(c.tmp, O_WRONLY);
+      if (fd < 0) rc = HX_ERROR(HX_ERR_IO, "cannot open '%s' again: %s", c.tmp, strerror(errno));
+      else {
+        rc = hx_io_pwrite(fd, hdr, 80, 0, path);
+        if (close(fd) != 0 && rc == HX_OK) rc = HX_ERROR(HX_ERR_IO, "writing '%s' failed: %s", path, strerror(errno));
+      }
     }
+    rc = hx_comm_agree(m->comm, rc);
   }
+  hx_outset_round(round0);
+  rc = hx_outset_end(m->comm, rc);
   if (rc == HX_OK && root) {
     curves_note(&c, path);
     int mapped = 0;

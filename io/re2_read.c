@@ -15,7 +15,9 @@
       in angle, x-y only, ramped linearly in the two other directions: arcsrf);
    3. node ids by coordinate matching; boundary faces from BC set 1 (id = bc5);
       sphere faces also become sphere surfaces. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,6 +44,8 @@ typedef struct re2_file {
   int64_t nbc;
   double (*bc)[8]; /* set 1: elem, face, bc1..bc5, type word (as raw) */
   char (*bctype)[4];
+  int link;      /* the header's field-file link (re2_impl.h): 0 none (another writer), 1 "fld none", 2 a checksum */
+  uint64_t fsum; /* link 2: the field file's checksum */
 } re2_file;
 
 typedef struct rbuf {
@@ -125,6 +129,18 @@ static int parse_re2(const hx_infile *in, re2_file *r) {
     nbc = ver == 3 ? 1 : 0;
   }
   HX_CHECK(ndim == 3, HX_ERR_INPUT, "%s: byte 5: ndim = %d; only 3D meshes are read", path, ndim);
+  const char *lk = strstr(hdr, " hdr fld ");
+  if (lk) {
+    unsigned long long sum = 0;
+    char tail[24] = "";
+    lk += 9;
+    if (!strncmp(lk, "none", 4)) r->link = 1;
+    else if (sscanf(lk, "%16llx%23s", &sum, tail) >= 1 && strspn(lk, "0123456789abcdef") == 16) r->link = 2, r->fsum = sum;
+    else
+      return HX_ERROR(HX_ERR_INPUT,
+                      "%s: byte %d: the field-file link 'fld' is followed by '%.16s', expected 16 hex digits or 'none'", path,
+                      (int)(lk - hdr), lk);
+  }
   HX_CHECK(nelt >= 1 && nelv >= 0 && nelv <= nelt, HX_ERR_INPUT, "%s: byte 5: bad counts nelt %lld nelv %lld", path, nelt, nelv);
   float t;
   memcpy(&t, in->data + 80, 4);
@@ -405,7 +421,8 @@ void hx_re2_nek_element(const double *xc, const re2_curve *const *cv, int ncv, i
 
 /* ---- field file -------------------------------------------------------------- */
 
-int hx_nek_field_read(const char *path, int64_t nelt, int *order, double **x) {
+/* the field file's coordinates, and their checksum (re2_impl.h) and the file's size */
+static int field_read(const char *path, int64_t nelt, int *order, double **x, uint64_t *sum, size_t *size) {
   hx_infile in;
   HX_CALL(hx_infile_read(&in, path));
   int rc = HX_OK;
@@ -471,9 +488,17 @@ int hx_nek_field_read(const char *path, int64_t nelt, int *order, double **x) {
     }
   }
   *order = nx - 1;
+  *size = in.size;
+  *sum = re2_field_sum(*x, (size_t)ne * 3 * npe, 0);
 out:
   hx_infile_free(&in);
   return rc;
+}
+
+int hx_nek_field_read(const char *path, int64_t nelt, int *order, double **x) {
+  uint64_t sum;
+  size_t size;
+  return field_read(path, nelt, order, x, &sum, &size);
 }
 
 static int cmp_curve(const void *a, const void *b) {
@@ -499,7 +524,42 @@ int hx_import_re2_at(hx_comm comm, const char *path, int order, hx_mesh **out) {
   int have_field = 0;
   if (order <= 0) {
     FILE *fp = NULL;
-    if (hx_re2_field_path(path, fld, sizeof fld) == HX_OK && (fp = fopen(fld, "rb"))) {
+    rc = hx_re2_field_path(path, fld, sizeof fld);
+    if (rc) goto done;
+    if (r.link == 2) { /* the .re2 names its field file: it must be there, whole, and the one written with it */
+      uint64_t sum = 0;
+      size_t size = 0;
+      int fnd = 0;
+      if (!(fp = fopen(fld, "rb"))) {
+        rc = HX_ERROR(HX_ERR_INPUT, "%s: its field file %s is missing (%s): an incomplete set; write it again", path, fld,
+                      strerror(errno));
+        goto done;
+      }
+      fclose(fp);
+      rc = field_read(fld, r.nelt, &order, &fx, &sum, &size);
+      if (rc) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", hx_error_message());
+        hx_error_clear();
+        rc = HX_ERROR(HX_ERR_INPUT, "%s: its field file is broken: %s", path, msg);
+        goto done;
+      }
+      fnd = order + 1;
+      if (size != 136 + 4 * (size_t)r.nelt + (size_t)r.nelt * 3 * fnd * fnd * fnd * 8 || sum != r.fsum) {
+        rc = HX_ERROR(HX_ERR_INPUT,
+                      "%s: its field file %s is not the one written with it (%s; checksum %016llx, the .re2 expects "
+                      "%016llx): from another run, or changed since; write the set again",
+                      path, fld, sum != r.fsum ? "other coordinates" : "other size", (unsigned long long)sum,
+                      (unsigned long long)r.fsum);
+        goto done;
+      }
+      have_field = 1;
+    } else if (r.link == 1) {
+      if ((fp = fopen(fld, "rb"))) {
+        fclose(fp);
+        hx_warn("%s: ignoring %s: the .re2 was written without a field file", path, fld);
+      }
+    } else if ((fp = fopen(fld, "rb"))) {
       fclose(fp);
       /* use it only when it belongs to this .re2: same elements, same corners */
       if (hx_nek_field_read(fld, r.nelt, &order, &fx) == HX_OK) {

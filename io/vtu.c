@@ -339,8 +339,8 @@ int hx_export_vtu(const hx_mesh *m, const char *path, const hx_export_opts *o) {
       above, on a shallow view of its part over HX_COMM_SELF: its own point numbering,
       and the nodes on the partition boundary in every piece that has them, as VTK's
       parallel format expects (no ghost cells);
-   2. the ranks agree; after a failure anywhere every rank removes its piece and no
-      index is written;
+   2. the ranks agree; after a failure anywhere no index is written and the output set
+      removes every piece (no final name is created);
    3. rank 0 writes the index: the piece's arrays as PCellData / PPoints and one
       <Piece Source> per rank, by name relative to the index. */
 
@@ -363,6 +363,8 @@ int hx_export_pvtu(const hx_mesh *m, const char *path, const hx_export_opts *o) 
            path, order, m->order, m->order);
   char piece[4200];
   const char *rel;
+  hx_outset_begin(); /* the pieces get their names before the index, or nothing does */
+  int round0 = hx_outset_round(HX_OUT_COMPANION);
   int rc = piece_name(path, rank, piece, sizeof piece, &rel);
   if (rc == HX_OK) {
     hx_mesh part = *m;
@@ -371,13 +373,13 @@ int hx_export_pvtu(const hx_mesh *m, const char *path, const hx_export_opts *o) 
     part.num_elem_global = m->num_elem;
     rc = hx_export_vtu(&part, piece, o);
   }
-  int written = rc == HX_OK;
   rc = hx_comm_agree(m->comm, rc);
   if (rc == HX_OK && rank == 0) {
     hx_outfile f;
     rc = hx_outfile_open(&f, path);
     if (rc == HX_OK) {
       FILE *fp = f.fp;
+      f.round = HX_OUT_PRIMARY;
       fprintf(fp,
               "<?xml version=\"1.0\"?>\n<VTKFile type=\"PUnstructuredGrid\" version=\"2.2\" byte_order=\"%s\" "
               "header_type=\"UInt64\">\n",
@@ -405,7 +407,6 @@ int hx_export_pvtu(const hx_mesh *m, const char *path, const hx_export_opts *o) 
       else hx_outfile_abort(&f);
     }
   }
-  rc = hx_comm_agree(m->comm, rc);
-  if (rc != HX_OK && written) remove(piece);
-  return rc;
+  hx_outset_round(round0);
+  return hx_outset_end(m->comm, rc);
 }

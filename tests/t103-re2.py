@@ -31,7 +31,10 @@ def parse(path):
     hdr = b[:80].decode()
     check(hdr[:5] == "#v004", f"{path}: version {hdr[:5]}")
     nelt, ndim, nelv, nbc = int(hdr[5:21]), int(hdr[21:24]), int(hdr[24:40]), int(hdr[40:44])
-    check(hdr[44:48] == " hdr" and hdr[48:].strip() == "", f"{path}: header text '{hdr}'")
+    link = hdr[48:].split()
+    check(hdr[44:48] == " hdr" and len(link) == 2 and link[0] == "fld" and
+          (link[1] == "none" or (len(link[1]) == 16 and all(c in "0123456789abcdef" for c in link[1]))),
+          f"{path}: header text '{hdr}' (expected ' hdr fld ' and 16 hex digits or 'none')")
     check(ndim == 3 and nelv == nelt and nbc == 1, f"{path}: ndim {ndim} nelv {nelv} nbc {nbc}")
     marker = struct.unpack("<f", b[80:84])[0]
     check(abs(marker - 6.54321) < 1e-6, f"{path}: marker {marker}")
@@ -53,7 +56,7 @@ def parse(path):
         check(t[3:] == b"     ", f"bc word {t}")
         bcs.append((int(v[0]), int(v[1]), v[2:7], t[:3].decode())); pos += 64
     check(pos == len(b), f"{path}: {len(b) - pos} bytes after the last BC set")
-    return dict(nelt=nelt, el=el, curves=curves, bcs=bcs, raw=b)
+    return dict(nelt=nelt, el=el, curves=curves, bcs=bcs, raw=b, link=link[-1] if link else "")
 
 # ---- (1) layout on the spherical shell -----------------------------------------
 rc, out = run("gen", "sphere", "1", "t103-shell.re2")
@@ -205,6 +208,17 @@ for e in range(24):
         for dd in range(3):
             ok &= x[e, dd, lex] == k4["el"][e][1 + 8 * dd + pre[c]]
 check(ok, "field-file corners differ from the .re2 corners")
+# the .re2's header holds the field file's checksum: sum mod 2^64 over the coordinates x_i in file
+# order of splitmix64(bits(x_i) + (i + 1) * 0x9E3779B97F4A7C15)
+def mix64(z):
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+with np.errstate(over="ignore"):
+    bits = x.reshape(-1).view(np.uint64)
+    idx = np.arange(1, bits.size + 1, dtype=np.uint64)
+    fsum = int(mix64(bits + idx * np.uint64(0x9E3779B97F4A7C15)).sum(dtype=np.uint64))
+check(k4["link"] == "%016x" % fsum, f"field-file checksum in the .re2 header: {k4['link']}, computed here {fsum:016x}")
 rc, out = run("cmp", "t103-k4.re2", "t101-kershaw-4.re2" if os.path.exists("t101-kershaw-4.re2") else "t103-k4.re2", "0")
 co = open("t103-k4.co2", "rb").read()
 check(co[:5] == b"#v001" and int(co[5:17]) == 24 and int(co[17:29]) == 24 and int(co[29:41]) == 8, f"co2 header {co[:45]}")

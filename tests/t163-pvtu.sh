@@ -77,7 +77,9 @@ for np in 1 2 4; do
 done
 check "our .pvtu reader, box np 4" "\"\$T\" cmp k.vtu np4/k.pvtu 1e-12 > /dev/null 2>&1"
 "$HEXPACK" convert np4/p.pvtu back.re2 > /dev/null 2>&1
-check "convert .pvtu -> .re2 = the serial .vtu -> .re2" "\"\$HEXPACK\" convert p.vtu ref.re2 > /dev/null 2>&1 && cmp -s ref.re2 back.re2"
+# (past the 80-byte header, whose link holds the field files' checksums: their coordinates agree
+# to 1e-12, not bitwise)
+check "convert .pvtu -> .re2 = the serial .vtu -> .re2" "\"\$HEXPACK\" convert p.vtu ref.re2 > /dev/null 2>&1 && cmp -s -i 80 ref.re2 back.re2"
 # bad indexes: one clear line naming the file, non-zero exit
 printf '<?xml version="1.0"?>\n<VTKFile type="PUnstructuredGrid"><PUnstructuredGrid></PUnstructuredGrid></VTKFile>\n' > none.pvtu
 sed 's/p_3.vtu/p_9.vtu/' np4/p.pvtu > np4/missing.pvtu

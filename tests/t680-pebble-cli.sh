@@ -40,24 +40,24 @@ printf '0 0 0 1\n2.5 0 0 1\n0 2.5 0 1\n1 1 2.2 1\n' > far.txt
 printf -- '-1.1 0.3 1 1\n1.0 -0.4 1 1\n0.1 0.1 2.75 1\n' > few.txt
 expect_fail "short.txt:4: a sphere line needs 'x y z' or 'x y z r', found 2 value(s)" pebble short.txt
 expect_fail "nan.txt:2: value 4 is not a finite number" pebble nan.txt
-expect_fail "dup.txt: spheres 0 (0, 0, 0; line 1) and 2 (0, 0, 0; line 3) have the same centre: expected distinct spheres" pebble dup.txt
-expect_fail "overlap.txt: spheres 0 (0, 0, 0; line 1) and 1 (1.7, 0, 0; line 2) overlap by 15% of the diameter: expected at most 10% (--overlap-tol" pebble overlap.txt -o out.re2
-expect_fail "overlap.txt: spheres 0 (0, 0, 0; line 1) and 1 (1.7, 0, 0; line 2) overlap by 15% of the diameter: expected at most 10% (--overlap-tol" pebble overlap.txt --contact gap -o out.re2
-expect_fail "outside.txt: sphere 1 (2.5, 0, 0; line 2) radius 1 crosses the container cylinder: it reaches radius 3.5, expected at most 3" pebble outside.txt --container cyl:3 -o out.re2
-expect_fail "outside.txt: sphere 0 (0, 0, 0; line 1) radius 1 crosses the container box: it spans y in [-1, 1], expected within [-0.5, 1]" pebble outside.txt --container box:-1,3,-0.5,1 -o out.re2
-expect_fail "outside.txt: sphere 0 (0, 0, 0; line 1) radius 1 crosses the bottom/top plane: it spans z in [-1, 1], expected within [-0.5, 1.2]" pebble outside.txt --bottom -0.5 -o out.re2
+expect_fail "dup.txt: spheres 1 (0, 0, 0; line 1) and 3 (0, 0, 0; line 3) have the same centre: expected distinct spheres" pebble dup.txt
+expect_fail "overlap.txt: spheres 1 (0, 0, 0; line 1) and 2 (1.7, 0, 0; line 2) overlap by 15% of the diameter: expected at most 10% (--overlap-tol" pebble overlap.txt -o out.re2
+expect_fail "overlap.txt: spheres 1 (0, 0, 0; line 1) and 2 (1.7, 0, 0; line 2) overlap by 15% of the diameter: expected at most 10% (--overlap-tol" pebble overlap.txt --contact gap -o out.re2
+expect_fail "outside.txt: sphere 2 (2.5, 0, 0; line 2) radius 1 crosses the container cylinder: it reaches radius 3.5, expected at most 3" pebble outside.txt --container cyl:3 -o out.re2
+expect_fail "outside.txt: sphere 1 (0, 0, 0; line 1) radius 1 crosses the container box: it spans y in [-1, 1], expected within [-0.5, 1]" pebble outside.txt --container box:-1,3,-0.5,1 -o out.re2
+expect_fail "outside.txt: sphere 1 (0, 0, 0; line 1) radius 1 crosses the bottom/top plane: it spans z in [-1, 1], expected within [-0.5, 1.2]" pebble outside.txt --bottom -0.5 -o out.re2
 # too dense: a pair overlapping by 9 % of d crowded by four spheres about its contact, each
 # overlapping it by 9.7 %: the bridge (0.23 d, above the overlap circle) has no room in its facet
 printf -- '-0.455 0 0 0.5\n0.455 0 0 0.5\n0 0.78 0 0.5\n0 -0.78 0 0.5\n0 0 0.78 0.5\n0 0 -0.78 0.5\n' > dense.txt
-expect_fail "dense.txt: sphere 0 (-0.455, 0, 0) and sphere 1 (0.455, 0, 0) (gap -0.09 d): their bridge (radius 0.228) does not fit their facet (room 0.257): expected room of 1.2 x the bridge radius (too dense a bed" pebble dense.txt --container box -o out.re2
+expect_fail "dense.txt: sphere 1 (-0.455, 0, 0) and sphere 2 (0.455, 0, 0) (gap -0.09 d): their bridge (radius 0.228) does not fit their facet (room 0.257): expected room of 1.2 x the bridge radius (too dense a bed" pebble dense.txt --container box -o out.re2
 expect_fail "one.txt: a bed needs at least two spheres, found 1" pebble one.txt
 expect_fail "word.txt:3: expected a number, found 'x'" pebble word.txt
 expect_fail "norad.txt:1: the line has no radius and no --radius was given" pebble norad.txt
 expect_fail "nul.txt:3: a NUL byte in the line" pebble nul.txt -o out.re2
-expect_fail "far.txt: sphere 0 (0, 0, 0): its power cell is unbounded: no container wall within 3 diameters beyond the bed there" pebble far.txt --container box:-10,10,-10,10 -o out.re2
+expect_fail "far.txt: sphere 1 (0, 0, 0): its power cell is unbounded: no container wall within 3 diameters beyond the bed there" pebble far.txt --container box:-10,10,-10,10 -o out.re2
 # no facet on the bottom plane (once an empty mesh was written); thin columns topped by one sphere
 # whose cell covers the whole top plane give the same message
-expect_fail "few.txt: sphere 1 (1, -0.4, 1): no facet meets the bottom plane z = -0.2 inside the container: the sphere's power cell covers it whole" pebble few.txt --container cyl:2.5 -o out.re2
+expect_fail "few.txt: sphere 2 (1, -0.4, 1): no facet meets the bottom plane z = -0.2 inside the container: the sphere's power cell covers it whole" pebble few.txt --container cyl:2.5 -o out.re2
 expect_fail "cannot open centres file 'missing.txt'" pebble missing.txt
 expect_fail "pebble: no centres file given" pebble -o out.vtu
 expect_fail "flag --container: expected cyl:R[,CX,CY] or box:X0,X1,Y0,Y1" pebble outside.txt --container sphere:3

@@ -4,3 +4,11 @@ hx_add_script_test(t601-cli-quality-kershaw COMMAND bash ${CMAKE_CURRENT_SOURCE_
 hx_add_script_test(t602-cli-demo-convert COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t602-cli-demo-convert.sh)
 hx_add_script_test(t603-cli-unwritable COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t603-cli-unwritable.sh)
 hx_add_script_test(t604-cli-output-forms COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t604-cli-output-forms.sh)
+# all outputs or none: checks before work, failures while writing, the .re2/field-file link (t605);
+# signals at random moments of a multi-output write (t606)
+hx_add_script_test(t605-cli-all-or-none COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t605-cli-all-or-none.sh)
+hx_add_script_test(t606-cli-kill COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t606-cli-kill.sh)
+# geometry that cannot be meshed or solved: a sphere outside the bed, overflowing coordinates (t607)
+hx_add_script_test(t607-cli-bad-geometry COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t607-cli-bad-geometry.sh)
+# the rods summary's min det J is the written mesh's (t608)
+hx_add_script_test(t608-cli-rods-detj COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t608-cli-rods-detj.sh)

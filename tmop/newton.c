@@ -168,6 +168,24 @@ static int passes_extra(hx_tmop *tm, const double *x, ls_rule rule, int *ok) {
   return HX_OK;
 }
 
+#define HX_TMOP_MAX_COORD 1e30
+
+/* NaN or Inf in the energy, the residual or det J (coordinates beyond double's range, a
+   metric's overflow): stop with the step where it appeared, never go on or report it as a result */
+static int finite_check(double E, double rn, double mind, int step) {
+  if (isfinite(E) && isfinite(rn) && isfinite(mind)) return HX_OK;
+  return HX_ERROR(HX_ERR_INVALID_MESH,
+                  "optimize: the %s is not finite (%g) at Newton step %d (energy %g, |r| %g, min det J %g): the mesh's "
+                  "coordinates or element sizes are beyond what double precision holds",
+                  !isfinite(E)    ? "energy"
+                  : !isfinite(rn) ? "residual"
+                                  : "min det J",
+                  !isfinite(E)    ? E
+                  : !isfinite(rn) ? rn
+                                  : mind,
+                  step, E, rn, mind);
+}
+
 /* A line search's outcome: the accepted trial's step, energy, |r| and min det J at the
    quadrature points, and the trials refused only by the rule's extra checks. */
 typedef struct ls_out {
@@ -254,6 +272,14 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   size_t n = tm->nL;
   int rank = hx_comm_rank(mesh->comm);
   FILE *log = rank == 0 ? o->log : NULL;
+  /* coordinates whose det J or energy overflow double precision: refused before the solve */
+  double xmax = 0;
+  for (size_t i = 0; i < tm->nL; i++) xmax = fmax(xmax, isfinite(tm->x0[i]) ? fabs(tm->x0[i]) : INFINITY);
+  HX_CALL(hx_comm_max_double(mesh->comm, &xmax, 1));
+  HX_CHECK(xmax <= HX_TMOP_MAX_COORD, HX_ERR_INPUT,
+           "optimize: the mesh has coordinates up to %g: beyond %g its det J and energy overflow double precision (scale the "
+           "mesh)",
+           xmax, HX_TMOP_MAX_COORD);
   double *x = NULL, *xt = NULL, *r = NULL, *rt = NULL, *c = NULL, *xbest = NULL;
   lin_ws w = {0};
   int rc = HX_OK;
@@ -317,6 +343,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   if ((rc = norm(tm, r, &rn))) goto done;
   double rn0 = rn_ref >= 0 ? rn_ref : rn;
   if (log) fprintf(log, "newton %3d  energy %.10e  |r| %.4e  lin %3d  step %.4f  min detJ %.4e\n", 0, E, rn, 0, 0.0, mind);
+  if ((rc = finite_check(E, rn, mind, 0))) goto done;
   /* the best iterate that passes rule: energy, min det J, step (the start mesh passes it) */
   double Ebest = E, mindbest = mind;
   int itbest = 0, relaxed = 0, relaxed_run = 0;
@@ -418,6 +445,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     rn = ls.rn;
     mind = ls.mind;
     res->newton_iters = it + 1;
+    if ((rc = finite_check(E, rn, mind, it + 1))) goto done;
     /* an iterate accepted under the relaxed rule: does it pass opts' rule again? */
     int valid = 1;
     if (extra && (cur.nodes != rule.nodes || cur.fine != rule.fine || cur.bound != rule.bound)) {

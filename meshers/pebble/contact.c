@@ -248,7 +248,7 @@ int hx_pebble_contact_shrink(const hx_pebble_bed *b, const hx_pebble_opts *o, hx
         rc = HX_ERROR(HX_ERR_INPUT,
                       "%s: sphere %d (%g, %g, %g) radius %g would shrink to %g to leave the gap %g x d (--contact gap): "
                       "expected overlaps below --overlap-tol",
-                      b->path[0] ? b->path : "bed", (int)i, x[0], x[1], x[2], b->r[i], r, s.g);
+                      b->path[0] ? b->path : "bed", (int)i + 1, x[0], x[1], x[2], b->r[i], r, s.g);
         break;
       }
       sb->r[i] = r;

@@ -417,7 +417,7 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
       n = m;
     }
     if (n > MAXPOLY) {
-      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the wall facet of sphere %d has more than %d vertices", (int)bd->sparent[a],
+      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the wall facet of sphere %d has more than %d vertices", (int)bd->sparent[a] + 1,
                     MAXPOLY);
       break;
     }
@@ -443,8 +443,8 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
                           "others near it)");
       break;
     }
-    if (mirror[a] < 0) {
-      rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: sphere %d reaches the wall but has no mirror site", (int)bd->sparent[a]);
+    if (mirror[a] < 0) { /* farther than 3 diameters from the wall, yet its cell reaches it */
+      rc = wall_gap_error(bd, a, "reaches the container wall from more than 3 diameters away");
       break;
     }
     if (nfv2 + nl > capfv2) {

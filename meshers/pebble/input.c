@@ -180,7 +180,7 @@ int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **
 /* "file:line" or "sphere k" naming sphere i in messages */
 static const char *where(const hx_pebble_bed *b, hx_lid i, char *buf, size_t len) {
   if (b->path[0] && b->line[i] > 0) snprintf(buf, len, "%s:%d", b->path, b->line[i]);
-  else snprintf(buf, len, "sphere %d", (int)i);
+  else snprintf(buf, len, "sphere %d", (int)i + 1);
   return buf;
 }
 
@@ -239,11 +239,12 @@ int hx_pebble_opts_finish(hx_pebble_opts *o, const hx_pebble_bed *b) {
   return HX_OK;
 }
 
-/* "I (x, y, z)" naming sphere i in messages, with its line in the file where it has one */
+/* "I (x, y, z)" naming sphere i in messages (numbered from 1 in file order), with its line in the
+   file where it has one */
 static const char *sphere_at(const hx_pebble_bed *b, hx_lid i, char *buf, size_t len) {
   const double *x = b->xyz + 3 * i;
-  if (b->line[i] > 0) snprintf(buf, len, "%d (%g, %g, %g; line %d)", (int)i, x[0], x[1], x[2], b->line[i]);
-  else snprintf(buf, len, "%d (%g, %g, %g)", (int)i, x[0], x[1], x[2]);
+  if (b->line[i] > 0) snprintf(buf, len, "%d (%g, %g, %g; line %d)", (int)i + 1, x[0], x[1], x[2], b->line[i]);
+  else snprintf(buf, len, "%d (%g, %g, %g)", (int)i + 1, x[0], x[1], x[2]);
   return buf;
 }
 
@@ -270,6 +271,46 @@ static int check_pair(void *ctx, hx_lid i, hx_lid j, double dist) {
                     pc->src, sphere_at(b, i, w1, sizeof w1), sphere_at(b, j, w2, sizeof w2), 100 * (1 - dist / dij),
                     100 * pc->o->overlap_tol);
   return HX_OK;
+}
+
+/* a neighbour within reach (surface to surface) of each sphere */
+static int mark_near(void *ctx, hx_lid i, hx_lid j, double dist) {
+  (void)dist;
+  uint8_t *near = ctx;
+  near[i] = near[j] = 1;
+  return HX_OK;
+}
+
+/* A sphere far from every other lies outside the bed: the container drawn around the bed (no
+   --container) would be stretched to it, and its power cell would reach walls no other sphere is
+   near. Refused, naming it and its nearest sphere. */
+#define PB_ISOLATED_GAP 2.0 /* mean diameters, surface to surface */
+static int check_isolated(const hx_pebble_bed *b, const char *src) {
+  double d = mean_diameter(b);
+  uint8_t *near = NULL;
+  HX_CALL(hx_malloc((size_t)b->n, &near));
+  memset(near, 0, (size_t)b->n);
+  int rc = pb_bed_pairs(b, PB_ISOLATED_GAP * d, mark_near, near);
+  hx_lid far = -1;
+  for (hx_lid i = 0; i < b->n && rc == HX_OK && far < 0; i++)
+    if (!near[i]) far = i;
+  hx_free(&near);
+  if (rc || far < 0) return rc;
+  hx_lid best = -1;
+  double gap = INFINITY;
+  const double *x = b->xyz + 3 * far;
+  for (hx_lid j = 0; j < b->n; j++) {
+    if (j == far) continue;
+    const double *y = b->xyz + 3 * j;
+    double g =
+        sqrt((x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2])) - b->r[far] - b->r[j];
+    if (g < gap) gap = g, best = j;
+  }
+  char w1[160], w2[160];
+  return HX_ERROR(HX_ERR_INPUT,
+                  "%s: sphere %s lies outside the bed: the nearest other sphere, %s, is %.3g mean diameters away (surface to "
+                  "surface), expected at most %g (the spheres of a bed touch or nearly touch); remove it or correct its centre",
+                  src, sphere_at(b, far, w1, sizeof w1), sphere_at(b, best, w2, sizeof w2), gap / d, PB_ISOLATED_GAP);
 }
 
 int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
@@ -305,5 +346,6 @@ int hx_pebble_bed_check(const hx_pebble_bed *b, const hx_pebble_opts *o) {
              src, sphere_at(b, i, w1, sizeof w1), r, x[2] - r, x[2] + r, o->zlo, o->zhi);
   }
   pair_check pc = {b, o, src};
-  return pb_bed_pairs(b, 0, check_pair, &pc);
+  HX_CALL(pb_bed_pairs(b, 0, check_pair, &pc));
+  return check_isolated(b, src);
 }

@@ -63,7 +63,7 @@ const char *pb_sphere_name(const builder *bd, int32_t site, char *buf, size_t le
   const hx_pebble_bed *bed = bd->plan->bed;
   int32_t i = bd->sparent[site];
   const double *x = bed->xyz + 3 * (size_t)i;
-  snprintf(buf, len, "%s: sphere %d (%g, %g, %g)", bed->path[0] ? bed->path : "bed", (int)i, x[0], x[1], x[2]);
+  snprintf(buf, len, "%s: sphere %d (%g, %g, %g)", bed->path[0] ? bed->path : "bed", (int)i + 1, x[0], x[1], x[2]);
   return buf;
 }
 

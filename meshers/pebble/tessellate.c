@@ -740,7 +740,7 @@ static int make_bridge(builder *bd, tess *t, double gap, hx_pebble_stats *st, br
     if (bd->smask[b]) snprintf(other, sizeof other, "the container wall");
     else {
       const double *y = bd->plan->bed->xyz + 3 * (size_t)bd->sparent[b];
-      snprintf(other, sizeof other, "sphere %d (%g, %g, %g)", (int)bd->sparent[b], y[0], y[1], y[2]);
+      snprintf(other, sizeof other, "sphere %d (%g, %g, %g)", (int)bd->sparent[b] + 1, y[0], y[1], y[2]);
     }
     rc = HX_ERROR(HX_ERR_INPUT,
                   "%s and %s (gap %.3g d): their bridge (radius %.3g) does not fit their facet (room %.3g): expected room "
@@ -1110,8 +1110,8 @@ static int fan_variant(builder *bd, tess *t, int var, int final, int sp_now, int
     return HX_OK;
   }
   if (!found) {
-    rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between spheres %d and %s%d is not star-shaped", (int)bd->sparent[a],
-                  bd->smask[b] ? "the wall near sphere " : "", (int)bd->sparent[b]);
+    rc = HX_ERROR(HX_ERR_INTERNAL, "pebble: the facet between spheres %d and %s%d is not star-shaped", (int)bd->sparent[a] + 1,
+                  bd->smask[b] ? "the wall near sphere " : "", (int)bd->sparent[b] + 1);
     return rc;
   }
   double cpt[3];
