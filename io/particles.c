@@ -936,7 +936,12 @@ static int read_vtk_legacy(const char *path, const hx_particles_opts *o, hx_part
       if (pts.xyz) FAIL("%s: a second POINTS section", at);
       TRY(vleg_count(&c, "the point count", &np));
       if (!vleg_word(&c, t, sizeof t)) FAIL("%s: POINTS without a data type", at);
-      if (np > (long long)in.size / 2) FAIL("%s: %lld points cannot fit in the file", at, np);
+      {
+        /* refuse before allocating: a value takes at least its size (binary) or 2 bytes (ASCII) */
+        int fl, sg, sz = vleg_type(t, &fl, &sg);
+        long long per = c.binary ? (sz > 0 ? sz : 1) : 2;
+        if (np > (long long)(c.end - c.p) / (3 * per)) FAIL("%s: %lld points cannot fit in the rest of the file", at, np);
+      }
       TRY(hx_malloc(((size_t)np * 3 + 1) * sizeof *pts.xyz, &pts.xyz));
       TRY(hx_malloc(((size_t)np + 1) * sizeof *lines3, &lines3));
       pts.line_points = c.line;

@@ -777,6 +777,8 @@ int hx_io_vtu_points(hx_infile *in, const char *const *names, hx_io_points *out)
     num_pieces++;
   }
   HX_CHECK(num_pieces > 0, HX_ERR_INPUT, "%s: no <Piece> in the %s", path, buf);
+  HX_CHECK(total <= (long long)in->size, HX_ERR_INPUT, "%s: the pieces' %lld points exceed what a file of %zu bytes can hold",
+           path, total, in->size);
   int rc = hx_malloc((size_t)(total ? total : 1) * 3 * sizeof(double), &out->xyz);
   if (rc) return rc;
   long long done = 0;
