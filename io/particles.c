@@ -453,6 +453,7 @@ static int read_lammps(const char *path, FILE *fp, const hx_particles_opts *o, h
     }
     const char *item = s + 5;
     while (isspace((unsigned char)*item)) item++;
+    for (size_t len = strlen(s); len > 0 && isspace((unsigned char)s[len - 1]);) s[--len] = 0;
     if (!strcmp(item, "TIMESTEP")) {
       int at = L.line;
       if (!next_line(&L, &s, &rc) || !parse_int64(s, &step)) {

@@ -9,8 +9,8 @@ geometry):
   last by default, --timestep N and first), UNITS and TIME items, unscaled x y z, unwrapped xu yu
   zu, scaled xs ys zs in an orthogonal box, xsu ysu zsu in a restricted triclinic box (bounds
   enclosing the tilted cell, tilt factors xy xz yz) and a general triclinic box (abc origin),
-  radius or diameter columns, LIGGGHTS' usual column set;
-- CSV with a header line: commas, semicolons with decimal commas, ParaView's quoted
+  radius or diameter columns, LIGGGHTS' usual column set (with blanks at the ends of the item lines);
+- CSV with a header line: commas, CRLF line ends, semicolons with decimal commas, ParaView's quoted
   "Points:0" export, a diameter column with a unit suffix, a table without radii (--radius);
 - particle files written by VTK itself (python3-vtk9): .vtu (ascii, binary, appended zlib),
   .vtp, legacy .vtk ASCII and BINARY, the radius as the active scalars or as a field array,
@@ -79,11 +79,11 @@ def main():
     order = list(range(n))
     lo, L = -8.0, 16.0
 
-    def snapshot(f, step, cols, values, box_lines, box_flags="pp pp ff", shift=0.0):
+    def snapshot(f, step, cols, values, box_lines, box_flags="pp pp ff", shift=0.0, tail=""):
         f.write("ITEM: TIMESTEP\n%d\nITEM: NUMBER OF ATOMS\n%d\nITEM: BOX BOUNDS %s\n" % (step, n, box_flags))
         for bl in box_lines:
             f.write(bl + "\n")
-        f.write("ITEM: ATOMS " + " ".join(cols) + "\n")
+        f.write("ITEM: ATOMS " + " ".join(cols) + tail + "\n")
         rows = order[:]
         rng.shuffle(rows)
         for i in rows:
@@ -115,7 +115,7 @@ def main():
     files += [("dump-first.txt", ["--timestep", "first"], "LAMMPS dump, --timestep first, diameter column")]
     with open("dump-liggghts.txt", "w") as f:
         cols = "id type x y z ix iy iz vx vy vz fx fy fz omegax omegay omegaz radius".split()
-        snapshot(f, 25000, cols, plain, ["-0.004 0.004", "-0.004 0.004", "0 0.01"], "ff ff ff")
+        snapshot(f, 25000, cols, plain, ["-0.004 0.004", "-0.004 0.004", "0 0.01"], "ff ff ff ", tail=" ")
     files += [("dump-liggghts.txt", [], "LIGGGHTS dump custom (id type x y z ix iy iz vx ... radius)")]
     with open("dump-unwrapped.txt", "w") as f:
         snapshot(f, 1, ["id", "type", "xu", "yu", "zu"], plain, orth)
@@ -154,6 +154,11 @@ def main():
         f.write("x,y,z,r\n")
         for i in range(n):
             f.write("%r,%r,%r,%r\n" % (*xyz[i], rad[i]))
+    with open("bed-crlf.csv", "w", newline="\r\n") as f:
+        f.write("X, Y, Z, R\n")
+        for i in range(n):
+            f.write("%r, %r, %r, %r\n" % (*xyz[i], rad[i]))
+    files += [("bed-crlf.csv", [], "CSV with CRLF line ends and blanks after the commas")]
     with open("bed-semicolon.csv", "w") as f:
         f.write("ID;X;Y;Z;Radius\n")
         for i in range(n):
