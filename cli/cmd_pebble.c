@@ -10,14 +10,19 @@
 #include "hx_error.h"
 #include "hx_io.h"
 #include "hx_memory.h"
+#include "hx_particles.h"
 #include "hx_pebble.h"
 #include "hx_quality.h"
 #include "hx_tmop.h"
 
 static void pebble_help(void) {
   printf("usage: hexpack pebble CENTRES [options] -o OUT...\n\n"
-         "CENTRES: one sphere a line, 'x y z' or 'x y z r'; '#' comments.\n\n"
-         "  --radius R            radius of spheres given without one\n"
+         "CENTRES: one sphere a line, 'x y z' or 'x y z r'; '#' comments. Or a packing from a DEM code,\n"
+         "  told from its content: a LAMMPS/LIGGGHTS dump (ITEM: ATOMS id type x y z radius ...), a CSV\n"
+         "  table with a header (x,y,z,r / radius / diameter), a particle .vtu/.vtp/.vtk file.\n\n"
+         "  --radius R            radius of spheres given without one (in the mesh's units)\n"
+         "  --scale S             multiply every length read from CENTRES by S (0.001: a file in mm)\n"
+         "  --timestep N|first|last  the snapshot of a LAMMPS/LIGGGHTS dump to mesh (default: last)\n"
          "  --container cyl:R[,CX,CY] | box:X0,X1,Y0,Y1 | box (just around the bed)\n"
          "                        container (default: a cylinder just around the bed about the z axis,\n"
          "                        or about the bed's x-y centre when that is more than a diameter away)\n"
@@ -149,6 +154,29 @@ static int order_n_too_big(hx_lid n, int order, int np, double assume_memory) {
   double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
   if (assume_memory > 0) mem = assume_memory;
   return mem > 0 && bytes > 0.25 * mem;
+}
+
+/* the bed of a centres file or of a DEM packing (io/hx_particles.h), its lengths times scale */
+static int read_bed(const char *path, double radius, double scale, int ts_given, int64_t timestep, hx_pebble_bed **bed) {
+  int form;
+  HX_CALL(hx_particles_detect(path, &form));
+  if (form == HX_PARTICLES_TABLE) {
+    HX_CHECK(!ts_given, HX_ERR_INPUT, "flag --timestep: only for LAMMPS / LIGGGHTS dump files; '%s' is a table of 'x y z [r]'",
+             path);
+    return hx_pebble_bed_read_scaled(path, radius, scale, bed);
+  }
+  hx_particles_opts po;
+  hx_particles_opts_default(&po);
+  po.radius = radius, po.scale = scale, po.timestep_given = ts_given, po.timestep = timestep;
+  hx_particles *p = NULL;
+  HX_CALL(hx_particles_read(path, &po, &p));
+  int rc = hx_pebble_bed_create((hx_lid)p->n, p->xyz, p->r, 0, bed);
+  if (!rc) {
+    memcpy((*bed)->line, p->line, (size_t)p->n * sizeof *p->line);
+    snprintf((*bed)->path, sizeof(*bed)->path, "%s", path);
+  }
+  hx_particles_destroy(&p);
+  return rc;
 }
 
 static int parse_pair(const char *flag, const char *v, double *len, int *layers) {
@@ -329,7 +357,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
   qo.num_worst = 5;
-  double radius = 0;
+  double radius = 0, scale = 1;
+  int ts_given = 0;
+  int64_t timestep = 0;
   debug_text dbg;
   /* --goals: its flags' values first, so that the same flags given anywhere override them (on
      pb67 in its cylinder and three poured beds of 300 spheres at order 7 with --optimize: none
@@ -359,6 +389,17 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     if (!strcmp(a, "--radius")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       HX_CALL(hx_cli_double("--radius", v, 1e-300, 1e300, &radius));
+    } else if (!strcmp(a, "--scale")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      HX_CALL(hx_cli_double("--scale", v, 1e-12, 1e12, &scale));
+    } else if (!strcmp(a, "--timestep")) {
+      HX_CALL(hx_cli_value(argc, argv, &i, &v));
+      char *e;
+      long long t = strtoll(v, &e, 10);
+      HX_CHECK(!strcmp(v, "last") || !strcmp(v, "first") || (e != v && !*e), HX_ERR_INPUT,
+               "flag --timestep: expected a timestep number, first or last, got '%s'", v);
+      ts_given = strcmp(v, "last") != 0;
+      timestep = !strcmp(v, "first") ? HX_PARTICLES_FIRST : t;
     } else if (!strcmp(a, "--container")) {
       HX_CALL(hx_cli_value(argc, argv, &i, &v));
       double p[4];
@@ -532,7 +573,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   /* check every output (format, its limits at this order, directory) before any work */
   HX_CALL(hx_cli_check_outputs(comm, &c, order));
   hx_pebble_bed *bed = NULL;
-  HX_CALL(hx_pebble_bed_read(centres, radius, &bed));
+  HX_CALL(read_bed(centres, radius, scale, ts_given, timestep, &bed));
   int rc = hx_pebble_opts_finish(&o, bed);
   if (!rc) rc = hx_pebble_bed_check(bed, &o);
   hx_mesh *m = NULL;
