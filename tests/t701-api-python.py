@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""t701: the Python package (python/hexpack) on libhexpack.so against the command line.
+
+A bed of five spheres meshed at order 3 and optimized, once with pebble(..., optimize=True) and once
+as pebble(..., smooth=10) then mesh.optimize() (what `pebble --optimize` smooths first), written as
+.re2 (+ its field file) and .vtu: every file equal byte for byte to `hexpack pebble ... --optimize`'s.
+mesh.quality() against `hexpack quality --json` of the command line's .vtu; mesh.coords and
+mesh.elements against the .vtu read by VTK (points, and each element's corners); errors raised as
+hexpack.Error with the command line's message, the interpreter alive after each.
+
+Run by ctest with HEXPACK (the executable), HEXPACK_LIBRARY and PYTHONPATH=python/ set.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import hexpack
+
+HEXPACK = os.environ["HEXPACK"]
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+        print("FAIL:", what)
+
+
+def same_bytes(a, b):
+    with open(a, "rb") as fa, open(b, "rb") as fb:
+        return fa.read() == fb.read()
+
+
+def cli(*args):
+    return subprocess.run([HEXPACK, *args], capture_output=True, text=True)
+
+
+centres = np.array([[0, 0, 0], [2.3, 0, 0.2], [1.1, 2.0, 0.1], [1.2, 0.8, 1.9], [-0.9, 1.9, 1.6]], dtype=float)
+radii = np.array([1.0, 1.0, 0.9, 1.0, 0.95])
+work = tempfile.mkdtemp(prefix="t701-", dir=".")
+bed = os.path.join(work, "bed.txt")
+with open(bed, "w") as f:
+    for c, r in zip(centres, radii):
+        f.write(" ".join(repr(float(v)) for v in (*c, r)) + "\n")
+dirs = {k: os.path.join(work, k) for k in ("cli", "py1", "py2")}
+for d in dirs.values():
+    os.mkdir(d)
+
+# the command line
+p = cli("pebble", bed, "--order", "3", "--optimize", "--quiet", "-o", os.path.join(dirs["cli"], "bed.re2"), "-o",
+        os.path.join(dirs["cli"], "bed.vtu"))
+check(p.returncode == 0, f"hexpack pebble failed: {p.stderr}")
+
+# the library, both ways
+m1 = hexpack.pebble(centres, radii, order=3, optimize=True)
+m1.write(os.path.join(dirs["py1"], "bed.re2"))
+m1.write(os.path.join(dirs["py1"], "bed.vtu"))
+m2 = hexpack.pebble(centres, radii, order=3, smooth=10)
+m2.optimize()
+m2.write(os.path.join(dirs["py2"], "bed.re2"), os.path.join(dirs["py2"], "bed.vtu"))
+names = sorted(os.listdir(dirs["cli"]))
+check(names == ["bed.re2", "bed.vtu", "bed0.f00000"], f"command line's files: {names}")
+for k in ("py1", "py2"):
+    check(sorted(os.listdir(dirs[k])) == names, f"{k} files: {sorted(os.listdir(dirs[k]))}")
+    for n in names:
+        a, b = os.path.join(dirs["cli"], n), os.path.join(dirs[k], n)
+        check(os.path.exists(b) and same_bytes(a, b), f"{k}/{n} differs from the command line's")
+
+# quality against hexpack quality --json of the command line's .vtu
+q = m1.quality()
+p = cli("quality", os.path.join(dirs["cli"], "bed.vtu"), "--json", "--no-validity")
+check(p.returncode == 0, f"hexpack quality failed: {p.stderr}")
+ref = json.loads(p.stdout)
+summ = ref["summary"]
+check(q["num_elem"] == ref["num_elem"] and q["order"] == ref["order"] == 3, f"elements {q['num_elem']} vs {ref['num_elem']}")
+check(q["num_inverted"] == ref["num_inverted"] == 0, f"inverted {q['num_inverted']} vs {ref['num_inverted']}")
+for ours, name, field in (("detj_min", "detj_min", "min"), ("detj_max", "detj_max", "max"), ("detj_min_quad", "detj_min_q", "min"),
+                          ("scaled_jacobian_min", "scaled_jacobian", "min"), ("scaled_jacobian_mean", "scaled_jacobian", "mean"),
+                          ("corner_sj_min", "corner_scaled_jacobian", "min"), ("aspect_max", "aspect_ratio", "max"),
+                          ("min_spacing", "min_gll_spacing", "min")):
+    r = summ[name][field]
+    check(abs(q[ours] - r) <= 1e-9 * abs(r), f"quality {ours} {q[ours]!r} vs hexpack quality's {name} {field} {r!r}")
+
+# the arrays against the .vtu as VTK reads it
+import vtk  # noqa: E402  (python3-vtk9)
+from vtk.util.numpy_support import vtk_to_numpy  # noqa: E402
+
+rd = vtk.vtkXMLUnstructuredGridReader()
+rd.SetFileName(os.path.join(dirs["cli"], "bed.vtu"))
+rd.Update()
+g = rd.GetOutput()
+pts = vtk_to_numpy(g.GetPoints().GetData()).astype(float)
+xyz, conn = m1.coords, m1.elements
+check(xyz.shape == pts.shape, f"coords {xyz.shape} vs the .vtu's points {pts.shape}")
+if xyz.shape == pts.shape:
+    a, b = xyz[np.lexsort(xyz.T[::-1])], pts[np.lexsort(pts.T[::-1])]
+    check(np.abs(a - b).max() < 1e-12 * np.abs(b).max(), "coords differ from the .vtu's points")
+check(conn.shape == (g.GetNumberOfCells(), 64), f"elements {conn.shape} vs {g.GetNumberOfCells()} cells of 64 nodes")
+vtk_corner = [0, 1, 3, 2, 4, 5, 7, 6]  # VTK hexahedron corners in our order c = i + 2j + 4k
+lex_corner = [0, 3, 12, 15, 48, 51, 60, 63]  # corner c's lexicographic node at order 3
+worst = 0.0
+for e in range(min(conn.shape[0], g.GetNumberOfCells())):
+    ids = g.GetCell(e).GetPointIds()
+    for c in range(8):
+        worst = max(worst, np.abs(xyz[conn[e, lex_corner[c]]] - pts[ids.GetId(vtk_corner[c])]).max())
+check(worst < 1e-12 * np.abs(pts).max(), f"element corners differ from the .vtu's cells by {worst}")
+check(m1.boundary_names.get(1) == "pebble", f"boundary names {m1.boundary_names}")
+check(m1.faces.shape[1] == 3 and set(np.unique(m1.faces[:, 2])) <= set(m1.boundary_names), "faces")
+
+# read: the command line's .re2 with its field file, the same elements
+back = hexpack.read(os.path.join(dirs["cli"], "bed.re2"))
+check(len(back) == len(m1) and back.order == 3, f"read back {len(back)} elements at order {back.order}")
+
+
+# errors: a Python exception with the command line's message, the interpreter alive after each
+def error_of(fn):
+    try:
+        fn()
+    except hexpack.Error as e:
+        return str(e), e.status
+    return None, 0
+
+
+def cli_error(*args):
+    p = cli(*args)
+    line = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+    return line[len("hexpack: error: "):] if line.startswith("hexpack: error: ") else line
+
+
+missing = os.path.join(work, "missing.msh")
+msg, st = error_of(lambda: hexpack.read(missing))
+check(msg is not None and msg == cli_error("quality", missing), f"read error '{msg}' vs '{cli_error('quality', missing)}'")
+out = os.path.join(work, "no-such-dir", "box.vtu")
+msg, st = error_of(lambda: hexpack.box(n=2).write(out))
+check(msg is not None and msg == cli_error("box", "--n", "2", "-o", out), f"write error '{msg}'")
+msg, st = error_of(lambda: hexpack.pebble(centres[:2] * 0.3, 1.0))
+check(msg is not None and "overlap" in msg and st == 1, f"overlapping spheres: '{msg}'")
+msg, st = error_of(lambda: hexpack.box(n=0))
+check(msg is not None and msg.startswith("option n"), f"box n=0: '{msg}'")
+msg, st = error_of(lambda: hexpack.box(n=2, kershw=(0.3, 0.3)))
+check(msg is not None and "unknown option 'kershw'" in msg, f"misspelt option: '{msg}'")
+msg, st = error_of(lambda: hexpack.box(n=2).optimize(optimize_order=2))
+check(msg is not None and "pebble" in msg, f"optimize-order on a box: '{msg}'")
+check(hexpack.box(n=2).quality()["num_elem"] == 8, "a call after the errors")
+
+print("t701:", "FAILED" if fails else "ok")
+sys.exit(1 if fails else 0)
