@@ -93,7 +93,7 @@ static int parse_list(const char *name, const char *s, int max, int *count, doub
 
 static int opt_container(const char *name, const char *v, api_run *r) {
   double p[4];
-  int cnt;
+  int cnt = 0;
   hx_pebble_opts *o = &r->po;
   if (!strncmp(v, "cyl:", 4)) {
     HX_CALL(parse_list(name, v + 4, 3, &cnt, p));
@@ -118,7 +118,7 @@ static int opt_container(const char *name, const char *v, api_run *r) {
 
 static int opt_extrude(const char *name, const char *v, api_run *r) {
   double p[2];
-  int cnt;
+  int cnt = 0;
   HX_CALL(parse_list(name, v, 2, &cnt, p));
   HX_CHECK(p[0] >= 0, HX_ERR_INPUT, "option %s: the length must be >= 0, got '%s'", name, v);
   int inlet = !strcmp(name, "inlet");
@@ -155,7 +155,7 @@ static int opt_transfer_keep(const char *name, const char *v, api_run *r) {
 
 static int opt_box_n(const char *name, const char *v, api_run *r) {
   double p[3];
-  int cnt;
+  int cnt = 0;
   HX_CALL(parse_list(name, v, 3, &cnt, p));
   HX_CHECK(cnt == 1 || cnt == 3, HX_ERR_INPUT, "option n expects NX or NX,NY,NZ, got '%s'", v);
   for (int d = 0; d < cnt; d++)
@@ -167,7 +167,7 @@ static int opt_box_n(const char *name, const char *v, api_run *r) {
 
 static int opt_kershaw(const char *name, const char *v, api_run *r) {
   double p[3];
-  int cnt;
+  int cnt = 0;
   HX_CALL(parse_list(name, v, 3, &cnt, p));
   HX_CHECK(cnt >= 2, HX_ERR_INPUT, "option kershaw expects EPS_Y,EPS_Z[,S], got '%s'", v);
   HX_CHECK(p[0] > 0 && p[0] <= 1 && p[1] > 0 && p[1] <= 1, HX_ERR_INPUT,
@@ -182,7 +182,7 @@ static int opt_kershaw(const char *name, const char *v, api_run *r) {
 
 static int opt_box_corner(const char *name, const char *v, api_run *r) {
   double p[3];
-  int cnt;
+  int cnt = 0;
   HX_CALL(parse_list(name, v, 3, &cnt, p));
   HX_CHECK(cnt == 3, HX_ERR_INPUT, "option %s expects X,Y,Z, got '%s'", name, v);
   for (int d = 0; d < 3; d++)
@@ -193,7 +193,7 @@ static int opt_box_corner(const char *name, const char *v, api_run *r) {
 }
 
 static int opt_metric(const char *name, const char *v, api_run *r) {
-  int id;
+  int id = 0;
   const hx_metric_info *mi;
   HX_CALL(parse_int(name, v, 1, 999, &id));
   HX_CALL(hx_metric_find(id, &mi));
@@ -222,7 +222,7 @@ static int opt_linear_rtol(const char *name, const char *v, api_run *r) {
 
 static int opt_repair(const char *name, const char *v, api_run *r) {
   double p[4];
-  int cnt;
+  int cnt = 0;
   HX_CALL(parse_list(name, v, 4, &cnt, p));
   HX_CHECK((p[0] >= 0 && p[0] <= 1) && (cnt < 2 || (p[1] >= 1 && p[1] <= 16 && p[1] == floor(p[1]))) &&
                (cnt < 3 || (p[2] >= 1 && p[2] <= 1e6)) && (cnt < 4 || (p[3] >= 1 && p[3] <= 1000 && p[3] == floor(p[3]))),

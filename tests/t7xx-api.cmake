@@ -2,7 +2,7 @@
 # public header and the shared library only; t701 the Python package against the command line's
 # own files, byte for byte, and its errors as Python exceptions with the command line's messages.
 add_executable(t700-api-c t700-api-c.c)
-target_link_libraries(t700-api-c PRIVATE hexpack_shared)
+target_link_libraries(t700-api-c PRIVATE hexpack_shared m)
 target_compile_options(t700-api-c PRIVATE -Wall -Wextra)
 target_compile_definitions(t700-api-c PRIVATE _POSIX_C_SOURCE=200809L)
 add_test(NAME t700-api-c COMMAND t700-api-c WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
