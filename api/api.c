@@ -6,6 +6,7 @@
 
 #include "api_impl.h"
 #include "hx_config.h"
+#include "hx_curve.h"
 #include "hx_error.h"
 #include "hx_memory.h"
 
@@ -87,7 +88,7 @@ const char *hexpack_option_names(const char *what) {
   static const struct {
     const char *name;
     int op;
-  } ops[] = {{"pebble", API_OP_PEBBLE},     {"box", API_OP_BOX},         {"read", API_OP_READ},
+  } ops[] = {{"pebble", API_OP_PEBBLE},     {"box", API_OP_BOX},         {"rods", API_OP_RODS},  {"read", API_OP_READ},
              {"optimize", API_OP_OPTIMIZE}, {"quality", API_OP_QUALITY}, {"write", API_OP_WRITE}};
   for (size_t k = 0; what && k < sizeof ops / sizeof ops[0]; k++)
     if (!strcmp(what, ops[k].name)) return api_option_list(ops[k].op);
@@ -123,7 +124,7 @@ int hexpack_pebble(int64_t n, const double *centres, const double *radii, const 
            (long long)n);
   HX_CHECK(centres || n == 0, HX_ERR_INPUT, "pebble: no centres given");
   api_run r;
-  api_run_defaults(&r, API_OP_PEBBLE, 1);
+  api_run_defaults(&r, API_OP_PEBBLE, API_KIND_PEBBLE);
   HX_CALL(api_apply(o, API_OP_PEBBLE, "pebble", &r));
   hx_pebble_opts *po = &r.po;
   /* the command's checks of its flags, in its order */
@@ -182,7 +183,7 @@ int hexpack_box(const hexpack_opts *o, hexpack_mesh **out) {
   HX_CHECK(out, HX_ERR_INPUT, "hexpack_box: out is NULL");
   *out = NULL;
   api_run r;
-  api_run_defaults(&r, API_OP_BOX, 0);
+  api_run_defaults(&r, API_OP_BOX, API_KIND_BOX);
   HX_CALL(api_apply(o, API_OP_BOX, "box", &r));
   hx_box_opts *bo = &r.bo;
   if (r.order) bo->order = r.order;
@@ -214,6 +215,48 @@ int hexpack_box(const hexpack_opts *o, hexpack_mesh **out) {
   return rc;
 }
 
+int hexpack_rods(const hexpack_opts *o, hexpack_mesh **out) {
+  HX_CALL(enter());
+  HX_CHECK(out, HX_ERR_INPUT, "hexpack_rods: out is NULL");
+  *out = NULL;
+  api_run r;
+  api_run_defaults(&r, API_OP_RODS, API_KIND_RODS);
+  HX_CALL(api_apply(o, API_OP_RODS, "rods", &r));
+  int order = r.order ? r.order : 1;
+  r.ro.order = 1; /* the mesher builds corners; the order-N nodes come from the curving stage (rods and duct exact) */
+  hx_mesh *m = NULL;
+  hx_rods_info info;
+  HX_CALL(hx_mesher_rods(HX_COMM_SELF, &r.ro, &m, &info));
+  /* the command's checks: the invariants at order 1, then det J at order N (here on the whole
+     raised mesh, where the command checks one layer: every layer is alike) */
+  hx_mesh_check_report rep;
+  int rc = m->num_elem_global <= 1000000 ? hx_mesh_check(m, 1e-12, &rep) : HX_OK;
+  if (rc && r.force) hx_error_clear(), rc = HX_OK;
+  if (!rc && order > 1) {
+    hx_mesh *hi = NULL;
+    rc = hx_mesh_raise_order(m, order, &hi);
+    hx_mesh_destroy(&m);
+    m = hi;
+  }
+  int checked = 0;
+  if (!rc) {
+    rc = hx_mesh_check(m, 1e-12, &rep);
+    checked = !rc;
+    if (rc && r.force) hx_error_clear(), rc = HX_OK;
+  }
+  if (!rc) rc = wrap(m, API_KIND_RODS, out), m = NULL;
+  if (rc) {
+    hx_mesh_destroy(&m);
+    return rc;
+  }
+  (*out)->checked = checked;
+  if (r.optimize) {
+    rc = api_generic_optimize(*out, &r);
+    if (rc) hexpack_mesh_destroy(out);
+  }
+  return rc;
+}
+
 int hexpack_read(const char *path, const hexpack_opts *o, hexpack_mesh **out) {
   HX_CALL(enter());
   HX_CHECK(out, HX_ERR_INPUT, "hexpack_read: out is NULL");
@@ -234,7 +277,7 @@ int hexpack_optimize(hexpack_mesh *hm, const hexpack_opts *o) {
   HX_CHECK(hm && hm->m, HX_ERR_INPUT, "hexpack_optimize: the mesh is NULL");
   int pebble = hm->kind == API_KIND_PEBBLE;
   api_run r;
-  api_run_defaults(&r, API_OP_OPTIMIZE, pebble);
+  api_run_defaults(&r, API_OP_OPTIMIZE, hm->kind);
   if (pebble) { /* what the bed was meshed with stands unless given again */
     if (hm->goals) r.to.keep_aspect = 20;
     r.opt_order = hm->opt_order;

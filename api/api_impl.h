@@ -9,24 +9,27 @@
 #include "hx_mesh.h"
 #include "hx_pebble.h"
 #include "hx_quality.h"
+#include "hx_rods.h"
 #include "hx_tmop.h"
 
 /* what a function takes: each option belongs to one group, each call accepts some groups */
 enum {
-  API_G_PEBBLE = 1 << 0,    /* the pebble mesher's flags */
-  API_G_BOX = 1 << 1,       /* the box mesher's flags */
-  API_G_TMOP = 1 << 2,      /* the optimizer's flags */
-  API_G_WRITE = 1 << 3,     /* output forms */
-  API_G_QUALITY = 1 << 4,   /* the quality report's quadrature, validity */
-  API_G_ORDER = 1 << 5,     /* order */
-  API_G_FORCE = 1 << 6,     /* force */
-  API_G_OPTIMIZE = 1 << 7,  /* optimize (meshers) */
-  API_G_RUN = 1 << 8,       /* verbose, re2-guard (every call that optimizes) */
-  API_G_PEBBLE_OPT = 1 << 9 /* optimize-order, transfer-keep: pebble, and optimize on a pebble mesh */
+  API_G_PEBBLE = 1 << 0,     /* the pebble mesher's flags */
+  API_G_BOX = 1 << 1,        /* the box mesher's flags */
+  API_G_TMOP = 1 << 2,       /* the optimizer's flags */
+  API_G_WRITE = 1 << 3,      /* output forms */
+  API_G_QUALITY = 1 << 4,    /* the quality report's quadrature, validity */
+  API_G_ORDER = 1 << 5,      /* order */
+  API_G_FORCE = 1 << 6,      /* force */
+  API_G_OPTIMIZE = 1 << 7,   /* optimize (meshers) */
+  API_G_RUN = 1 << 8,        /* verbose, re2-guard (every call that optimizes) */
+  API_G_PEBBLE_OPT = 1 << 9, /* optimize-order, transfer-keep: pebble, and optimize on a pebble mesh */
+  API_G_RODS = 1 << 10       /* the rod-bundle mesher's flags */
 };
 enum {
   API_OP_PEBBLE = API_G_PEBBLE | API_G_TMOP | API_G_ORDER | API_G_FORCE | API_G_OPTIMIZE | API_G_RUN | API_G_PEBBLE_OPT,
   API_OP_BOX = API_G_BOX | API_G_TMOP | API_G_ORDER | API_G_FORCE | API_G_OPTIMIZE | API_G_RUN,
+  API_OP_RODS = API_G_RODS | API_G_TMOP | API_G_ORDER | API_G_FORCE | API_G_OPTIMIZE | API_G_RUN,
   API_OP_OPTIMIZE = API_G_TMOP | API_G_RUN | API_G_PEBBLE_OPT,
   API_OP_READ = API_G_FORCE,
   API_OP_QUALITY = API_G_QUALITY,
@@ -43,6 +46,8 @@ typedef struct api_run {
   int goals;                          /* goals */
   const char *bridge_flag, *gap_flag; /* a bridge or gap model's option given (for the conflict check) */
   hx_box_opts bo;
+  hx_rods_opts ro;
+  int rods_lattice_set; /* lattice given (rings then leaves it) */
   hx_tmop_opts to;
   hx_export_opts eo;
   hx_quality_opts qo;
@@ -63,12 +68,12 @@ struct hexpack_opts {
 
 /* how a mesh came to be: a mesh made by the pebble mesher keeps its bed and options, so that
    hexpack_optimize can mesh the bed again at the solve's order as the command line does */
-enum { API_KIND_OTHER = 0, API_KIND_PEBBLE = 1, API_KIND_BOX = 2 };
+enum { API_KIND_OTHER = 0, API_KIND_PEBBLE = 1, API_KIND_BOX = 2, API_KIND_RODS = 3 };
 
 struct hexpack_mesh {
   hx_mesh *m;
   int kind;
-  int checked;        /* the box command's hx_mesh_check passed at the mesh's order (the writers skip theirs) */
+  int checked;        /* the box or rods command's check passed at the mesh's order (the writers skip theirs) */
   hx_pebble_bed *bed; /* API_KIND_PEBBLE: the bed and the finished mesher options (order N, not lazy) */
   hx_pebble_opts po;
   int goals, opt_order, user_tk;
@@ -77,8 +82,9 @@ struct hexpack_mesh {
 };
 
 /** Set the defaults of the command an operation stands for: API_OP_PEBBLE (hexpack pebble),
-    API_OP_BOX (hexpack box), API_OP_OPTIMIZE (hexpack optimize; pebble: its optimizer), ... */
-void api_run_defaults(api_run *r, int op, int pebble_mesh);
+    API_OP_BOX (hexpack box), API_OP_RODS (hexpack rods), API_OP_OPTIMIZE (hexpack optimize; on a
+    mesh of kind API_KIND_PEBBLE or API_KIND_RODS that command's optimizer defaults), ... */
+void api_run_defaults(api_run *r, int op, int kind);
 /** Apply the options of o (may be NULL) that op takes to r; an option op does not take fails,
     naming the options it takes. goals is applied first, so that other options override it. */
 int api_apply(const hexpack_opts *o, int op, const char *op_name, api_run *r);
@@ -87,7 +93,9 @@ const char *api_option_list(int op);
 /** Check one option's name and value (hexpack_opts_set); *def receives its table index. */
 int api_opt_check(const char *name, const char *value, int *def);
 
-/** The pebble command's optimizer defaults (metric 318, ...) on top of hx_tmop_opts_default. */
+/** The meshers' optimizer defaults (rods; metric 318, ...) on top of hx_tmop_opts_default. */
+void api_tmop_sj_defaults(hx_tmop_opts *o);
+/** The pebble command's: api_tmop_sj_defaults and its own. */
 void api_tmop_pebble_defaults(hx_tmop_opts *o);
 /** The pebble command's optimization of hm (a pebble mesh): the bed meshed at the solve's order,
     solved, the moves carried to the mesh's order and repaired; r holds the optimizer options.

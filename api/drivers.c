@@ -17,7 +17,7 @@ _Static_assert(HX_LIN_CG == 1 && HX_LIN_MINRES == 2, "the option table's linear-
 _Static_assert(HX_HESS_STORED == 1 && HX_HESS_ONTHEFLY == 2, "the option table's hessian values");
 _Static_assert(HX_BND_FIXED == 0 && HX_BND_SLIDE == 1, "the option table's boundary values");
 
-void api_tmop_pebble_defaults(hx_tmop_opts *o) {
+void api_tmop_sj_defaults(hx_tmop_opts *o) {
   /* aimed at the Nek5000 scaled Jacobian: the size metric with each element's own volume as
      target, every element weighted alike, none left below min(0.1, its value as meshed), 10 Newton
      steps, no untangling (the meshers' meshes are valid at their GLL nodes) */
@@ -27,6 +27,10 @@ void api_tmop_pebble_defaults(hx_tmop_opts *o) {
   o->keep_sj = 0.1;
   o->newton_iters = 10;
   o->untangle = 0;
+}
+
+void api_tmop_pebble_defaults(hx_tmop_opts *o) {
+  api_tmop_sj_defaults(o);
   /* the pebble command's own: keep-aspect from --aspect, transfer-keep 0.3, repair by --aspect
      (resolved in api_pebble_optimize), det J also checked between the GLL nodes, the quadrature
      by the solve's order */
@@ -38,13 +42,15 @@ void api_tmop_pebble_defaults(hx_tmop_opts *o) {
   o->quad_order = 0;
 }
 
-void api_run_defaults(api_run *r, int op, int pebble_mesh) {
+void api_run_defaults(api_run *r, int op, int kind) {
   memset(r, 0, sizeof *r);
   hx_pebble_opts_default(&r->po);
   r->po.smooth = -1; /* 10 with optimize or aspect (unless split), else 0 */
   hx_box_opts_default(&r->bo);
+  hx_rods_opts_default(&r->ro);
   hx_tmop_opts_default(&r->to);
-  if (op == API_OP_PEBBLE || (op == API_OP_OPTIMIZE && pebble_mesh)) api_tmop_pebble_defaults(&r->to);
+  if (op == API_OP_PEBBLE || (op == API_OP_OPTIMIZE && kind == API_KIND_PEBBLE)) api_tmop_pebble_defaults(&r->to);
+  else if (op == API_OP_RODS || (op == API_OP_OPTIMIZE && kind == API_KIND_RODS)) api_tmop_sj_defaults(&r->to);
   else r->to.coarse_order = -1; /* optimize and box --optimize: the coarse start from order 3 */
   hx_export_opts_default(&r->eo);
   hx_quality_opts_default(&r->qo);
@@ -168,10 +174,11 @@ int api_generic_optimize(hexpack_mesh *hm, api_run *r) {
   hx_tmop_result res;
   if (!rc) rc = hx_tmop_optimize(m, &r->to, &res);
   if (r->re2_guard) api_re2_guard_close(&guard, &r->to);
-  /* box --optimize checks the result again (and its writers then skip their check); optimize
-     leaves that to the writers */
+  /* box and rods --optimize check the result again (and their writers then skip their check);
+     optimize leaves that to the writers */
+  int own = hm->kind == API_KIND_BOX || hm->kind == API_KIND_RODS;
   hx_mesh_check_report rep;
-  if (!rc && hm->kind == API_KIND_BOX) rc = hx_mesh_check(m, 1e-12, &rep);
-  hm->checked = hm->kind == API_KIND_BOX && !rc;
+  if (!rc && own) rc = hx_mesh_check(m, 1e-12, &rep);
+  hm->checked = own && !rc;
   return rc;
 }

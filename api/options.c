@@ -237,6 +237,108 @@ static int opt_repair(const char *name, const char *v, api_run *r) {
   return HX_OK;
 }
 
+static int opt_rods_lattice(const char *name, const char *v, api_run *r) {
+  HX_CALL(parse_enum(name, v, "square=0,hex=1", &r->ro.lattice));
+  r->rods_lattice_set = 1;
+  return HX_OK;
+}
+
+/* rings: a hexagonal lattice (unless lattice is given) in a hexagonal duct (unless a duct is) */
+static int opt_rods_rings(const char *name, const char *v, api_run *r) {
+  HX_CALL(parse_int(name, v, 0, 60, &r->ro.rings));
+  if (!r->rods_lattice_set) r->ro.lattice = HX_RODS_HEX;
+  if (r->ro.duct == HX_RODS_DUCT_BOX) r->ro.duct = HX_RODS_DUCT_HEX;
+  return HX_OK;
+}
+
+static int opt_rods_count(const char *name, const char *v, api_run *r) {
+  double p[2];
+  int cnt = 0;
+  HX_CALL(parse_list(name, v, 2, &cnt, p));
+  for (int k = 0; k < cnt; k++)
+    HX_CHECK(p[k] >= 1 && p[k] <= 1000 && p[k] == floor(p[k]), HX_ERR_INPUT,
+             "option rods: expected NX[,NY], integers in 1..1000, got '%s'", v);
+  r->ro.nx = (int)p[0];
+  r->ro.ny = (int)p[cnt > 1 ? 1 : 0];
+  return HX_OK;
+}
+
+static int opt_rods_radius(const char *name, const char *v, api_run *r) {
+  double p[HX_RODS_MAX_TYPES];
+  int cnt = 0;
+  HX_CALL(parse_list(name, v, HX_RODS_MAX_TYPES, &cnt, p));
+  for (int k = 0; k < cnt; k++)
+    HX_CHECK(p[k] > 0, HX_ERR_INPUT, "option rod-radius: radius %d must be positive, got %g", k + 1, p[k]);
+  r->ro.num_types = cnt;
+  memcpy(r->ro.radius, p, (size_t)cnt * sizeof *p);
+  return HX_OK;
+}
+
+static int opt_rods_map(const char *name, const char *v, api_run *r) {
+  (void)name;
+  r->ro.map = v; /* borrowed from the options, which outlive the call */
+  return HX_OK;
+}
+
+static int opt_rods_duct_size(const char *name, const char *v, api_run *r) {
+  double p[2];
+  int cnt = 0;
+  HX_CALL(parse_list(name, v, 2, &cnt, p));
+  HX_CHECK(p[0] > 0 && (cnt < 2 || p[1] > 0), HX_ERR_INPUT, "option duct-size must be positive, got '%s'", v);
+  r->ro.duct_size = p[0];
+  r->ro.duct_size_y = cnt > 1 ? p[1] : 0;
+  return HX_OK;
+}
+
+static int opt_rods_duct_gap(const char *name, const char *v, api_run *r) {
+  HX_CALL(parse_double(name, v, 0, 1e300, &r->ro.duct_gap));
+  r->ro.duct_size = 0;
+  return HX_OK;
+}
+
+static int opt_rods_z(const char *name, const char *v, api_run *r) {
+  double d[HX_RODS_MAX_ZONES + 1];
+  int cnt = 0;
+  HX_CALL(parse_list(name, v, HX_RODS_MAX_ZONES + 1, &cnt, d));
+  HX_CHECK(cnt >= 2, HX_ERR_INPUT, "option z expects Z0,Z1[,Z2...] (at least two values), got '%s'", v);
+  for (int k = 0; k + 1 < cnt; k++) HX_CHECK(d[k + 1] > d[k], HX_ERR_INPUT, "option z: values must increase, got '%s'", v);
+  hx_rods_opts *o = &r->ro;
+  int old = o->num_zones;
+  o->num_zones = cnt - 1;
+  memcpy(o->z, d, (size_t)cnt * sizeof *d);
+  for (int k = old; k < o->num_zones; k++) o->nz[k] = o->nz[0], o->grading[k] = 1;
+  return HX_OK;
+}
+
+static int opt_rods_nz(const char *name, const char *v, api_run *r) {
+  double d[HX_RODS_MAX_ZONES];
+  int cnt = 0;
+  HX_CALL(parse_list(name, v, HX_RODS_MAX_ZONES, &cnt, d));
+  for (int k = 0; k < cnt; k++)
+    HX_CHECK(d[k] >= 1 && d[k] <= 1000000 && d[k] == floor(d[k]), HX_ERR_INPUT,
+             "option nz: layer counts must be integers in 1..1000000, got '%s'", v);
+  for (int k = 0; k < HX_RODS_MAX_ZONES; k++) r->ro.nz[k] = (int)d[k < cnt ? k : cnt - 1];
+  HX_CHECK(cnt < 2 || cnt == r->ro.num_zones, HX_ERR_INPUT, "option nz: %d values for %d zones (give z first, one nz per zone)",
+           cnt, r->ro.num_zones);
+  return HX_OK;
+}
+
+static int opt_rods_grading(const char *name, const char *v, api_run *r) {
+  double d[HX_RODS_MAX_ZONES];
+  int cnt = 0;
+  HX_CALL(parse_list(name, v, HX_RODS_MAX_ZONES, &cnt, d));
+  for (int k = 0; k < cnt; k++) HX_CHECK(d[k] > 0, HX_ERR_INPUT, "option grading: ratios must be positive, got '%s'", v);
+  for (int k = 0; k < HX_RODS_MAX_ZONES; k++) r->ro.grading[k] = d[k < cnt ? k : cnt - 1];
+  return HX_OK;
+}
+
+static int opt_rods_preset(const char *name, const char *v, api_run *r) {
+  (void)name, (void)r; /* applied first, by api_apply; here only its name is checked */
+  hx_rods_opts t;
+  hx_rods_opts_default(&t);
+  return hx_rods_preset(&t, v);
+}
+
 #define R(f) offsetof(api_run, f)
 #define G_P API_G_PEBBLE
 #define G_T API_G_TMOP
@@ -285,6 +387,27 @@ static const opt_def table[] = {
     {"lo", API_G_BOX, T_FN, 0, 0, 0, NULL, opt_box_corner},
     {"hi", API_G_BOX, T_FN, 0, 0, 0, NULL, opt_box_corner},
     {"separate-ids", API_G_BOX, T_BOOL, 0, 0, R(bo.separate_ids), NULL, NULL},
+    /* the rod-bundle mesher (hexpack rods) */
+    {"preset", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_preset},
+    {"lattice", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_lattice},
+    {"pitch", API_G_RODS, T_DOUBLE, 1e-300, 1e300, R(ro.pitch), NULL, NULL},
+    {"rods", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_count},
+    {"rings", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_rings},
+    {"rod-radius", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_radius},
+    {"map", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_map},
+    {"duct", API_G_RODS, T_ENUM, 0, 0, R(ro.duct), "box=0,hex=1,none=2", NULL},
+    {"duct-size", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_duct_size},
+    {"duct-gap", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_duct_gap},
+    {"sectors", API_G_RODS, T_INT, 1, 10000, R(ro.sectors), NULL, NULL},
+    {"bl-layers", API_G_RODS, T_INT, 0, 50, R(ro.bl_layers), NULL, NULL},
+    {"bl-first", API_G_RODS, T_DOUBLE, 1e-300, 1e300, R(ro.bl_first), NULL, NULL},
+    {"bl-growth", API_G_RODS, T_DOUBLE, 1, 5, R(ro.bl_growth), NULL, NULL},
+    {"gap-layers", API_G_RODS, T_INT, 1, 100, R(ro.gap_layers), NULL, NULL},
+    {"z", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_z},
+    {"nz", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_nz},
+    {"grading", API_G_RODS, T_FN, 0, 0, 0, NULL, opt_rods_grading},
+    {"periodic", API_G_RODS, T_BOOL, 0, 0, R(ro.periodic), NULL, NULL},
+    {"separate-ids", API_G_RODS, T_BOOL, 0, 0, R(ro.separate_ids), NULL, NULL},
     /* what meshers and writers share */
     {"order", API_G_ORDER, T_INT, 1, HX_MAX_ORDER, R(order), NULL, NULL},
     {"force", API_G_FORCE, T_BOOL, 0, 0, R(force), NULL, NULL},
@@ -356,16 +479,19 @@ int api_opt_check(const char *name, const char *value, int *def) {
   int k = find_def(name, ~0, 0);
   HX_CHECK(k >= 0, HX_ERR_INPUT, "unknown option '%s' (see hexpack_option_names; the command line's flags without '--')", name);
   HX_CHECK(strlen(value) < sizeof((api_opt_value *)0)->value, HX_ERR_INPUT, "option %s: the value is too long", table[k].name);
+  *def = k;
+  /* a name of several rows (rings: pebble and rods; quad-order: optimizer and quality) has
+     several ranges: the call that applies it checks it against its own */
+  if (find_def(name, ~0, k + 1) >= 0) return HX_OK;
   api_run scratch;
   api_run_defaults(&scratch, API_OP_PEBBLE, 0);
-  *def = k;
   return apply_one(&table[k], value, &scratch);
 }
 
 const char *api_option_list(int op) {
-  static char lists[6][2048];
-  static const int ops[6] = {API_OP_PEBBLE, API_OP_BOX, API_OP_OPTIMIZE, API_OP_READ, API_OP_QUALITY, API_OP_WRITE};
-  for (int i = 0; i < 6; i++) {
+  static char lists[7][2048];
+  static const int ops[7] = {API_OP_PEBBLE, API_OP_BOX, API_OP_RODS, API_OP_OPTIMIZE, API_OP_READ, API_OP_QUALITY, API_OP_WRITE};
+  for (int i = 0; i < 7; i++) {
     if (ops[i] != op) continue;
     if (!lists[i][0])
       for (int k = 0; k < NUM_DEFS; k++)
@@ -387,6 +513,9 @@ int api_apply(const hexpack_opts *o, int op, const char *op_name, api_run *r) {
       HX_CALL(parse_bool("goals", o->v[i].value, &on));
       if (on) r->po.ratio = 1, r->po.score_nek = 1, r->po.aspect = 18, r->po.grade_expand = 0.75, r->to.keep_aspect = 20;
     }
+  /* a preset first: the options given with it override its values */
+  for (int i = 0; i < o->num; i++)
+    if (!strcmp(table[o->v[i].def].name, "preset") && (op & API_G_RODS)) HX_CALL(hx_rods_preset(&r->ro, o->v[i].value));
   for (int i = 0; i < o->num; i++) {
     const char *name = table[o->v[i].def].name;
     int k = find_def(name, op, 0);

@@ -1,6 +1,6 @@
 /* hexpack: the public C API of libhexpack (docs/api.md).
 
-   Mesh a pebble bed or a box, read a mesh, optimize it with TMOP, check its quality and write it
+   Mesh a pebble bed, a rod bundle or a box, read a mesh, optimize it with TMOP, check its quality and write it
    in any format, with the same code and the same results as the hexpack command line.
 
    Usage:
@@ -67,7 +67,7 @@ int hexpack_opts_set(hexpack_opts *o, const char *name, const char *value);
 int hexpack_opts_set_int(hexpack_opts *o, const char *name, long value);
 int hexpack_opts_set_double(hexpack_opts *o, const char *name, double value);
 /** The options a function takes, as a comma-separated list: what is one of "pebble", "box",
-    "read", "optimize", "quality", "write"; NULL for an unknown name. Static storage. */
+    "rods", "read", "optimize", "quality", "write"; NULL for an unknown name. Static storage. */
 const char *hexpack_option_names(const char *what);
 
 /* ---- meshes ----------------------------------------------------------------------------------- */
@@ -81,6 +81,12 @@ int hexpack_pebble(int64_t n, const double *centres, const double *radii, const 
 /** A structured box (`hexpack box`): "n", "order" (default 1), "kershaw", "lo", "hi", "separate-ids",
     "optimize" and the optimizer's options, "force". */
 int hexpack_box(const hexpack_opts *o, hexpack_mesh **out);
+/** A rod bundle in its duct (`hexpack rods`): "preset" (pwr17x17, hex7, ...), "lattice", "pitch",
+    "rods", "rings", "rod-radius", "map", "duct", "duct-size", "duct-gap", "sectors", "bl-layers",
+    "bl-first", "bl-growth", "gap-layers", "z", "nz", "grading", "periodic", "separate-ids", "order"
+    (default 1; the rods and the duct exact at every order), "optimize" and the optimizer's
+    options, "force". */
+int hexpack_rods(const hexpack_opts *o, hexpack_mesh **out);
 /** Read a mesh file of any format with a reader (by extension) and check it as `hexpack quality`
     does; "force" keeps a mesh the checks find broken. */
 int hexpack_read(const char *path, const hexpack_opts *o, hexpack_mesh **out);
@@ -88,7 +94,8 @@ void hexpack_mesh_destroy(hexpack_mesh **m);
 
 /** TMOP in place. A mesh made by hexpack_pebble is optimized as `pebble --optimize` does it (the
     bed meshed again at the solve's order, its moves carried to the mesh's order, then repaired),
-    with the pebble optimizer's defaults; any other mesh as `hexpack optimize` does. Options: the
+    with the pebble optimizer's defaults; a rod bundle as `rods --optimize` (its defaults); any
+    other mesh as `hexpack optimize` does. Options: the
     optimizer's flags ("metric", "target", "newton-iters", "backend", "keep-sj", "repair", ...),
     "verbose" (the per-iteration log on stderr) and "re2-guard" (default 1: no element is moved
     to one the .re2 writer would refuse, as the command line does when a .re2 is among its

@@ -1,6 +1,6 @@
 /* t700: the C API through include/hexpack.h and libhexpack.so only: options and their errors, a box
    checked against its exact geometry, a small pebble bed written and read back, a Kershaw box
-   optimized, and error paths that return codes with one-line messages. */
+   optimized, a rod bundle, and error paths that return codes with one-line messages. */
 #include <hexpack.h>
 #include <math.h>
 #include <stdio.h>
@@ -109,6 +109,23 @@ int main(void) {
   expect_error(hexpack_opts_set(o, "optimize-order", "2") || hexpack_optimize(m, o), HEXPACK_ERR_INPUT,
                "only for a mesh made by the pebble mesher", __LINE__);
   hexpack_mesh_destroy(&m);
+  hexpack_opts_destroy(&o);
+
+  /* a rod bundle: 7 rods of a hexagonal lattice, 3 axial layers at order 2; rod nodes on their cylinders */
+  hexpack_opts_create(&o);
+  expect_error(hexpack_opts_set(o, "preset", "hex8"), HEXPACK_ERR_INPUT, "hex7", __LINE__);
+  hexpack_opts_set(o, "preset", "hex7");
+  hexpack_opts_set(o, "rings", "1"); /* a rods option of the same name as the pebble mesher's, with its own range */
+  hexpack_opts_set(o, "nz", "3");
+  hexpack_opts_set_int(o, "order", 2);
+  EXPECT(hexpack_rods(o, &m) == 0, "rods");
+  EXPECT(m && hexpack_mesh_get_info(m, &info) == 0 && info.order == 2 && info.num_elem % 3 == 0, "rods info");
+  EXPECT(hexpack_mesh_quality(m, NULL, &q) == 0 && q.num_inverted == 0 && q.scaled_jacobian_min > 0.1, "rods quality");
+  EXPECT(!strcmp(str(hexpack_mesh_boundary_name(m, 1)), "rod"), "rods boundary 1 '%s'", str(hexpack_mesh_boundary_name(m, 1)));
+  hexpack_mesh_destroy(&m);
+  /* a name of two meshers, checked by the call against the range of its own */
+  EXPECT(hexpack_opts_set_int(o, "rings", 99) == 0, "rings 99 set");
+  expect_error(hexpack_rods(o, &m), HEXPACK_ERR_INPUT, "option rings must be in 0..60, got 99", __LINE__);
   hexpack_opts_destroy(&o);
 
   /* four spheres of radius 1 poured into a cylinder of radius 2 (hexpack pack --n 4 --container cyl:2), in the box

@@ -3,7 +3,8 @@
 
 A bed of four spheres (hexpack pack) meshed at order 3 and optimized, once with pebble(..., optimize=True) and once
 as pebble(..., smooth=10) then mesh.optimize() (what `pebble --optimize` smooths first), written as
-.re2 (+ its field file) and .vtu: every file equal byte for byte to `hexpack pebble ... --optimize`'s.
+.re2 (+ its field file) and .vtu: every file equal byte for byte to `hexpack pebble ... --optimize`'s;
+the same for a rod bundle (hex7) and a Kershaw box, optimized, in .re2, .vtu, .msh and .mesh.
 mesh.quality() against `hexpack quality --json` of the command line's .vtu; mesh.coords and
 mesh.elements against the .vtu read by VTK (point count, each element's corners) and the .re2 read
 back (every element's GLL nodes); errors raised as
@@ -73,6 +74,22 @@ for k in ("py1", "py2"):
     for n in names:
         a, b = os.path.join(dirs["cli"], n), os.path.join(dirs[k], n)
         check(os.path.exists(b) and same_bytes(a, b), f"{k}/{n} differs from the command line's")
+
+# a rod bundle and a Kershaw box, optimized, in more formats: the command's files again
+for name, args, make in (
+    ("rods", ["rods", "--preset", "hex7", "--order", "3", "--nz", "2", "--optimize", "--newton-iters", "2"],
+     lambda: hexpack.rods("hex7", order=3, nz=2, optimize=True, newton_iters=2)),
+    ("box", ["box", "--n", "6,2,2", "--kershaw", "0.3,0.3", "--order", "2", "--optimize", "--newton-iters", "3"],
+     lambda: hexpack.box(n=(6, 2, 2), kershaw=(0.3, 0.3), order=2).optimize(newton_iters=3))):
+    outs = ["a.re2", "a.vtu", "a.msh", "a.mesh"]
+    for k in ("cli", "py"):
+        os.mkdir(os.path.join(work, name + k))
+    p = cli(*args, "--quiet", *sum((["-o", os.path.join(work, name + "cli", f)] for f in outs), []))
+    check(p.returncode == 0, f"hexpack {name} failed: {p.stderr}")
+    make().write(*[os.path.join(work, name + "py", f) for f in outs])
+    for f in sorted(os.listdir(os.path.join(work, name + "cli"))):
+        b = os.path.join(work, name + "py", f)
+        check(os.path.exists(b) and same_bytes(os.path.join(work, name + "cli", f), b), f"{name}: {f} differs from the command's")
 
 # quality against hexpack quality --json of the command line's .vtu
 q = m1.quality()

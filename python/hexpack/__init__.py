@@ -16,7 +16,7 @@ import numpy as np
 
 from . import _lib
 
-__all__ = ["Error", "Mesh", "pebble", "box", "read", "option_names", "version", "library_path"]
+__all__ = ["Error", "Mesh", "pebble", "box", "rods", "read", "option_names", "version", "library_path"]
 
 _L, library_path = _lib.load()
 _lib.declare(_L)
@@ -70,10 +70,10 @@ class _Opts:
 
 
 def option_names(what):
-    """The options of 'pebble', 'box', 'read', 'optimize', 'quality' or 'write'."""
+    """The options of 'pebble', 'box', 'rods', 'read', 'optimize', 'quality' or 'write'."""
     s = _L.hexpack_option_names(what.encode())
     if s is None:
-        raise Error(f"option_names: unknown function '{what}'; known: pebble, box, read, optimize, quality, write", 1)
+        raise Error(f"option_names: unknown function '{what}'; known: pebble, box, rods, read, optimize, quality, write", 1)
     return s.decode().split(", ")
 
 
@@ -108,7 +108,8 @@ class Mesh:
         return f"<hexpack.Mesh: {i.num_elem} elements, order {i.order}, {i.num_nodes} nodes>"
 
     def optimize(self, **options):
-        """TMOP in place (as `pebble --optimize` for a pebble bed's mesh, else as `hexpack optimize`)."""
+        """TMOP in place (as `pebble --optimize` for a pebble bed's mesh, `rods --optimize` for a rod
+        bundle's, else as `hexpack optimize`)."""
         o = _Opts(options)
         _check(_L.hexpack_optimize(self._p, o.p))
         return self
@@ -187,6 +188,14 @@ def box(n=None, order=None, **options):
     options.update(n=n, order=order)
     o = _Opts(options)
     return _new(_L.hexpack_box, o.p)
+
+
+def rods(preset=None, order=None, **options):
+    """A rod bundle in its duct: preset ("pwr17x17", "hex7", ...) or lattice, pitch, rods=(NX, NY),
+    rings, rod_radius, map, duct, z, nz, ...; order (default 1); optimize, ..."""
+    options.update(preset=preset, order=order)
+    o = _Opts(options)
+    return _new(_L.hexpack_rods, o.p)
 
 
 def read(path, **options):

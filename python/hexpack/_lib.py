@@ -82,6 +82,7 @@ def declare(lib):
         "hexpack_option_names": (c_char_p, [c_char_p]),
         "hexpack_pebble": (c_int, [ctypes.c_int64, dbl, dbl, P, PP]),
         "hexpack_box": (c_int, [P, PP]),
+        "hexpack_rods": (c_int, [P, PP]),
         "hexpack_read": (c_int, [c_char_p, P, PP]),
         "hexpack_mesh_destroy": (None, [PP]),
         "hexpack_optimize": (c_int, [P, P]),
