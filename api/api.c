@@ -55,7 +55,9 @@ int hexpack_opts_create(hexpack_opts **out) {
 }
 
 void hexpack_opts_destroy(hexpack_opts **o) {
-  if (o) hx_free(o);
+  if (!o || !*o) return;
+  for (int k = 0; k < (*o)->num; k++) hx_free(&(*o)->v[k].value);
+  hx_free(o);
 }
 
 int hexpack_opts_set(hexpack_opts *o, const char *name, const char *value) {
@@ -66,8 +68,12 @@ int hexpack_opts_set(hexpack_opts *o, const char *name, const char *value) {
   int k = 0;
   while (k < o->num && o->v[k].def != def) k++;
   HX_CHECK(k < API_MAX_OPTS, HX_ERR_INPUT, "hexpack_opts_set: more than %d options", API_MAX_OPTS);
+  char *copy = NULL;
+  HX_CALL(hx_malloc(strlen(value) + 1, &copy));
+  memcpy(copy, value, strlen(value) + 1);
+  if (k < o->num) hx_free(&o->v[k].value);
   o->v[k].def = def;
-  snprintf(o->v[k].value, sizeof o->v[k].value, "%s", value);
+  o->v[k].value = copy;
   if (k == o->num) o->num++;
   return HX_OK;
 }

@@ -57,8 +57,8 @@ typedef struct api_run {
 
 #define API_MAX_OPTS 128
 typedef struct api_opt_value {
-  int def;         /* index in the option table */
-  char value[256]; /* the value as text */
+  int def;     /* index in the option table */
+  char *value; /* the value as text (owned) */
 } api_opt_value;
 
 struct hexpack_opts {

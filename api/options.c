@@ -478,7 +478,7 @@ int api_opt_check(const char *name, const char *value, int *def) {
   HX_CHECK(name && value, HX_ERR_INPUT, "option: a NULL name or value");
   int k = find_def(name, ~0, 0);
   HX_CHECK(k >= 0, HX_ERR_INPUT, "unknown option '%s' (see hexpack_option_names; the command line's flags without '--')", name);
-  HX_CHECK(strlen(value) < sizeof((api_opt_value *)0)->value, HX_ERR_INPUT, "option %s: the value is too long", table[k].name);
+  HX_CHECK(strlen(value) < 65536, HX_ERR_INPUT, "option %s: the value is longer than 65535 characters", table[k].name);
   *def = k;
   /* a name of several rows (rings: pebble and rods; quad-order: optimizer and quality) has
      several ranges: the call that applies it checks it against its own */

@@ -40,6 +40,13 @@ int main(void) {
   expect_error(hexpack_opts_set(o, "contact", "glue"), HEXPACK_ERR_INPUT, "expected one of bridge, gap, got 'glue'", __LINE__);
   EXPECT(strstr(str(hexpack_option_names("box")), "kershaw") != NULL, "box options list kershaw");
   EXPECT(hexpack_option_names("nothing") == NULL, "unknown function");
+  char map[400]; /* a 17 x 17 rod map with its row marks: a long value */
+  memset(map, '1', sizeof map - 1), map[sizeof map - 1] = 0;
+  hexpack_opts *o2 = NULL;
+  hexpack_opts_create(&o2);
+  EXPECT(hexpack_opts_set(o2, "map", map) == 0 && hexpack_opts_set(o2, "map", "1") == 0, "a long value, replaced");
+  hexpack_opts_destroy(&o2);
+  EXPECT(o2 == NULL, "opts destroy sets NULL");
 
   /* the unit cube in 2^3 elements at order 2: 5^3 nodes, 24 boundary faces, det J = 0.5^3 */
   EXPECT(hexpack_opts_set(o, "n", "2") == 0 && hexpack_opts_set_int(o, "order", 2) == 0, "box options");
