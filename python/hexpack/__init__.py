@@ -11,6 +11,7 @@ Options are the command line's flags without "--", '-' written '_' (bridge_gap=0
 failure raises hexpack.Error with the library's one-line message.
 """
 import ctypes
+import threading
 
 import numpy as np
 
@@ -31,9 +32,16 @@ class Error(Exception):
         self.status = status
 
 
-def _check(rc):
+# one library call at a time: the library runs MPI serialized and OpenMP regions per call, and its
+# error message is read back on the thread that failed, inside the same lock
+_lock = threading.Lock()
+
+
+def _call(fn, *args):
+    with _lock:
+        rc = fn(*args)
+        msg = (_L.hexpack_last_error().decode(errors="replace") or _L.hexpack_status_name(rc).decode()) if rc else ""
     if rc != 0:
-        msg = _L.hexpack_last_error().decode(errors="replace") or _L.hexpack_status_name(rc).decode()
         raise Error(msg, rc)
 
 
@@ -58,14 +66,14 @@ def _text(value):
 class _Opts:
     def __init__(self, options):
         self.p = ctypes.c_void_p()
-        _check(_L.hexpack_opts_create(ctypes.byref(self.p)))
+        _call(_L.hexpack_opts_create, ctypes.byref(self.p))
         for name, value in options.items():
             if value is None:
                 continue
-            _check(_L.hexpack_opts_set(self.p, name.encode(), _text(value).encode()))
+            _call(_L.hexpack_opts_set, self.p, name.encode(), _text(value).encode())
 
     def __del__(self):
-        if getattr(self, "p", None):
+        if getattr(self, "p", None) and _L is not None:
             _L.hexpack_opts_destroy(ctypes.byref(self.p))
 
 
@@ -84,12 +92,13 @@ class Mesh:
         self._p = handle
 
     def __del__(self):
-        if getattr(self, "_p", None):
-            _L.hexpack_mesh_destroy(ctypes.byref(self._p))
+        if getattr(self, "_p", None) and _L is not None:
+            with _lock:
+                _L.hexpack_mesh_destroy(ctypes.byref(self._p))
 
     def _info(self):
         info = _lib.MeshInfo()
-        _check(_L.hexpack_mesh_get_info(self._p, ctypes.byref(info)))
+        _call(_L.hexpack_mesh_get_info, self._p, ctypes.byref(info))
         return info
 
     @property
@@ -111,14 +120,14 @@ class Mesh:
         """TMOP in place (as `pebble --optimize` for a pebble bed's mesh, `rods --optimize` for a rod
         bundle's, else as `hexpack optimize`)."""
         o = _Opts(options)
-        _check(_L.hexpack_optimize(self._p, o.p))
+        _call(_L.hexpack_optimize, self._p, o.p)
         return self
 
     def quality(self, **options):
         """The quality summary as a dict (hexpack_quality's fields)."""
         o = _Opts(options)
         q = _lib.Quality()
-        _check(_L.hexpack_mesh_quality(self._p, o.p, ctypes.byref(q)))
+        _call(_L.hexpack_mesh_quality, self._p, o.p, ctypes.byref(q))
         d = {name: getattr(q, name) for name, _ in _lib.Quality._fields_ if name != "reserved"}
         d["validity"] = {0: "unchecked", 1: "proven", 2: "not proven", 3: "invalid"}.get(q.validity, "unknown")
         return d
@@ -129,13 +138,13 @@ class Mesh:
             raise Error("write: no path given", 1)
         o = _Opts(options)
         arr = (ctypes.c_char_p * len(paths))(*[str(p).encode() for p in paths])
-        _check(_L.hexpack_write_files(self._p, arr, len(paths), o.p))
+        _call(_L.hexpack_write_files, self._p, arr, len(paths), o.p)
 
     @property
     def coords(self):
         """The distinct GLL nodes, shape (num_nodes, 3)."""
         xyz = np.empty((self._info().num_nodes, 3), dtype=np.float64)
-        _check(_L.hexpack_mesh_nodes(self._p, xyz.ctypes.data_as(ctypes.POINTER(ctypes.c_double))))
+        _call(_L.hexpack_mesh_nodes, self._p, xyz.ctypes.data_as(ctypes.POINTER(ctypes.c_double)))
         return xyz
 
     @property
@@ -143,14 +152,14 @@ class Mesh:
         """Node indices of every element, shape (num_elem, (order + 1)**3), lexicographic (xi1 fastest)."""
         i = self._info()
         conn = np.empty((i.num_elem, (i.order + 1) ** 3), dtype=np.int64)
-        _check(_L.hexpack_mesh_elements(self._p, conn.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))))
+        _call(_L.hexpack_mesh_elements, self._p, conn.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)))
         return conn
 
     @property
     def faces(self):
         """Boundary faces, shape (num_faces, 3): element, local face 0..5, boundary id."""
         f = np.empty((self._info().num_faces, 3), dtype=np.int64)
-        _check(_L.hexpack_mesh_faces(self._p, f.ctypes.data_as(ctypes.POINTER(ctypes.c_int64))))
+        _call(_L.hexpack_mesh_faces, self._p, f.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)))
         return f
 
     @property
@@ -161,7 +170,7 @@ class Mesh:
 
 def _new(fn, *args):
     p = ctypes.c_void_p()
-    _check(fn(*args, ctypes.byref(p)))
+    _call(fn, *args, ctypes.byref(p))
     return Mesh(p)
 
 
