@@ -336,8 +336,9 @@ int hexpack_write_files(const hexpack_mesh *hm, const char *const *paths, int n,
   const hx_mesh *m = hm->m;
   hx_export_opts eo = r.eo;
   eo.force = r.force;
-  eo.order = r.order ? r.order : m->order;
-  eo.checked = hm->checked && eo.order == m->order;
+  int own = m->lazy ? m->lazy->order : m->order; /* a streamed mesh's order is its attached geometry's */
+  eo.order = r.order ? r.order : own;
+  eo.checked = hm->checked && eo.order == own;
   /* as the command line's outputs: every path's format, order and directory, then the estimated
      sizes against the free space, then one output set (all renamed once all are written) */
   HX_CALL(hx_export_check_paths(paths, n, eo.order));

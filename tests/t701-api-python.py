@@ -4,7 +4,8 @@
 A bed of four spheres (hexpack pack) meshed at order 3 and optimized, once with pebble(..., optimize=True) and once
 as pebble(..., smooth=10) then mesh.optimize() (what `pebble --optimize` smooths first), written as
 .re2 (+ its field file) and .vtu: every file equal byte for byte to `hexpack pebble ... --optimize`'s;
-the same for a rod bundle (hex7) and a Kershaw box, optimized, in .re2, .vtu, .msh and .mesh.
+the same for a rod bundle (hex7) and a Kershaw box, optimized, and the bed streamed (its order-N
+geometry attached, evaluated a block at a time), in .re2, .vtu, .msh and .mesh.
 mesh.quality() against `hexpack quality --json` of the command line's .vtu; mesh.coords and
 mesh.elements against the .vtu read by VTK (point count, each element's corners) and the .re2 read
 back (every element's GLL nodes); errors raised as
@@ -14,6 +15,7 @@ Run by ctest with HEXPACK (the executable), HEXPACK_LIBRARY and PYTHONPATH=pytho
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,7 +82,9 @@ for name, args, make in (
     ("rods", ["rods", "--preset", "hex7", "--order", "3", "--nz", "2", "--optimize", "--newton-iters", "2"],
      lambda: hexpack.rods("hex7", order=3, nz=2, optimize=True, newton_iters=2)),
     ("box", ["box", "--n", "6,2,2", "--kershaw", "0.3,0.3", "--order", "2", "--optimize", "--newton-iters", "3"],
-     lambda: hexpack.box(n=(6, 2, 2), kershaw=(0.3, 0.3), order=2).optimize(newton_iters=3))):
+     lambda: hexpack.box(n=(6, 2, 2), kershaw=(0.3, 0.3), order=2).optimize(newton_iters=3)),
+    ("stream", ["pebble", bed, "--container", "box", "--order", "3", "--stream"],
+     lambda: hexpack.pebble(centres, radii, container="box", order=3, stream=True))):
     outs = ["a.re2", "a.vtu", "a.msh", "a.mesh"]
     for k in ("cli", "py"):
         os.mkdir(os.path.join(work, name + k))
@@ -169,5 +173,7 @@ msg, st = error_of(lambda: hexpack.box(n=2).optimize(optimize_order=2))
 check(msg is not None and "pebble" in msg, f"optimize-order on a box: '{msg}'")
 check(hexpack.box(n=2).quality()["num_elem"] == 8, "a call after the errors")
 
+if not fails:
+    shutil.rmtree(work)  # kept for a look when something failed
 print("t701:", "FAILED" if fails else "ok")
 sys.exit(1 if fails else 0)
