@@ -95,6 +95,10 @@ def declare(lib):
         "hexpack_mesh_boundary_name": (c_char_p, [P, c_int]),
     }
     for name, (res, args) in sigs.items():
-        f = getattr(lib, name)
+        try:
+            f = getattr(lib, name)
+        except AttributeError:
+            raise ImportError(f"hexpack: {lib._name} has no {name}: a library older than this package; install the "
+                              "library of the same source (cmake --install build) or point HEXPACK_LIBRARY at it") from None
         f.restype, f.argtypes = res, args
     return lib
