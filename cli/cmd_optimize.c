@@ -2,6 +2,7 @@
    step that every mesher's --optimize shares (hx_cli_tmop_flag, hx_cli_optimize). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hx_basis.h"
@@ -89,6 +90,11 @@ void hx_cli_tmop_help(void) {
          "                      steps (default 10), and none ends below min(S, its value before it);\n"
          "                      again about those left (3 passes at most) while fewer are left or\n"
          "                      the poorest rose (default 0: off)\n"
+         "  --limit C           the limiting term (MFEM's -lc): the energy gains\n"
+         "                      C 0.5 |x - x0|^2 / D^2 at every quadrature point, with the metric's\n"
+         "                      weights, x0 the nodes the solve starts from (default 0: off)\n"
+         "  --limit-dist D|small|elem  its distance D (default 1, MFEM's); small: MFEM's\n"
+         "                      (mesh volume)^(1/3) / 100; elem: each element's volume^(1/3)\n"
          "  --weight volume|equal  each element's energy weighted by its target volume (volume,\n"
          "                      default, MFEM) or alike (equal; targets 3 and 4 differ)\n"
          "  --detj-check nodes|quad|fine|bound  line search rejects det J <= 0 at quadrature\n"
@@ -230,6 +236,21 @@ int hx_cli_tmop_flag(int argc, char **argv, int *i, hx_tmop_opts *o, int *quiet)
     if (cnt > 1) o->repair_rings = (int)p[1];
     if (cnt > 2) o->repair_weight = p[2];
     if (cnt > 3) o->repair_iters = (int)p[3];
+  } else if (!strcmp(a, "--limit")) {
+    VAL();
+    TRY(hx_cli_double("--limit", v, 0, 1e30, &o->lim_const));
+  } else if (!strcmp(a, "--limit-dist")) {
+    VAL();
+    if (!strcmp(v, "small")) o->lim_dist_kind = HX_LIM_DIST_SMALL;
+    else if (!strcmp(v, "elem")) o->lim_dist_kind = HX_LIM_DIST_ELEM;
+    else {
+      char *end = NULL;
+      double dd = strtod(v, &end);
+      if (end == v || *end || !(dd > 0 && dd <= 1e30))
+        return -HX_ERROR(HX_ERR_INPUT, "flag --limit-dist expects a distance > 0, small or elem, got '%s'", v);
+      o->lim_dist_kind = HX_LIM_DIST_CONST;
+      o->lim_dist = dd;
+    }
   } else if (!strcmp(a, "--weight")) {
     VAL();
     if (!strcmp(v, "volume")) o->equal_weight = 0;
