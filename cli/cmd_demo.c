@@ -12,10 +12,12 @@
 #include "hx_quality.h"
 
 static void demo_help(void) {
-  printf("usage: hexpack demo [-o FILE]... [--order N] [--plot FILE.png|FILE.svg] [--json]\n\n"
+  printf("usage: hexpack demo [-o FILE]... [--order N] [--plot FILE.png|FILE.svg] [--plot-slice FILE] [--slice AXIS=V]\n"
+         "                    [--json]\n\n"
          "  Meshes the bundled 67-pebble bed (INL Virtual Test Bed DEM packing, CC BY 4.0;\n"
          "  R = 1.5 in a cylinder of radius 6.6, inlet/outlet sections of length 3) at order 3,\n"
-         "  writes it to demo.vtu (or the -o files) and prints its quality report.\n");
+         "  writes it to demo.vtu (or the -o files) and prints its quality report.\n"
+         "  --plot, --plot-slice and --slice draw its pictures as in hexpack quality.\n");
 }
 
 int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
@@ -23,7 +25,7 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
   qo.num_worst = 5;
-  const char *plot = NULL;
+  hx_cli_plot plot = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     int r = hx_cli_common_flag(argc, argv, &i, &c);
@@ -41,7 +43,7 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
   HX_CHECK(!c.optimize, HX_ERR_INPUT,
            "flag --optimize: the demo only meshes; use hexpack pebble inputs/pb67.txt --radius 1.5 --container cyl:6.6 "
            "--inlet 3 --outlet 3 --optimize -o OUT");
-  HX_CALL(hx_cli_plot_check(plot));
+  HX_CALL(hx_cli_plot_check(&plot));
   if (c.num_out == 0) c.out[c.num_out++] = "demo.vtu";
   hx_pebble_bed *bed = NULL;
   HX_CALL(hx_pebble_bed_create(hx_pb67_count, &hx_pb67_xyz[0][0], NULL, hx_pb67_radius, &bed));
@@ -69,7 +71,7 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
     for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
   }
   hx_pebble_bed_destroy(&bed);
-  if (rc == HX_OK) rc = hx_cli_quality_report(m, &qo, plot, c.json, NULL);
+  if (rc == HX_OK) rc = hx_cli_quality_report(m, &qo, &plot, c.json, NULL);
   hx_mesh_destroy(&m);
   return rc;
 }

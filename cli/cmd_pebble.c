@@ -99,7 +99,8 @@ static void pebble_help(void) {
          "                        edges) spaced so that gap x step is constant (volume) or evenly\n"
          "                        (all three: volume from order 3, linear at order 2, by default)\n"
          "  --order N             geometry order of the outputs (default 7)\n"
-         "  --quality             print the quality report of the order-N mesh (also --plot, --worst)\n"
+         "  --quality             print the quality report of the order-N mesh (also --plot,\n"
+         "                        --plot-slice, --slice, --worst: see hexpack quality --help)\n"
          "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
          "                        (optimizer flags below; here the defaults are --metric 318 --target 4\n"
          "                        --weight equal --keep-sj 0.1 --newton-iters 10 --detj-check fine,\n"
@@ -326,7 +327,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_pebble_opts_default(&o);
   o.smooth = -1; /* below: 10 with --optimize or --aspect (unless --split), else 0 */
   hx_cli_common c = {0};
-  const char *centres = NULL, *plot = NULL;
+  const char *centres = NULL;
+  hx_cli_plot plot = {0};
   int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0, user_tk = 0;
   const char *bridge_flag = NULL, *gap_flag = NULL; /* a bridge-model flag given, a gap-model flag given */
   double assume_memory = 0; /* --assume-memory: the memory the --stream choice takes (0: this machine's) */
@@ -556,7 +558,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CHECK(!(o.contact == HX_PEBBLE_BRIDGE && gap_flag), HX_ERR_INPUT, "flag %s: a gap model's parameter; add --contact gap",
            gap_flag);
   HX_CHECK(!(c.optimize && no_raise), HX_ERR_INPUT, "flag --optimize: needs the whole order-N mesh, not --stream");
-  HX_CALL(hx_cli_plot_check(plot));
+  HX_CALL(hx_cli_plot_check(&plot));
   int order = c.order ? c.order : 7;
   HX_CHECK(!opt_order || c.optimize, HX_ERR_INPUT, "flag --optimize-order: only with --optimize");
   HX_CHECK(opt_order <= order, HX_ERR_INPUT, "flag --optimize-order: %d is above the mesh's order %d", opt_order, order);
@@ -721,7 +723,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
       for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
     }
   }
-  if (!rc && quality) rc = hx_cli_quality_report(m, &qo, plot, c.json, NULL);
+  if (!rc && quality) rc = hx_cli_quality_report(m, &qo, &plot, c.json, NULL);
   hx_mesh_destroy(&m);
   hx_pebble_bed_destroy(&bed);
   return rc;

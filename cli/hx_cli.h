@@ -52,18 +52,23 @@ int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c);
 /** True if stderr is a terminal (progress bars are drawn only then). */
 int hx_cli_is_tty(void);
 
-/* Quality flags shared by quality and demo (cmd_quality.c): --plot, --worst,
-   --quad-order, --quad-type, --quad-points. Returns 1 if consumed, 0 if not one of
-   them, -1 on error (message recorded). */
+/* Quality flags shared by quality, demo and pebble (cmd_quality.c): --plot, --plot-slice,
+   --slice, --worst, --quad-order, --quad-type, --quad-points. Returns 1 if consumed, 0 if not
+   one of them, -1 on error (message recorded). */
+typedef struct hx_cli_plot {
+  const char *path;       /* --plot: histograms and a slice, or NULL */
+  const char *slice_path; /* --plot-slice: the slice alone, or NULL */
+  const char *slice;      /* --slice AXIS=VALUE, or NULL (the middle of the mesh in z) */
+} hx_cli_plot;
 struct hx_quality_opts;
-int hx_cli_quality_flag(int argc, char **argv, int *i, struct hx_quality_opts *o, const char **plot);
-/** --plot FILE must end in .png or .svg (checked before any work). */
-int hx_cli_plot_check(const char *plot);
-/** Compute and print (table or JSON) the quality of m; draw the histograms to plot if not NULL.
+int hx_cli_quality_flag(int argc, char **argv, int *i, struct hx_quality_opts *o, hx_cli_plot *plot);
+/** --plot and --plot-slice must end in .png or .svg, --slice must parse (checked before any work). */
+int hx_cli_plot_check(const hx_cli_plot *plot);
+/** Compute and print (table or JSON) the quality of m; draw the pictures plot names.
     chk (the read checks of a mesh read from a file, or NULL): the table's first line is the
     verdict, "valid", "inverted: ..." or "broken: ...", and the JSON's first field "verdict". */
 struct hx_read_check;
-int hx_cli_quality_report(const hx_mesh *m, const struct hx_quality_opts *o, const char *plot, int json,
+int hx_cli_quality_report(const hx_mesh *m, const struct hx_quality_opts *o, const hx_cli_plot *plot, int json,
                           const struct hx_read_check *chk);
 
 /* Subcommands (one file each: cmd_<name>.c). */

@@ -12,3 +12,5 @@ hx_add_script_test(t606-cli-kill COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t606-c
 hx_add_script_test(t607-cli-bad-geometry COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t607-cli-bad-geometry.sh)
 # the rods summary's min det J is the written mesh's (t608)
 hx_add_script_test(t608-cli-rods-detj COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t608-cli-rods-detj.sh)
+# quality pictures: the slice through the mesh and the histograms, PNG and SVG (t609)
+hx_add_script_test(t609-cli-plot COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t609-cli-plot.sh)
