@@ -53,10 +53,10 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
   o.cyl_radius = hx_pb67_cylinder;
   o.inlet_len = o.outlet_len = 2 * hx_pb67_radius;
   o.order = c.order ? c.order : 3;
-  HX_CALL(hx_cli_check_outputs(comm, &c, o.order)); /* every output before the meshing */
+  int rc = hx_cli_check_outputs(comm, &c, o.order); /* every output before the meshing */
   hx_mesh *m = NULL;
   hx_pebble_stats st;
-  int rc = hx_pebble_opts_finish(&o, bed);
+  if (rc == HX_OK) rc = hx_pebble_opts_finish(&o, bed);
   if (rc == HX_OK) rc = hx_pebble_bed_check(bed, &o);
   if (rc == HX_OK) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
   if (rc == HX_OK) {

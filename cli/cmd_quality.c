@@ -143,6 +143,7 @@ int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const hx_c
   HX_CALL(hx_malloc((size_t)(m->num_elem > 0 ? m->num_elem : 1) * sizeof *q, &q));
   hx_quality_report r;
   int rc = hx_quality_mesh(m, o, q, &r);
+  int have_r = rc == HX_OK; /* r holds arrays to free, whatever fails after */
   /* det J that overflows (inf) or is NaN: a mesh beyond double precision, not a quality */
   for (int k = 0; rc == HX_OK && r.num_elem > 0 && k < 4; k++) {
     const hx_quality_stat *st = &r.stat[k];
@@ -151,7 +152,6 @@ int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const hx_c
                     "quality: %s is not finite (min %g, max %g): the mesh's coordinates or element sizes are beyond what "
                     "double precision holds",
                     hx_quality_stat_names[k], st->min, st->max);
-      hx_quality_report_free(&r);
     }
   }
   if (rc == HX_OK && (plot->path || plot->slice_path)) {
@@ -181,7 +181,7 @@ int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const hx_c
     if (plot->path && !json) printf("wrote %s\n", plot->path);
     if (plot->slice_path && !json) printf("wrote %s\n", plot->slice_path);
   }
-  if (rc == HX_OK) hx_quality_report_free(&r);
+  if (have_r) hx_quality_report_free(&r);
   hx_free(&q);
   return rc;
 }

@@ -13,4 +13,4 @@ hx_add_script_test(t607-cli-bad-geometry COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR
 # the rods summary's min det J is the written mesh's (t608)
 hx_add_script_test(t608-cli-rods-detj COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t608-cli-rods-detj.sh)
 # quality pictures: the slice through the mesh and the histograms, PNG and SVG (t609)
-hx_add_script_test(t609-cli-plot COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t609-cli-plot.sh)
+hx_add_script_test(t610-cli-plot COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t610-cli-plot.sh)
