@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# t609: hexpack quality --plot / --plot-slice / --slice draw what the mesh holds:
+# t610: hexpack quality --plot / --plot-slice / --slice draw what the mesh holds:
 # - the box 4^3 (order 2) cut by z = 0.3: the SVG has exactly 16 element fills (one per element
 #   the plane crosses: n^2), the PNG (read by VTK's PNG reader) is 800 pixels wide and its fills
 #   are the colour of scaled Jacobian 1 over at least a fifth of the picture; the same under
