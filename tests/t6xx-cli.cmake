@@ -14,3 +14,4 @@ hx_add_script_test(t607-cli-bad-geometry COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR
 hx_add_script_test(t608-cli-rods-detj COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t608-cli-rods-detj.sh)
 # quality pictures: the slice through the mesh and the histograms, PNG and SVG (t609)
 hx_add_script_test(t610-cli-plot COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t610-cli-plot.sh)
+hx_add_script_test(t611-readme COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t611-readme.sh)
