@@ -531,7 +531,7 @@ static void man_text(FILE *out, const char *t) {
   for (; *t; t++) {
     if (*t == '\\') fprintf(out, "\\e");
     else if (*t == '-') fprintf(out, "\\-");
-    else if (*t == '\n') fprintf(out, "\n.br\n");
+    else if (*t == '\n') fprintf(out, "\n.br\n%s", t[1] == '.' || t[1] == '\'' ? "\\&" : "");
     else fputc(*t, out);
   }
 }
@@ -543,9 +543,9 @@ void hx_opts_man(const hx_optset *s, FILE *out) {
   if (s->about) man_text(out, s->about), fprintf(out, "\n");
   for (int expert = 0; expert < 2; expert++) {
     fprintf(out, ".PP\n%s\n", expert ? "Expert options:" : "Options:");
-    for (int k = 0; k < s->num; k++) {
-      const hx_opt *o = &s->opt[k];
-      if (!(o->flags & HX_OPT_EXPERT) != !expert) continue;
+    for (int k = 0; k < 2 * s->num; k++) { /* the command's rows, then the ones every command has */
+      const hx_opt *o = &s->opt[k % s->num];
+      if (!(o->flags & HX_OPT_EXPERT) != !expert || !(o->flags & HX_OPT_BASE) != !(k >= s->num)) continue;
       char f[128];
       flag_text(o, f, sizeof f);
       fprintf(out, ".TP\n.B ");
