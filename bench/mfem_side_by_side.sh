@@ -95,7 +95,7 @@ for c in "${cases[@]}"; do
   fi
   [ $mrc -ne 0 ] && note="$note; MFEM exit $mrc (see $d/mfem/log.txt)"
   printf '| %s | MFEM | %s | %s | %s | %s | %.2f | %s |\n' "$name" "${me0:--}" "${me1:--}" "$mits" "$mdet" \
-    "$(echo "$t1 - $t0" | bc)" "$note" >> "$table"
+    "$(awk "BEGIN{print $t1 - $t0}")" "$note" >> "$table"
   # hexpack, the same problem: from MFEM's own starting mesh (perturbed.mesh: refined, at the order,
   # H1 nodes) when it wrote one, so both start from the same nodes; else from the original mesh
   # with --refine and --order
@@ -120,9 +120,9 @@ for c in "${cases[@]}"; do
     fi
     IFS='|' read -r he0 he1 hits _ hsec <<< "$he"
     printf '| %s | hexpack | %s | %s | %s | %s | %.2f (solve %s) | %s |\n' "$name" $he0 $he1 $hits "$hdet" \
-      "$(echo "$t1 - $t0" | bc)" $hsec "$hnote" >> "$table"
+      "$(awk "BEGIN{print $t1 - $t0}")" $hsec "$hnote" >> "$table"
   else
-    printf '| %s | hexpack | - | - | - | - | %.2f | exit %d: %s |\n' "$name" "$(echo "$t1 - $t0" | bc)" $hrc \
+    printf '| %s | hexpack | - | - | - | - | %.2f | exit %d: %s |\n' "$name" "$(awk "BEGIN{print $t1 - $t0}")" $hrc \
       "$(tail -1 "$d/hexpack/log.txt")" >> "$table"
   fi
 done

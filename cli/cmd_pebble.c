@@ -10,6 +10,7 @@
 #include "hx_error.h"
 #include "hx_io.h"
 #include "hx_memory.h"
+#include "hx_particles.h"
 #include "hx_pebble.h"
 #include "hx_quality.h"
 #include "hx_tmop.h"
@@ -22,6 +23,29 @@ static int order_n_too_big(hx_lid n, int order, int np, double assume_memory) {
   double mem = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
   if (assume_memory > 0) mem = assume_memory;
   return mem > 0 && bytes > 0.25 * mem;
+}
+
+/* the bed of a centres file or of a DEM packing (io/hx_particles.h), its lengths times scale */
+static int read_bed(const char *path, double radius, double scale, int ts_given, int64_t timestep, hx_pebble_bed **bed) {
+  int form;
+  HX_CALL(hx_particles_detect(path, &form));
+  if (form == HX_PARTICLES_TABLE) {
+    HX_CHECK(!ts_given, HX_ERR_INPUT, "flag --timestep: only for LAMMPS / LIGGGHTS dump files; '%s' is a table of 'x y z [r]'",
+             path);
+    return hx_pebble_bed_read_scaled(path, radius, scale, bed);
+  }
+  hx_particles_opts po;
+  hx_particles_opts_default(&po);
+  po.radius = radius, po.scale = scale, po.timestep_given = ts_given, po.timestep = timestep;
+  hx_particles *p = NULL;
+  HX_CALL(hx_particles_read(path, &po, &p));
+  int rc = hx_pebble_bed_create((hx_lid)p->n, p->xyz, p->r, 0, bed);
+  if (!rc) {
+    memcpy((*bed)->line, p->line, (size_t)p->n * sizeof *p->line);
+    snprintf((*bed)->path, sizeof(*bed)->path, "%s", path);
+  }
+  hx_particles_destroy(&p);
+  return rc;
 }
 
 static int parse_pair(const char *flag, const char *v, double *len, int *layers) {
@@ -216,8 +240,27 @@ static int contact_check(const char *flag, const char *v) {
   return HX_ERROR(HX_ERR_INPUT, "flag %s: expected 'bridge' or 'gap', got '%s'", flag, v);
 }
 
+/* --timestep N | first | last into *given (0: the last snapshot) and *timestep */
+static int timestep_parse(const char *flag, const char *v, int *given, int64_t *timestep) {
+  char *e;
+  long long t = strtoll(v, &e, 10);
+  HX_CHECK(!strcmp(v, "last") || !strcmp(v, "first") || (e != v && !*e), HX_ERR_INPUT,
+           "flag %s: expected a timestep number, first or last, got '%s'", flag, v);
+  *given = strcmp(v, "last") != 0;
+  *timestep = !strcmp(v, "first") ? HX_PARTICLES_FIRST : t;
+  return HX_OK;
+}
+
+static int timestep_check(const char *flag, const char *v) {
+  int given;
+  int64_t t;
+  return timestep_parse(flag, v, &given, &t);
+}
+
 static const hx_opt pebble_table[] = {
-    HX_DBL("--radius", "R", NULL, 1e-300, 1e300, 0, "radius of the spheres given without one"),
+    HX_DBL("--radius", "R", NULL, 1e-300, 1e300, 0, "radius of the spheres given without one (in the mesh's units)"),
+    HX_DBL("--scale", "S", "1", 1e-12, 1e12, 0, "multiply every length read from CENTRES by S (0.001: a file in mm)"),
+    HX_STR("--timestep", "N|first|last", "last", 0, "the snapshot of a LAMMPS/LIGGGHTS dump to mesh", timestep_check),
     HX_STR("--container", "cyl:R[,CX,CY]|box:X0,X1,Y0,Y1|box", "auto", 0,
            "the container (auto: a cylinder just around the bed about z, or about the bed's x-y centre when that is more than "
            "a diameter away; box: a box just around the bed)",
@@ -300,7 +343,9 @@ static void goals_defaults(hx_optset *s) {
 void hx_cmd_pebble_opts(hx_optset *s) {
   hx_opts_init(s, "pebble", "pebble CENTRES [options] -o OUT...",
                "A curved all-hex mesh of the fluid between packed spheres. CENTRES: one sphere a line, 'x y z' or\n"
-               "'x y z r'; '#' comments. With --optimize the optimizer's defaults are the ones listed here (aimed at the\n"
+               "'x y z r'; '#' comments; or a packing from a DEM code, told from its content: a LAMMPS/LIGGGHTS dump\n"
+               "(ITEM: ATOMS id type x y z radius ...), a CSV table with a header (x,y,z,r / radius / diameter), a\n"
+               "particle .vtu/.vtp/.vtk file. With --optimize the optimizer's defaults are the ones listed here (aimed at the\n"
                "Nek5000 scaled Jacobian); see docs/pebble.md for the contact models, the grading and the optimizer.");
   hx_opts_add(s, pebble_table);
   hx_opts_add(s, hx_cli_output_table);
@@ -372,7 +417,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
-  double radius = 0;
+  double radius = 0, scale = 1;
+  int ts_given = 0;
+  int64_t timestep = 0;
   debug_text dbg;
   /* --goals: its flags' values first, so that the same flags given anywhere override them (on
      pb67 in its cylinder and three poured beds of 300 spheres at order 7 with --optimize: none
@@ -388,6 +435,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CHECK(s.num_args <= 1, HX_ERR_INPUT, "pebble: one centres file expected, got '%s' and '%s'", s.args[0], s.args[1]);
   const char *centres = s.num_args ? s.args[0] : NULL;
   hx_opts_double(&s, "--radius", &radius);
+  hx_opts_double(&s, "--scale", &scale);
+  HX_CALL(timestep_parse("--timestep", hx_opts_str(&s, "--timestep"), &ts_given, &timestep));
   if (hx_opts_given(&s, "--container")) HX_CALL(container_parse("--container", hx_opts_str(&s, "--container"), &o));
   hx_opts_double(&s, "--bottom", &o.zlo);
   hx_opts_double(&s, "--top", &o.zhi);
@@ -458,7 +507,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   /* check every output (format, its limits at this order, directory) before any work */
   HX_CALL(hx_cli_check_outputs(comm, &c, order));
   hx_pebble_bed *bed = NULL;
-  HX_CALL(hx_pebble_bed_read(centres, radius, &bed));
+  HX_CALL(read_bed(centres, radius, scale, ts_given, timestep, &bed));
   int rc = hx_pebble_opts_finish(&o, bed);
   if (!rc) rc = hx_pebble_bed_check(bed, &o);
   hx_mesh *m = NULL;

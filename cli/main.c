@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hx_build.h"
 #include "hx_cli.h"
 #include "hx_config.h"
 #include "hx_error.h"
@@ -177,8 +178,11 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (!strcmp(argv[1], "--version")) {
-    printf("hexpack %s\n", HX_VERSION);
-    goto done;
+    /* version, commit and features (core/build.c); --json: one JSON object */
+    int json = argc == 3 && !strcmp(argv[2], "--json");
+    if (argc > 2 && !json) rc = HX_ERROR(HX_ERR_INPUT, "flag --version: takes only --json, got '%s'", argv[2]);
+    else if (cli_rank(comm) == 0) hx_build_print(stdout, json);
+    goto report;
   }
   const hx_command *cmd = NULL;
   for (int c = 0; c < num_commands; c++)
@@ -196,6 +200,7 @@ int main(int argc, char **argv) {
   } else {
     rc = cmd->run(comm, argc - 1, argv + 1);
   }
+report:
   hx_cli_json_end(rc, cli_rank(comm)); /* the one --json document, also for a failed run */
   if (rc != HX_OK && cli_rank(comm) == 0) {
     fprintf(stderr, "hexpack: error: %s\n", hx_error_message()[0] ? hx_error_message() : hx_status_name(rc));

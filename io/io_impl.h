@@ -152,3 +152,17 @@ int hx_io_unify_shared(hx_mesh *m);
 void hx_io_set_vert_ids(hx_mesh *m);
 /** hx_export_check_space; verbose = 0: no -v estimate lines (hx_export's own check). */
 int hx_io_check_space(const hx_mesh *m, const char *const *paths, int n, const hx_export_opts *o, int verbose);
+
+/* ---- particles (hx_particles.h) ---------------------------------------------------- */
+/** The points of a particle file and one point-data array of it. */
+typedef struct hx_io_points {
+  int64_t n;
+  double *xyz;               /* [n][3], owned by the caller */
+  double *val;               /* [n] the array picked, owned by the caller (NULL: none of the names) */
+  int which;                 /* its index in names (-1: none) */
+  char found[256];           /* the point-data arrays of the file, comma-separated (for messages) */
+  int line_points, line_val; /* the lines of the Points and the picked array's DataArray tags */
+} hx_io_points;
+/** VTK XML UnstructuredGrid or PolyData (vtu_read.c): the points of every <Piece>, in order, and
+    the point-data array whose name is the earliest of names (NULL-terminated; case ignored). */
+int hx_io_vtu_points(hx_infile *in, const char *const *names, hx_io_points *out);

@@ -343,13 +343,61 @@ static int parse_ll(const char *s, long long *v) {
   return e != s;
 }
 
+/* The <VTKFile> tag of r->in: its type must be `type` (NULL: any, the caller checks), and the
+   byte order, header size and compressor go into r; *vf = the tag, *xml_end = the start of
+   <AppendedData> (or the end of the file). */
+static int xml_header(vreader *r, const char *type, const char **vf, const char **xml_end) {
+  const char *path = r->in->path, *base = r->in->data, *end = r->in->data + r->in->size;
+  char buf[128];
+  *vf = find_in(base, end, "<VTKFile");
+  HX_CHECK(*vf, HX_ERR_INPUT, "%s: not a VTK XML file (no <VTKFile> tag)", path);
+  *xml_end = find_in(*vf, end, "<AppendedData");
+  if (!*xml_end) *xml_end = end;
+  xtag t = {*vf, memchr(*vf, '>', (size_t)(*xml_end - *vf))};
+  HX_CHECK(t.end, HX_ERR_INPUT, "%s: unterminated <VTKFile> tag at byte %ld", path, (long)(*vf - base));
+  get_attr(t, "type", buf, sizeof buf);
+  HX_CHECK(!type || !strcmp(buf, type), HX_ERR_INPUT, "%s: VTK file type '%s' is not supported; expected %s", path, buf, type);
+  r->version = get_attr(t, "version", buf, sizeof buf) ? atof(buf) : 0.1;
+  get_attr(t, "byte_order", buf, sizeof buf);
+  HX_CHECK(!buf[0] || !strcmp(buf, "LittleEndian") || !strcmp(buf, "BigEndian"), HX_ERR_INPUT,
+           "%s: byte_order '%s' is neither LittleEndian nor BigEndian", path, buf);
+  r->swap = buf[0] && (!strcmp(buf, "LittleEndian")) != hx_io_little_endian();
+  if (get_attr(t, "header_type", buf, sizeof buf)) {
+    if (!strcmp(buf, "UInt64")) r->hsize = 8;
+    else HX_CHECK(!strcmp(buf, "UInt32"), HX_ERR_INPUT, "%s: header_type '%s' must be UInt32 or UInt64", path, buf);
+  }
+  if (get_attr(t, "compressor", buf, sizeof buf) && buf[0]) {
+    HX_CHECK(!strcmp(buf, "vtkZLibDataCompressor"), HX_ERR_INPUT,
+             "%s: compressor '%s' is not supported; known: vtkZLibDataCompressor", path, buf);
+    r->zlib = 1;
+  }
+  return HX_OK;
+}
+
+/* The <AppendedData> block starting at xml_end (none when xml_end is the end of the file):
+   its encoding and the first byte after its '_' marker go into r. */
+static int xml_appended(vreader *r, const char *xml_end) {
+  const char *path = r->in->path, *end = r->in->data + r->in->size;
+  char buf[128];
+  if (xml_end >= end) return HX_OK;
+  xtag t = {xml_end, memchr(xml_end, '>', (size_t)(end - xml_end))};
+  HX_CHECK(t.end, HX_ERR_INPUT, "%s: unterminated <AppendedData> tag", path);
+  get_attr(t, "encoding", buf, sizeof buf);
+  if (!strcmp(buf, "base64")) r->app_base64 = 1;
+  else HX_CHECK(!strcmp(buf, "raw"), HX_ERR_INPUT, "%s: AppendedData encoding '%s' must be raw or base64", path, buf);
+  const char *u = memchr(t.end, '_', (size_t)(end - t.end));
+  HX_CHECK(u, HX_ERR_INPUT, "%s: <AppendedData> has no '_' marker", path);
+  r->app = u + 1;
+  return HX_OK;
+}
+
 int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
   hx_infile in;
   HX_CALL(hx_infile_read(&in, path));
   vreader r = {0};
   r.in = &in;
   r.hsize = 4;
-  const char *base = in.data, *end = in.data + in.size;
+  const char *base = in.data;
   hx_mesh *m = NULL;
   int64_t *conn = NULL, *offs = NULL, *types = NULL, *deg = NULL, *region = NULL, *bnd = NULL, *rep = NULL;
   double *pts = NULL;
@@ -365,28 +413,9 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
     if ((rc = (x))) goto done;                                                                                                   \
   } while (0)
 
-  const char *vf = find_in(base, end, "<VTKFile");
-  if (!vf) FAIL("%s: not a VTK XML file (no <VTKFile> tag)", path);
-  const char *xml_end = find_in(vf, end, "<AppendedData");
-  if (!xml_end) xml_end = end;
-  xtag t = {vf, memchr(vf, '>', (size_t)(xml_end - vf))};
-  if (!t.end) FAIL("%s: unterminated <VTKFile> tag at byte %ld", path, (long)(vf - base));
-  get_attr(t, "type", buf, sizeof buf);
-  if (strcmp(buf, "UnstructuredGrid")) FAIL("%s: VTK file type '%s' is not supported; expected UnstructuredGrid", path, buf);
-  r.version = get_attr(t, "version", buf, sizeof buf) ? atof(buf) : 0.1;
-  get_attr(t, "byte_order", buf, sizeof buf);
-  if (buf[0] && strcmp(buf, "LittleEndian") && strcmp(buf, "BigEndian"))
-    FAIL("%s: byte_order '%s' is neither LittleEndian nor BigEndian", path, buf);
-  r.swap = buf[0] && (!strcmp(buf, "LittleEndian")) != hx_io_little_endian();
-  if (get_attr(t, "header_type", buf, sizeof buf)) {
-    if (!strcmp(buf, "UInt64")) r.hsize = 8;
-    else if (strcmp(buf, "UInt32")) FAIL("%s: header_type '%s' must be UInt32 or UInt64", path, buf);
-  }
-  if (get_attr(t, "compressor", buf, sizeof buf) && buf[0]) {
-    if (strcmp(buf, "vtkZLibDataCompressor"))
-      FAIL("%s: compressor '%s' is not supported; known: vtkZLibDataCompressor", path, buf);
-    r.zlib = 1;
-  }
+  const char *vf, *xml_end;
+  TRY(xml_header(&r, "UnstructuredGrid", &vf, &xml_end));
+  xtag t;
   const char *pc = find_in(vf, xml_end, "<Piece");
   if (!pc) FAIL("%s: no <Piece> in the UnstructuredGrid", path);
   if (find_in(pc + 6, xml_end, "<Piece")) FAIL("%s: several <Piece>s are not supported (read the .pvtu pieces one by one)", path);
@@ -399,17 +428,7 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
     FAIL("%s: <Piece> needs NumberOfCells >= 1", path);
   if (r.np > (long long)in.size || r.nc > (long long)in.size)
     FAIL("%s: NumberOfPoints %lld / NumberOfCells %lld exceed what a file of %zu bytes can hold", path, r.np, r.nc, in.size);
-  if (xml_end < end) {
-    t.start = xml_end;
-    t.end = memchr(xml_end, '>', (size_t)(end - xml_end));
-    if (!t.end) FAIL("%s: unterminated <AppendedData> tag", path);
-    get_attr(t, "encoding", buf, sizeof buf);
-    if (!strcmp(buf, "base64")) r.app_base64 = 1;
-    else if (strcmp(buf, "raw")) FAIL("%s: AppendedData encoding '%s' must be raw or base64", path, buf);
-    const char *u = memchr(t.end, '_', (size_t)(end - t.end));
-    if (!u) FAIL("%s: <AppendedData> has no '_' marker", path);
-    r.app = u + 1;
-  }
+  TRY(xml_appended(&r, xml_end));
 
   /* DataArrays by section */
   varr a_pts = {0}, a_conn = {0}, a_offs = {0}, a_types = {0}, a_deg = {0}, a_reg = {0}, a_bnd = {0};
@@ -709,5 +728,143 @@ done:
     return rc;
   }
   *out = m;
+  return HX_OK;
+}
+
+/* ---- particles: the points of every <Piece> and one point-data array ----------------
+   For packings written by DEM codes and ParaView (hx_particles.h): UnstructuredGrid or
+   PolyData, the cells (vertices, if any) ignored. */
+
+static int same_name(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+  return *a == *b;
+}
+
+static int line_at(const hx_infile *in, const char *p) {
+  int line = 1;
+  for (const char *q = in->data; q < p; q++) line += *q == '\n';
+  return line;
+}
+
+int hx_io_vtu_points(hx_infile *in, const char *const *names, hx_io_points *out) {
+  memset(out, 0, sizeof *out);
+  out->which = -1;
+  vreader r = {0};
+  r.in = in;
+  r.hsize = 4;
+  const char *path = in->path, *vf, *xml_end;
+  char buf[128];
+  HX_CALL(xml_header(&r, NULL, &vf, &xml_end));
+  xtag t = {vf, memchr(vf, '>', (size_t)(xml_end - vf))};
+  get_attr(t, "type", buf, sizeof buf);
+  HX_CHECK(!strcmp(buf, "UnstructuredGrid") || !strcmp(buf, "PolyData"), HX_ERR_INPUT,
+           "%s:%d: VTK XML type '%s' holds no particles; expected UnstructuredGrid or PolyData (points with a radius or "
+           "diameter point-data array)",
+           path, line_at(in, vf), buf);
+  HX_CALL(xml_appended(&r, xml_end));
+  /* every piece's point count first: one allocation */
+  long long total = 0;
+  int num_pieces = 0;
+  for (const char *pc = find_in(vf, xml_end, "<Piece"); pc; pc = find_in(pc + 6, xml_end, "<Piece")) {
+    xtag p = {pc, memchr(pc, '>', (size_t)(xml_end - pc))};
+    long long np;
+    HX_CHECK(p.end, HX_ERR_INPUT, "%s:%d: unterminated <Piece> tag", path, line_at(in, pc));
+    HX_CHECK(get_attr(p, "NumberOfPoints", buf, sizeof buf) && parse_ll(buf, &np) && np >= 0 && np <= (long long)in->size,
+             HX_ERR_INPUT, "%s:%d: <Piece> needs NumberOfPoints >= 0 (at most what the file can hold), found '%s'", path,
+             line_at(in, pc), buf);
+    total += np;
+    num_pieces++;
+  }
+  HX_CHECK(num_pieces > 0, HX_ERR_INPUT, "%s: no <Piece> in the %s", path, buf);
+  HX_CHECK(total <= (long long)in->size, HX_ERR_INPUT, "%s: the pieces' %lld points exceed what a file of %zu bytes can hold",
+           path, total, in->size);
+  int rc = hx_malloc((size_t)(total ? total : 1) * 3 * sizeof(double), &out->xyz);
+  if (rc) return rc;
+  long long done = 0;
+  int k = 0;
+  for (const char *pc = find_in(vf, xml_end, "<Piece"); pc && !rc; pc = find_in(pc + 6, xml_end, "<Piece"), k++) {
+    const char *pend = find_in(pc + 6, xml_end, "<Piece");
+    if (!pend) pend = xml_end;
+    xtag p = {pc, memchr(pc, '>', (size_t)(xml_end - pc))};
+    get_attr(p, "NumberOfPoints", buf, sizeof buf);
+    parse_ll(buf, &r.np);
+    varr a_pts = {0}, a_val = {0};
+    int section = 0, which = -1; /* 1 Points, 2 PointData, 3 other */
+    for (const char *q = pc; q < pend && !rc; q++) {
+      if (*q != '<') continue;
+      if (!strncmp(q, "<Points", 7)) section = 1;
+      else if (!strncmp(q, "<PointData", 10)) section = 2;
+      else if (!strncmp(q, "<CellData", 9) || !strncmp(q, "<FieldData", 10) || !strncmp(q, "<Cells", 6) ||
+               !strncmp(q, "<Verts", 6) || !strncmp(q, "<Lines", 6) || !strncmp(q, "<Strips", 7) || !strncmp(q, "<Polys", 6))
+        section = 3;
+      else if (!strncmp(q, "</Points", 8) || !strncmp(q, "</PointData", 11)) section = 0;
+      else if (!strncmp(q, "<DataArray", 10)) {
+        xtag d = {q, memchr(q, '>', (size_t)(xml_end - q))};
+        if (!d.end) {
+          rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: unterminated <DataArray>", path, line_at(in, q));
+          break;
+        }
+        varr a = {0};
+        a.found = 1;
+        a.tag_pos = (size_t)(q - in->data);
+        get_attr(d, "type", a.type, sizeof a.type);
+        get_attr(d, "Name", a.name, sizeof a.name);
+        get_attr(d, "format", a.format, sizeof a.format);
+        a.ncomp = get_attr(d, "NumberOfComponents", buf, sizeof buf) ? atoi(buf) : 1;
+        a.offset = get_attr(d, "offset", buf, sizeof buf) ? atoll(buf) : -1;
+        if (d.end[-1] != '/') {
+          a.content = d.end + 1;
+          a.content_end = find_in(a.content, xml_end, "</DataArray");
+          if (!a.content_end) {
+            rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: <DataArray Name=\"%s\"> is not closed", path, line_at(in, q), a.name);
+            break;
+          }
+        } else {
+          a.content = a.content_end = d.end;
+        }
+        if (section == 1 && !a_pts.found) a_pts = a;
+        if (section == 2) {
+          if (k == 0 && strlen(out->found) + strlen(a.name) + 3 < sizeof out->found)
+            snprintf(out->found + strlen(out->found), sizeof out->found - strlen(out->found), "%s%s", out->found[0] ? ", " : "",
+                     a.name);
+          for (int i = 0; names[i] && (which < 0 || i < which); i++)
+            if (same_name(a.name, names[i])) which = i, a_val = a;
+        }
+        q = d.end;
+      }
+    }
+    if (rc) break;
+    if (!a_pts.found || a_pts.ncomp != 3) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: piece %d has no <Points> array of 3 components", path, line_at(in, pc), k + 1);
+      break;
+    }
+    if (k == 0) {
+      out->which = which;
+      out->line_points = line_at(in, in->data + a_pts.tag_pos);
+      if (which >= 0) {
+        out->line_val = line_at(in, in->data + a_val.tag_pos);
+        rc = hx_malloc((size_t)(total ? total : 1) * sizeof(double), &out->val);
+      }
+    } else if (which != out->which && out->which >= 0) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: piece %d has no point-data array '%s' (the first piece has)", path, line_at(in, pc),
+                    k + 1, names[out->which]);
+    }
+    if (rc) break;
+    if (out->val && a_val.ncomp != 1) {
+      rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: point-data array '%s' has %d components; expected 1", path,
+                    line_at(in, in->data + a_val.tag_pos), a_val.name, a_val.ncomp);
+      break;
+    }
+    rc = decode(&r, &a_pts, 3 * (size_t)r.np, out->xyz + 3 * done, NULL);
+    if (!rc && out->val) rc = decode(&r, &a_val, (size_t)r.np, out->val + done, NULL);
+    done += r.np;
+  }
+  if (rc) {
+    hx_free(&out->xyz);
+    hx_free(&out->val);
+    return rc;
+  }
+  out->n = total;
   return HX_OK;
 }

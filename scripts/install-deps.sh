@@ -5,7 +5,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 export DEBIAN_FRONTEND=noninteractive
-pkgs=(build-essential cmake pkg-config zlib1g-dev time
+pkgs=(build-essential cmake pkg-config zlib1g-dev time git
       libqhull-dev libopenmpi-dev openmpi-bin libgmsh-dev libcairo2-dev
       libexodusii-dev libmetis-dev
       gfortran python3 python3-venv python3-numpy python3-vtk9 python3-meshio python3-gmsh python3-netcdf4)

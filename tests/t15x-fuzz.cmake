@@ -4,7 +4,7 @@ target_include_directories(hx_fuzz_driver PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/fu
 target_link_libraries(hx_fuzz_driver PRIVATE hx_meshers hx_io hx_core)
 hx_c_target(hx_fuzz_driver)
 # every corpus file (minimized corpus + crashers) is read or refused with a clean one-line error
-foreach(r re2 vtu mfem pebble nekfld vtk msh)
+foreach(r re2 vtu mfem pebble nekfld vtk msh dem)
   set(dirs ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/corpus/${r})
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/crashers/${r})
     list(APPEND dirs ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/crashers/${r})

@@ -44,11 +44,11 @@ check "small memory: streamed by itself" "grep -q '\"streamed\": true' a.json"
 check "small memory: the same .vtu" "cmp -s w.vtu a.vtu"
 "$HEXPACK" pebble $args --assume-memory 1000000 --json --optimize --newton-iters 1 --quiet -o o.vtu > o.json 2>&1
 check "small memory, --optimize: the whole mesh" "grep -q '\"streamed\": false' o.json"
-# refused at order N: a 1000-sphere bed with rings spaced for an estimated det J ratio of
-# 0.3 has 44 elements with det J <= 0 at order 2 (docs/benchmarks.md); --stream must refuse it
-# the same way (exit code, message) and write nothing; with --force both write the same file
-"$HEXPACK" pack --n 1000 --container box:9.01 --trials 20 --seed 1 -o s1000.txt > /dev/null
-bad="s1000.txt --container box:-9.01,9.01,-9.01,9.01 --order 2 --ring-sj 0.3"
+# refused at order N: a 40-sphere box bed with rings spaced for an estimated det J ratio of 0.3
+# has 26 elements with det J <= 0 at order 2; --stream must refuse it the same way (exit code,
+# message) and write nothing; with --force both write the same file
+"$HEXPACK" pack --n 40 --container box:3.09 --trials 20 --seed 1 -o s40b.txt > /dev/null
+bad="s40b.txt --container box:-3.09,3.09,-3.09,3.09 --order 2 --ring-sj 0.3"
 "$HEXPACK" pebble $bad -o bw.vtu > /dev/null 2> bw.err
 rcw=$?
 "$HEXPACK" pebble $bad --stream -o bs.vtu > /dev/null 2> bs.err

@@ -150,6 +150,10 @@ void hx_pebble_opts_default(hx_pebble_opts *o);
     default_radius (> 0) is used for 3-value lines; 0 makes such lines an error.
     Errors name path:line. */
 int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **out);
+/** The same, every value of the file (centres and radii, not default_radius) multiplied by scale
+    (> 0): a file in other units than the mesh's. Packings from DEM codes (LAMMPS dumps, CSV, VTK)
+    are read by io/hx_particles.h. */
+int hx_pebble_bed_read_scaled(const char *path, double default_radius, double scale, hx_pebble_bed **out);
 /** Make a bed from arrays (copied); r may be NULL with radius > 0. */
 int hx_pebble_bed_create(hx_lid n, const double *xyz, const double *r, double radius, hx_pebble_bed **out);
 void hx_pebble_bed_destroy(hx_pebble_bed **bed);

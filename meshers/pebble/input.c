@@ -93,7 +93,12 @@ static int read_line(FILE *fp, char *buf, size_t cap) {
 }
 
 int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **out) {
+  return hx_pebble_bed_read_scaled(path, default_radius, 1.0, out);
+}
+
+int hx_pebble_bed_read_scaled(const char *path, double default_radius, double scale, hx_pebble_bed **out) {
   *out = NULL;
+  HX_CHECK(scale > 0 && isfinite(scale), HX_ERR_INPUT, "%s: the scale must be a positive number, got %g", path, scale);
   FILE *fp = fopen(path, "r");
   HX_CHECK(fp, HX_ERR_IO, "cannot open centres file '%s': %s", path, strerror(errno));
   hx_pebble_bed *b = NULL;
@@ -153,6 +158,14 @@ int hx_pebble_bed_read(const char *path, double default_radius, hx_pebble_bed **
       rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: the radius must be positive, found %g", path, line_no, v[3]);
       break;
     }
+    for (int k = 0; k < cnt; k++) {
+      v[k] *= scale;
+      if (!isfinite(v[k])) {
+        rc = HX_ERROR(HX_ERR_INPUT, "%s:%d: value %d times the scale %g is not a finite number", path, line_no, k + 1, scale);
+        break;
+      }
+    }
+    if (rc) break;
     if (n == cap) {
       cap *= 2;
       rc = hx_realloc((size_t)cap * 3 * sizeof *b->xyz, &b->xyz);

@@ -10,10 +10,11 @@
 #include "hx_io.h"
 #include "hx_memory.h"
 #include "hx_mesh.h"
+#include "hx_particles.h"
 #include "hx_pebble.h"
 
-static const char *const names[HX_FUZZ_NREADERS] = {"re2", "vtu", "mfem", "pebble", "nekfld", "vtk", "msh"};
-static const char *const exts[HX_FUZZ_NREADERS] = {".re2", ".vtu", ".mesh", ".txt", "0.f00000", ".vtk", ".msh"};
+static const char *const names[HX_FUZZ_NREADERS] = {"re2", "vtu", "mfem", "pebble", "nekfld", "vtk", "msh", "dem"};
+static const char *const exts[HX_FUZZ_NREADERS] = {".re2", ".vtu", ".mesh", ".txt", "0.f00000", ".vtk", ".msh", ".dat"};
 
 int hx_fuzz_reader_of(const char *name) {
   for (int i = 0; i < HX_FUZZ_NREADERS; i++)
@@ -103,6 +104,25 @@ int hx_fuzz_one(int reader, const uint8_t *data, size_t size, int *status) {
       if (!rc) rc = hx_pebble_bed_check(b, &o);
     }
     hx_pebble_bed_destroy(&b);
+    break;
+  }
+  case HX_FUZZ_DEM: {
+    /* packings from DEM codes, the form told from the bytes; a table goes to the pebble reader */
+    put(path, data, size);
+    int form;
+    rc = hx_particles_detect(path, &form);
+    if (!rc && form == HX_PARTICLES_TABLE) {
+      hx_pebble_bed *b = NULL;
+      rc = hx_pebble_bed_read(path, 0.5, &b);
+      hx_pebble_bed_destroy(&b);
+    } else if (!rc) {
+      hx_particles_opts o;
+      hx_particles_opts_default(&o);
+      o.radius = size % 2 ? 0.5 : 0; /* with and without a default radius */
+      hx_particles *p = NULL;
+      rc = hx_particles_read(path, &o, &p);
+      hx_particles_destroy(&p);
+    }
     break;
   }
   case HX_FUZZ_NEKFLD: {

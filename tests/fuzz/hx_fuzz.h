@@ -20,10 +20,11 @@ typedef enum {
   HX_FUZZ_NEKFLD,
   HX_FUZZ_VTK,
   HX_FUZZ_MSH,
+  HX_FUZZ_DEM,
   HX_FUZZ_NREADERS
 } hx_fuzz_reader;
 
-/** "re2", "vtu", "mfem", "pebble", "nekfld", "vtk", "msh" -> reader; -1 when unknown. */
+/** "re2", "vtu", "mfem", "pebble", "nekfld", "vtk", "msh", "dem" -> reader; -1 when unknown. */
 int hx_fuzz_reader_of(const char *name);
 const char *hx_fuzz_reader_name(int reader);
 /** Feed data[0..size) to reader. The .re2 input may hold a field file after the

@@ -3,7 +3,7 @@
    harnesses call, and fails when a reader fails without a clean one-line error.
    A crash, an ASan report or a hang fails the test by itself.
 
-   Usage: hx_fuzz_driver <reader> <file-or-dir>...   (reader: re2 vtu mfem pebble nekfld vtk msh) */
+   Usage: hx_fuzz_driver <reader> <file-or-dir>...   (reader: re2 vtu mfem pebble nekfld vtk msh dem) */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,7 +57,7 @@ static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, 
 
 static int run(int argc, char **argv) {
   if (argc < 3 || hx_fuzz_reader_of(argv[1]) < 0) {
-    fprintf(stderr, "usage: %s re2|vtu|mfem|pebble|nekfld|msh <file-or-dir>...\n", argv[0]);
+    fprintf(stderr, "usage: %s re2|vtu|mfem|pebble|nekfld|vtk|msh|dem <file-or-dir>...\n", argv[0]);
     return 2;
   }
   int reader = hx_fuzz_reader_of(argv[1]), fails = 0;

@@ -2,7 +2,7 @@
 # Build the libFuzzer harnesses of our readers (clang, ASan+UBSan on our code) and
 # fuzz each reader for a while, one after the other.
 #
-#   tests/fuzz/run.sh [SECONDS] [READER...]     readers: re2 vtu mfem pebble nekfld vtk msh (default: all)
+#   tests/fuzz/run.sh [SECONDS] [READER...]     readers: re2 vtu mfem pebble nekfld vtk msh dem (default: all)
 #
 # Each reader starts from tests/fuzz/corpus/<reader>/ (the minimized corpus kept in
 # git) and grows a working corpus in build-fuzz/work/<reader>/; crashes, leaks, hangs
@@ -14,7 +14,7 @@ set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-60}
 shift || true
-readers=${*:-"re2 vtu mfem pebble nekfld vtk msh"}
+readers=${*:-"re2 vtu mfem pebble nekfld vtk msh dem"}
 bdir=${HX_FUZZ_BUILD:-$src/build-fuzz}
 command -v clang >/dev/null || { echo "run.sh: needs clang" >&2; exit 1; }
 if [ ! -f "$bdir/CMakeCache.txt" ]; then
