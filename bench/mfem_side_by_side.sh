@@ -17,9 +17,9 @@
 # 1e-12 and -li iterations (-ls 2 -art 0 / --linear-solver minres --linear-rtol 1e-12
 # --linear-iters), boundary (-bnd / --boundary slide; -fix-bnd / --boundary fixed), det J checked
 # at quadrature points (hexpack --detj-check quad, as MFEM), element energies weighted by the
-# target volume (hexpack's default), no coarse start (hexpack --coarse-start off). What hexpack
-# lacks is left out of both: limiting (-lc, -alc) and normalization (-nor) are not passed to
-# MFEM either, and the examples with targets 4, 5, 7 or metrics hexpack does not have are
+# target volume (hexpack's default), no coarse start (hexpack --coarse-start off), the limiting
+# term where a case gives one (-lc C / --limit C, distance 1 in both). What hexpack lacks is left
+# out of both: adaptive limiting (-alc) and normalization (-nor) are not passed to MFEM either, and the examples with targets 4, 5, 7 or metrics hexpack does not have are
 # replaced by target 1 where the example's mesh is worth running (said in the case's note).
 # hexpack starts from MFEM's perturbed.mesh (what mesh-optimizer writes before it optimizes: the
 # mesh refined -rs times at order -o), so both solve from the same nodes; hexpack's own --refine
@@ -53,11 +53,13 @@ if [ ! -x "$opt" ]; then
 fi
 
 # ---- the cases: name | mesh (in MFEM's tree) | rs | order | metric | target | qt | qo | ni | rtol | bnd | jitter | note
+#      [| lc: the limiting coefficient, empty or 0 for none]
 # (the uniform cube is optimal for target 1: MFEM's -ji jitters its nodes first, and hexpack starts
 # from MFEM's jittered perturbed.mesh)
 cases=(
   "cube|miniapps/meshing/cube.mesh|2|2|302|1|1|8|20|1e-10|slide|0.2|header's 3D aspect-ratio example (-tid 7 -> 1, -ji 0.2)"
   "cube-321|miniapps/meshing/cube.mesh|2|2|321|1|1|8|20|1e-8|slide|0.2|header's 3D PA example, metric 321 (-tid 5 -> 1, -ji 0.2)"
+  "cube-lc|miniapps/meshing/cube.mesh|2|2|302|1|1|8|20|1e-10|slide|0.2|the cube with the limiting term towards the jittered start (-lc 10)|10"
   "stretched3D|miniapps/meshing/stretched3D.mesh|2|2|302|1|1|5|20|1e-7|fixed|0|header's example without -alc 2.0 and -nor"
   "periodic-cube|data/periodic-cube.mesh|2|2|338|1|1|4|20|1e-6|fixed|0.2|header's example (-tid 5 -> 1, no -nor, -ji 0.2); hexpack reads it non-periodic"
   "fichera-q2|data/fichera-q2.mesh|0|2|303|1|1|8|20|1e-10|slide|0|MFEM data, curved (H1_3D_P2 nodes)"
@@ -73,7 +75,9 @@ table=$work/side_by_side.md
   echo "|---|---|---|---|---|---|---|---|"
 } > "$table"
 for c in "${cases[@]}"; do
-  IFS='|' read -r name mesh rs order mid tid qt qo ni rtol bnd ji note <<< "$c"
+  IFS='|' read -r name mesh rs order mid tid qt qo ni rtol bnd ji note lc <<< "$c"
+  mlim=() hlim=()
+  if [ -n "$lc" ] && [ "$lc" != 0 ]; then mlim=(-lc "$lc") hlim=(--limit "$lc"); fi
   if [ -n "${CASES:-}" ] && [[ " $CASES " != *" $name "* ]]; then continue; fi
   [ -f "$mfem/$mesh" ] || { echo "skip $name: no $mesh in $mfem"; continue; }
   d=$work/$name
@@ -83,7 +87,7 @@ for c in "${cases[@]}"; do
   [ "$bnd" = slide ] && mb=-bnd
   t0=$(now)
   (cd "$d/mfem" && "$opt" -m "$mfem/$mesh" -rs "$rs" -o "$order" -mid "$mid" -tid "$tid" -qt "$qt" -qo "$qo" \
-    -ni "$ni" -rtol "$rtol" -ls 2 -art 0 -li 100 -ji "$ji" $mb -no-vis -vl 1 > log.txt 2>&1)
+    -ni "$ni" -rtol "$rtol" -ls 2 -art 0 -li 100 -ji "$ji" $mb "${mlim[@]}" -no-vis -vl 1 > log.txt 2>&1)
   mrc=$?
   t1=$(now)
   me0=$(sed -n 's/.*Initial strain energy: *\([-+0-9.eE]*\).*/\1/p' "$d/mfem/log.txt" | head -1)
@@ -107,7 +111,7 @@ for c in "${cases[@]}"; do
   "$HEXPACK" optimize "$hin" --refine "$hrs" $([ "$hord" -gt 0 ] && echo --order "$hord") --metric "$mid" --target "$tid" \
     --quad-type "$([ "$qt" = 1 ] && echo gll || echo gauss)" --quad-order "$qo" --newton-iters "$ni" --newton-rtol "$rtol" \
     --linear-solver minres --linear-rtol 1e-12 --linear-iters 100 --boundary "$bnd" --detj-check quad \
-    --coarse-start off --threads "$OMP_NUM_THREADS" --json -o "$d/hexpack/optimized.mesh" --mfem-nodes h1 \
+    --coarse-start off "${hlim[@]}" --threads "$OMP_NUM_THREADS" --json -o "$d/hexpack/optimized.mesh" --mfem-nodes h1 \
     > "$d/hexpack/out.json" 2> "$d/hexpack/log.txt"
   hrc=$?
   t1=$(now)

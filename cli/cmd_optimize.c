@@ -73,6 +73,27 @@ static int target_check(const char *flag, const char *v) {
   return hx_opts_flag_error(flag, hx_target_parse(v, &t));
 }
 
+/* --limit-dist D | small | elem into o */
+static int limit_dist_parse(const char *flag, const char *v, hx_tmop_opts *o) {
+  if (!strcmp(v, "small")) o->lim_dist_kind = HX_LIM_DIST_SMALL;
+  else if (!strcmp(v, "elem")) o->lim_dist_kind = HX_LIM_DIST_ELEM;
+  else {
+    char *end = NULL;
+    double d = strtod(v, &end);
+    HX_CHECK(end != v && !*end && d > 0 && d <= 1e30, HX_ERR_INPUT, "flag %s expects a distance > 0, small or elem, got '%s'",
+             flag, v);
+    o->lim_dist_kind = HX_LIM_DIST_CONST;
+    o->lim_dist = d;
+  }
+  return HX_OK;
+}
+
+static int limit_dist_check(const char *flag, const char *v) {
+  hx_tmop_opts o;
+  hx_tmop_opts_default(&o);
+  return limit_dist_parse(flag, v, &o);
+}
+
 static int backend_check(const char *flag, const char *v) {
   const hx_backend *be;
   return hx_opts_flag_error(flag, hx_backend_find(v, &be));
@@ -92,6 +113,11 @@ const hx_opt hx_cli_tmop_table[] = {
            "the same for an element whose aspect ratio rose above max(A, its initial value) (0: off)"),
     HX_DBLS("--repair", "S[,R[,W[,K]]]", "0", 1, 4, 0, 1e6, 0,
             "then solve again in patches of R rings (2) about the elements below scaled Jacobian S, weight W (10), K steps (10)"),
+    HX_DBL("--limit", "C", "0", 0, 1e30, 0,
+           "the limiting term (MFEM's -lc): the energy gains C 0.5 |x - x0|^2 / D^2 at every quadrature point (0: off)"),
+    HX_STR("--limit-dist", "D|small|elem", "1", 0,
+           "the limiting term's distance D (MFEM's 1); small: (mesh volume)^(1/3) / 100; elem: each element's volume^(1/3)",
+           limit_dist_check),
     {"--backend", NULL, HX_OPT_CHOICE, NULL, "auto", 0, 0, 1, 1, "auto|cpu|cuda", 0,
      "backend of the kernels (auto: cuda where built and a device is present)", backend_check},
     HX_INT("--threads", "N", NULL, 1, 4096, 0, "OpenMP threads of the cpu backend (default: OpenMP's)"),
@@ -161,6 +187,8 @@ int hx_cli_tmop_get(const hx_optset *s, hx_tmop_opts *o, int *quiet) {
     if (cnt > 2) o->repair_weight = p[2];
     if (cnt > 3) o->repair_iters = (int)p[3];
   }
+  hx_opts_double(s, "--limit", &o->lim_const);
+  HX_CALL(limit_dist_parse("--limit-dist", hx_opts_str(s, "--limit-dist"), o));
   o->backend = hx_opts_str(s, "--backend");
   hx_opts_int(s, "--threads", &o->num_threads);
   o->boundary = hx_opts_choice(s, "--boundary") == 0 ? HX_BND_FIXED : HX_BND_SLIDE;

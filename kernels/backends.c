@@ -92,6 +92,26 @@ void hx_pa_desc_default(hx_pa_desc *d) {
   d->detW_c = 1.0;
 }
 
+/* The limiting term's host data: x0 (the desc's or the mesh's nodes) and c_e = lim_const / delta_e^2 */
+static int lim_setup(hx_pa *pa, const hx_mesh *mesh, const hx_pa_desc *d) {
+  HX_CHECK(d->lim_const > 0 && isfinite(d->lim_const), HX_ERR_INPUT, "the limiting coefficient must be > 0 and finite, got %g",
+           d->lim_const);
+  double dist = d->lim_dist != 0.0 ? d->lim_dist : 1.0;
+  size_t ne = (size_t)pa->num_elem, n = hx_pa_evec_size(pa);
+  const double *x0 = d->lim_x0 ? d->lim_x0 : mesh->x;
+  HX_CHECK(x0 || ne == 0, HX_ERR_INPUT, "the limiting term needs the mesh's nodes (a lazy mesh has none)");
+  HX_CALL(hx_malloc((n + 1) * sizeof(double), &pa->lim_x0));
+  HX_CALL(hx_malloc((ne + 1) * sizeof(double), &pa->lim_coef));
+  if (n) memcpy(pa->lim_x0, x0, n * sizeof(double));
+  for (size_t e = 0; e < ne; e++) {
+    double de = d->lim_dist_elem ? d->lim_dist_elem[e] : dist;
+    HX_CHECK(de > 0 && isfinite(de), HX_ERR_INPUT, "the limiting distance must be > 0 and finite, got %g (element %zu)", de, e);
+    pa->lim_coef[e] = d->lim_const / (de * de);
+  }
+  pa->lim = 1;
+  return HX_OK;
+}
+
 int hx_pa_create(const hx_backend *be, const hx_mesh *mesh, const hx_pa_desc *d, hx_pa **out) {
   const hx_metric_info *mi;
   HX_CALL(hx_metric_find(d->metric, &mi));
@@ -133,10 +153,13 @@ int hx_pa_create(const hx_backend *be, const hx_mesh *mesh, const hx_pa_desc *d,
       memcpy(pa->detW, d->detW, nqe * sizeof(double));
     }
   }
+  if (rc == HX_OK && d->lim_const != 0.0) rc = lim_setup(pa, mesh, d);
   if (rc == HX_OK) rc = be->setup(pa);
   if (rc != HX_OK) {
     hx_free(&pa->Winv);
     hx_free(&pa->detW);
+    hx_free(&pa->lim_x0);
+    hx_free(&pa->lim_coef);
     hx_free(&pa);
     return rc;
   }
@@ -149,6 +172,8 @@ void hx_pa_destroy(hx_pa **pa) {
   if ((*pa)->backend && (*pa)->backend->destroy) (*pa)->backend->destroy(*pa);
   hx_free(&(*pa)->Winv);
   hx_free(&(*pa)->detW);
+  hx_free(&(*pa)->lim_x0);
+  hx_free(&(*pa)->lim_coef);
   hx_free(pa);
 }
 

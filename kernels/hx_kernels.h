@@ -30,6 +30,13 @@
      hess_apply: y_{b,k} = sum_q wt [dP W^{-T} D_b]_k, dP = H(T):dT, dT = (d dx/dxi) W^{-1}
      diag:       d_{b,k} = sum_q wt sum_{jl} H_kjkl (W^{-T} D_b)_j (W^{-T} D_b)_l
      min_detj:   min over this rank's quadrature points of det A (+HUGE_VAL if no element)
+   With the limiting term on (pa->lim; MFEM's TMOP_QuadraticLimiter), with u = x - x0 and
+   c_e = lim_const / delta_e^2 per element, values at the points by the tensor basis phi_b (B in
+   every direction), the same weight wt:
+     energy:     e += sum_E sum_q wt c_e 0.5 |u(xi_q)|^2
+     grad:       g_{b,k} += sum_q wt c_e u_k(xi_q) phi_b(xi_q)
+     hess_apply: y_{b,k} += sum_q wt c_e dx_k(xi_q) phi_b(xi_q)
+     diag:       d_{b,k} += sum_q wt c_e phi_b(xi_q)^2
    Two Hessian strategies (pa->hess_strategy), same numbers to rounding:
      HX_HESS_STORED:   hess_setup stores the full 81-entry H(T_q) per quadrature point
                        (MFEM's layout: [num_elem][nq^3][81]); apply streams it.
@@ -68,6 +75,13 @@ typedef struct hx_pa_desc {
   const double *detW;
   int w_per_elem;
   int num_threads; /* cpu: OpenMP threads (0 = runtime default) */
+  /* The limiting term (above): off where lim_const is 0. x0: lim_x0 (a host E-vector, copied by
+     hx_pa_create) or, NULL, the mesh's nodes at hx_pa_create; delta_e: lim_dist_elem[e] (host
+     [num_elem], copied) or, NULL, lim_dist everywhere (0: 1, MFEM's default). */
+  double lim_const;
+  double lim_dist;
+  const double *lim_dist_elem;
+  const double *lim_x0;
 } hx_pa_desc;
 
 /** Defaults: metric 303, GLL, -qo 8, on-the-fly, scale 1, W = I. */
@@ -94,9 +108,12 @@ typedef struct hx_pa {
   int w_const;                         /* 1: Winv_c/detW_c everywhere; 0: per-point arrays */
   int w_elem;                          /* with !w_const: one W per element, not per point */
   double Winv_c[9], detW_c;
-  double *Winv; /* [num_elem][nq^3][9] ([num_elem][9] if w_elem) host, owned (NULL if w_const) */
-  double *detW; /* [num_elem][nq^3] ([num_elem] if w_elem) host, owned (NULL if w_const) */
-  void *data;   /* backend-private */
+  double *Winv;     /* [num_elem][nq^3][9] ([num_elem][9] if w_elem) host, owned (NULL if w_const) */
+  double *detW;     /* [num_elem][nq^3] ([num_elem] if w_elem) host, owned (NULL if w_const) */
+  int lim;          /* 1: the limiting term is on */
+  double *lim_x0;   /* [num_elem][3][nd^3] its x0, host, owned (NULL if !lim) */
+  double *lim_coef; /* [num_elem] c_e = lim_const / delta_e^2, host, owned (NULL if !lim) */
+  void *data;       /* backend-private */
 } hx_pa;
 
 /** A compute backend: one static table per backend, found by name. */

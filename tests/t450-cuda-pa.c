@@ -4,7 +4,8 @@
    2-norm of the CPU result). Meshes: randomly perturbed Kershaw boxes at orders 1..6
    (metric 303, GLL -qo 8); every metric at p = 2; and a curved mesh (Kershaw with a
    smooth sine displacement of every node, p = 3) with a per-point, non-scalar
-   target W (the general W path of the kernels), and with one W per element (w_per_elem). Also checks that the stored and
+   target W (the general W path of the kernels), and with one W per element (w_per_elem); the limiting term
+   (x0 off the nodes, a constant and a per-element distance, p = 2 and 3, a generic pair). Also checks that the stored and
    on-the-fly CUDA strategies agree with each other. Without a CUDA device (or a
    build without CUDA) it prints one skip line and passes. */
 #include <math.h>
@@ -165,6 +166,32 @@ static int body(void) {
         fail = 1;
       }
     }
+    hx_mesh_destroy(&m);
+  }
+  for (int p = 2; p <= 3 && !fail; p++) { /* the limiting term: x0 off the nodes, so its gradient is not zero */
+    hx_mesh *m = test_kershaw(HX_COMM_SELF, 6, 6, 6, p, 0.3);
+    if (!m) return 1;
+    test_perturb(m, 0.01 / 6 / p);
+    size_t n = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
+    double *x0 = malloc(n * sizeof(double)), *de = malloc((size_t)m->num_elem * sizeof(double));
+    for (size_t i = 0; i < n; i++) x0[i] = m->x[i] + 0.02 / p * test_hash((long long)i, 3);
+    for (hx_lid e = 0; e < m->num_elem; e++) de[e] = 0.1 + 0.05 * (e % 7);
+    hx_pa_desc d;
+    hx_pa_desc_default(&d);
+    d.lim_const = 20;
+    d.lim_dist = 0.1;
+    d.lim_x0 = x0;
+    for (int k = 0; k < 3 && !fail; k++) {
+      if (k == 1) d.lim_dist_elem = de, d.metric = 318;
+      if (k == 2) d.quad_order = 14; /* GLL nq = 9: a generic pair of the metric's kernels */
+      snprintf(what, sizeof what, "kershaw 6^3 p %d m%d limit%s", p, d.metric, k == 0 ? "" : k == 1 ? " elem" : " qo 14");
+      if (check(what, m, &d, &fail)) {
+        printf("error: %s\n", hx_error_message());
+        fail = 1;
+      }
+    }
+    free(x0);
+    free(de);
     hx_mesh_destroy(&m);
   }
   if (!fail) { /* curved mesh, per-point non-scalar target */

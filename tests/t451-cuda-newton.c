@@ -1,9 +1,8 @@
 /* t451: full Newton-MINRES solves (metric 303, GLL -qo 8, sliding faces) on a
-   perturbed Kershaw box at p = 1..3, and a CG solve at p = 2 with the stored
-   Hessian, on the CPU and on the CUDA backend: the same iteration history to
-   rounding (every Newton line: same linear iteration count and step; energy,
-   |r| and min det J to 1e-8 relative) and the same final nodes (1e-9 relative).
-   Skips with one line without a CUDA device. */
+   perturbed Kershaw box at p = 1..3, a CG solve at p = 2 with the stored
+   Hessian, and a solve at p = 2 with the limiting term (--limit 10, distance 0.1), on the CPU and on the CUDA backend: the same
+   iteration history to rounding (every Newton line: same linear iteration count and step; energy, |r| and min det J to 1e-8
+   relative) and the same final nodes (1e-9 relative). Skips with one line without a CUDA device. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +17,7 @@ typedef struct line {
   double e, r, step, md;
 } line;
 
-static int solve(const char *backend, int p, int strat, int lsolver, line *L, int *nl, double **xout, size_t *nx,
+static int solve(const char *backend, int p, int strat, int lsolver, double lim, line *L, int *nl, double **xout, size_t *nx,
                  hx_tmop_result *res) {
   hx_mesh *m = test_kershaw(HX_COMM_SELF, 6, 4, 4, p, 0.3);
   if (!m) return 1;
@@ -29,6 +28,8 @@ static int solve(const char *backend, int p, int strat, int lsolver, line *L, in
   o.hess_strategy = strat;
   o.linear_solver = lsolver;
   o.newton_iters = 12;
+  o.lim_const = lim;
+  o.lim_dist = 0.1;
   FILE *f = tmpfile();
   o.log = f;
   int rc = hx_tmop_optimize(m, &o, res);
@@ -76,18 +77,20 @@ static int body(void) {
   int fail = 0;
   struct {
     int p, strat, lin;
-  } cases[] = {{1, HX_HESS_ONTHEFLY, HX_LIN_MINRES},
-               {2, HX_HESS_ONTHEFLY, HX_LIN_MINRES},
-               {3, HX_HESS_ONTHEFLY, HX_LIN_MINRES},
-               {2, HX_HESS_STORED, HX_LIN_CG}};
-  for (int k = 0; k < 4; k++) {
+    double lim;
+  } cases[] = {{1, HX_HESS_ONTHEFLY, HX_LIN_MINRES, 0},
+               {2, HX_HESS_ONTHEFLY, HX_LIN_MINRES, 0},
+               {3, HX_HESS_ONTHEFLY, HX_LIN_MINRES, 0},
+               {2, HX_HESS_STORED, HX_LIN_CG, 0},
+               {2, HX_HESS_ONTHEFLY, HX_LIN_MINRES, 10}};
+  for (int k = 0; k < 5; k++) {
     line a[64], b[64];
     int na, nb;
     double *xa = NULL, *xb = NULL;
     size_t n;
     hx_tmop_result ra, rb;
-    if (solve("cpu", cases[k].p, cases[k].strat, cases[k].lin, a, &na, &xa, &n, &ra) ||
-        solve("cuda", cases[k].p, cases[k].strat, cases[k].lin, b, &nb, &xb, &n, &rb)) {
+    if (solve("cpu", cases[k].p, cases[k].strat, cases[k].lin, cases[k].lim, a, &na, &xa, &n, &ra) ||
+        solve("cuda", cases[k].p, cases[k].strat, cases[k].lin, cases[k].lim, b, &nb, &xb, &n, &rb)) {
       printf("error: %s\n", hx_error_message());
       return 1;
     }
@@ -118,8 +121,9 @@ static int body(void) {
     fprintf(stderr, "p %d strat %d lin %d: newton %d/%d linear %d/%d lines %d/%d worst %.2e dx %.2e E %.10e\n", cases[k].p,
             cases[k].strat, cases[k].lin, ra.newton_iters, rb.newton_iters, ra.linear_iters, rb.linear_iters, na, nb, worst, dx,
             rb.energy);
-    printf("newton p %d %s %s: history cpu-vs-cuda %s\n", cases[k].p, cases[k].strat == HX_HESS_STORED ? "stored" : "on-the-fly",
-           cases[k].lin == HX_LIN_CG ? "cg" : "minres", ok ? "ok" : "BAD");
+    printf("newton p %d %s %s%s: history cpu-vs-cuda %s\n", cases[k].p,
+           cases[k].strat == HX_HESS_STORED ? "stored" : "on-the-fly", cases[k].lin == HX_LIN_CG ? "cg" : "minres",
+           cases[k].lim > 0 ? " limit" : "", ok ? "ok" : "BAD");
     if (!ok) fail = 1;
     free(xa);
     free(xb);

@@ -36,7 +36,7 @@ def number(t):
 # is not listed here fails the test, so that a new one gets a value that parses
 PRESET = None
 REGISTRY = {"--metric": "302"}  # numbers a registry checks
-SAMPLES = {"--output": "x.vtu", "--timestep": "first", "--plot": "p.svg", "--debug": "mem", "--inlet": "1,2", "--outlet": "1,2", "--map": "1",
+SAMPLES = {"--output": "x.vtu", "--timestep": "first", "--limit-dist": "elem", "--plot": "p.svg", "--debug": "mem", "--inlet": "1,2", "--outlet": "1,2", "--map": "1",
            "--container": {"pebble": "box", "pack": "cyl:2"}}
 
 
@@ -52,7 +52,7 @@ def sample(cmd, o):
             return PRESET
         v = SAMPLES.get(o["name"])
         check(v is not None, "%s %s: no sample value for a string flag" % (cmd, o["name"]))
-        return v.get(cmd) if isinstance(v, dict) else v
+        return (v.get(cmd) if isinstance(v, dict) else v) or "x"
     lo, hi = o["min"], o["max"]
     dv = number(d) if d else None
     integer = t in ("int", "int-list")

@@ -34,6 +34,12 @@ typedef enum {
 } hx_target_type;
 
 typedef enum { HX_BND_FIXED = 0, HX_BND_SLIDE = 1 } hx_boundary_mode;
+/* the limiting term's distance delta (hx_tmop_opts.lim_dist_kind) */
+typedef enum {
+  HX_LIM_DIST_CONST = 0, /* lim_dist everywhere (0: 1, MFEM's default) */
+  HX_LIM_DIST_SMALL = 1, /* MFEM's small_phys_size: (the mesh's volume)^(1/3) / 100 everywhere */
+  HX_LIM_DIST_ELEM = 2   /* per element: its own volume^(1/3) as the solve starts (hexpack's) */
+} hx_lim_dist_kind;
 typedef enum { HX_LIN_CG = 1, HX_LIN_MINRES = 2 } hx_linear_solver;
 
 typedef struct hx_tmop_opts {
@@ -76,6 +82,11 @@ typedef struct hx_tmop_opts {
   int equal_weight;     /* 1: every element's energy weighted alike (targets 3 and 4: det W, the
                            integral's weight, replaced by the mean element volume, so that small
                            elements count as much as large ones; targets 1 and 2 already are) */
+  double lim_const;     /* > 0: the limiting term (MFEM mesh-optimizer -lc, TMOP_QuadraticLimiter): the energy
+                           gains lim_const 0.5 |x - x0|^2 / delta^2 integrated with the metric's weights, x0 the
+                           nodes the solve starts from (after untangling, which runs without it) (0: off, default) */
+  int lim_dist_kind;    /* its delta: hx_lim_dist_kind (default HX_LIM_DIST_CONST) */
+  double lim_dist;      /* with HX_LIM_DIST_CONST (0: 1) */
   double keep_sj;       /* > 0: after the solve, the nodes of every element whose Nek5000 scaled
                            Jacobian (min / max det J at its GLL nodes) fell below min(keep_sj, its
                            initial value) go back to their initial positions, in rounds until

@@ -208,6 +208,49 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
   return rc;
 }
 
+/* The limiting term's distance per element where opts ask for one from the volumes: the
+   element's volume^(1/3) (HX_LIM_DIST_ELEM) or MFEM's small_phys_size, (the mesh's volume)^(1/3) /
+   100 (HX_LIM_DIST_SMALL); volumes by the solve's quadrature of det J. *dist: [num_elem], or NULL
+   for a constant distance (d->lim_dist). */
+static int limit_dist(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, double **dist) {
+  *dist = NULL;
+  d->lim_const = o->lim_const;
+  d->lim_dist = o->lim_dist;
+  if (o->lim_const == 0.0 || o->lim_dist_kind == HX_LIM_DIST_CONST) return HX_OK;
+  HX_CHECK(o->lim_dist_kind == HX_LIM_DIST_SMALL || o->lim_dist_kind == HX_LIM_DIST_ELEM, HX_ERR_INPUT,
+           "unknown limiting distance kind %d", o->lim_dist_kind);
+  int nd = m->nd, nq = hx_quad_points_for_order(o->quad_type, o->quad_order);
+  HX_CHECK(nq >= 1 && nq <= HX_MAX_Q, HX_ERR_INPUT, "--quad-order %d is out of range", o->quad_order);
+  double qp[HX_MAX_Q], wq[HX_MAX_Q], xg[HX_MAX_ND], wg[HX_MAX_ND], B[HX_MAX_Q * HX_MAX_ND], G[HX_MAX_Q * HX_MAX_ND];
+  HX_CALL(hx_quad_rule(o->quad_type, nq, qp, wq));
+  HX_CALL(hx_gll(nd, xg, wg));
+  hx_lagrange_matrices(nd, xg, nq, qp, B, G);
+  size_t nq3 = (size_t)nq * nq * nq, npe = (size_t)3 * nd * nd * nd;
+  double *A = NULL, *work = NULL;
+  int rc = hx_malloc((9 * nq3 + 1) * sizeof(double), &A);
+  if (!rc) rc = hx_malloc(((size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq + 16) * sizeof(double), &work);
+  if (!rc) rc = hx_malloc(((size_t)m->num_elem + 1) * sizeof(double), dist);
+  double vol = 0;
+  for (hx_lid e = 0; e < m->num_elem && !rc; e++) {
+    hx_elem_jacobian_host(nd, nq, B, G, m->x + e * npe, A, work);
+    double ve = 0;
+    for (size_t q = 0; q < nq3; q++) ve += wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)] * hx_m3_det(A + 9 * q);
+    (*dist)[e] = cbrt(ve);
+    vol += ve;
+  }
+  hx_free(&A);
+  hx_free(&work);
+  if (!rc) rc = hx_comm_sum_double(m->comm, &vol, 1);
+  if (!rc && o->lim_dist_kind == HX_LIM_DIST_SMALL) {
+    d->lim_dist = cbrt(vol) / 100.0;
+    hx_free(dist);
+  }
+  rc = hx_comm_agree(m->comm, rc);
+  if (rc) hx_free(dist);
+  d->lim_dist_elem = *dist;
+  return rc;
+}
+
 /* ------------------------------------------------------------------ constraints */
 
 /* A boundary face without an analytic surface (e.g. read from a file): if all
@@ -498,11 +541,13 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   d.quad_order = o->quad_order;
   d.hess_strategy = o->hess_strategy;
   d.num_threads = o->num_threads;
-  double *winv = NULL, *detw = NULL;
+  double *winv = NULL, *detw = NULL, *ldist = NULL;
   if (!rc) rc = build_target(mesh, o, &d, &winv, &detw);
+  if (!rc) rc = limit_dist(mesh, o, &d, &ldist);
   if (!rc) rc = hx_pa_create(be, mesh, &d, &tm->pa);
   hx_free(&winv);
   hx_free(&detw);
+  hx_free(&ldist);
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nE, &tm->dX);
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nE, &tm->dV);
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nE, &tm->dY);

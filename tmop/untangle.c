@@ -198,6 +198,8 @@ int hx_tmop_untangle(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
   u.normalize = 0;
   u.keep_sj = 0, u.keep_aspect = 0, u.transfer_keep = 0, u.repair_sj = 0;
   u.elem_ok = NULL, u.elem_weight = NULL;
+  u.lim_const = 0; /* no limiting towards the inverted mesh: the optimization after it limits towards
+                      the untangled one */
   if ((rc = hx_tmop_create(mesh, &u, &tm))) goto done;
   size_t n = tm->nL;
   double *bufs[5] = {0};

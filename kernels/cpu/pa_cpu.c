@@ -36,6 +36,7 @@ typedef struct cpu_data {
   double *BB, *BG, *GG; /* [nq][nd] products of the 1D matrices for the diagonal */
   double *w3;           /* [nq^3] tensor quadrature weights w_qx w_qy w_qz */
   int wscalar;          /* every W^{-1} is s I (all ideal-shape targets): scalar fast path */
+  size_t lim_off;       /* the limiting term's scratch: from this offset of a thread's scratch */
   /* L-space (lsetup): the rank's numbering and constraints */
   hx_lid nl, ncurved;
   hx_lid *e2l;          /* [num_elem nd^3] */
@@ -253,6 +254,99 @@ static inline void flux(const cpu_data *cd, const double *M, const double *Wi, d
     double *scr_ = (cd)->scratch + (size_t)thread_id() * (cd)->scratch_len;
 #define CPU_PAR_END }
 
+/* ---------------------------------------------------------------- the limiting term */
+
+/* Values at the points of one nodal field u [nd^3]: uq[q] = sum_b phi_b(xi_q) u_b, X = B in
+   every direction (three 1D contractions). work: nd^2 nq + nd nq^2 doubles. */
+static void lim_values(int nd, int nq, const double *X, const double *u, double *uq, double *work) {
+  int nd2 = nd * nd, nq2 = nq * nq;
+  double *t1 = work, *t2 = t1 + (size_t)nd2 * nq; /* [k][j][qx], [k][qy][qx] */
+  for (int kj = 0; kj < nd2; kj++)
+    for (int qx = 0; qx < nq; qx++) {
+      double a = 0;
+      for (int i = 0; i < nd; i++) a += X[qx * nd + i] * u[kj * nd + i];
+      t1[kj * nq + qx] = a;
+    }
+  for (int k = 0; k < nd; k++)
+    for (int qy = 0; qy < nq; qy++)
+      for (int qx = 0; qx < nq; qx++) {
+        double a = 0;
+        for (int j = 0; j < nd; j++) a += X[qy * nd + j] * t1[(k * nd + j) * nq + qx];
+        t2[(k * nq + qy) * nq + qx] = a;
+      }
+  for (int qz = 0; qz < nq; qz++)
+    for (int qyx = 0; qyx < nq2; qyx++) {
+      double a = 0;
+      for (int k = 0; k < nd; k++) a += X[qz * nd + k] * t2[k * nq2 + qyx];
+      uq[qz * nq2 + qyx] = a;
+    }
+}
+
+/* The transpose: y_b += sum_q X_b(xi_q) f[q] (X = B: phi_b; X = B*B: phi_b^2). work as above. */
+static void lim_values_t(int nd, int nq, const double *X, const double *f, double *y, double *work) {
+  int nd2 = nd * nd, nq2 = nq * nq;
+  double *t2 = work, *t1 = t2 + (size_t)nd * nq2; /* [k][qy][qx], [k][j][qx] */
+  for (int k = 0; k < nd; k++)
+    for (int qyx = 0; qyx < nq2; qyx++) {
+      double a = 0;
+      for (int qz = 0; qz < nq; qz++) a += X[qz * nd + k] * f[qz * nq2 + qyx];
+      t2[k * nq2 + qyx] = a;
+    }
+  for (int k = 0; k < nd; k++)
+    for (int j = 0; j < nd; j++)
+      for (int qx = 0; qx < nq; qx++) {
+        double a = 0;
+        for (int qy = 0; qy < nq; qy++) a += X[qy * nd + j] * t2[(k * nq + qy) * nq + qx];
+        t1[(k * nd + j) * nq + qx] = a;
+      }
+  for (int kj = 0; kj < nd2; kj++)
+    for (int i = 0; i < nd; i++) {
+      double a = 0;
+      for (int qx = 0; qx < nq; qx++) a += X[qx * nd + i] * t1[kj * nq + qx];
+      y[kj * nd + i] += a;
+    }
+}
+
+/* scratch of the limiting term per thread: u [3][nd^3] | uq [3][nq^3] | work */
+static size_t lim_len(int nd, int nq) {
+  return (size_t)3 * nd * nd * nd + (size_t)3 * nq * nq * nq + (size_t)nd * nd * nq + (size_t)nd * nq * nq + 8;
+}
+
+enum { LIM_ENERGY, LIM_GRAD, LIM_HESS };
+
+/* The limiting term of element el (hx_kernels.h): LIM_ENERGY returns sum_q wt c_e 0.5 |u_q|^2 with
+   u = x - x0; LIM_GRAD adds sum_q wt c_e u_q phi_b to ye (u = x - x0), LIM_HESS the same with
+   u = the direction xe. scr: lim_len doubles. */
+static double lim_elem(const hx_pa *pa, hx_lid el, const double *xe, double *ye, int mode, double *scr) {
+  int nd = pa->nd, nq = pa->nq, nd3 = nd * nd * nd, nq3 = nq * nq * nq;
+  double *u = scr, *uq = u + 3 * (size_t)nd3, *work = uq + 3 * (size_t)nq3;
+  const double *x0e = pa->lim_x0 + (size_t)el * 3 * nd3;
+  for (int i = 0; i < 3 * nd3; i++) u[i] = mode == LIM_HESS ? xe[i] : xe[i] - x0e[i];
+  for (int c = 0; c < 3; c++) lim_values(nd, nq, pa->B, u + (size_t)c * nd3, uq + (size_t)c * nq3, work);
+  double ce = pa->lim_coef[el], s = 0;
+  for (int q = 0; q < nq3; q++) {
+    double w = point_weight(pa, q, el, (size_t)el * nq3 + q) * ce;
+    double u0 = uq[q], u1 = uq[nq3 + q], u2 = uq[2 * nq3 + q];
+    if (mode == LIM_ENERGY) s += 0.5 * w * (u0 * u0 + u1 * u1 + u2 * u2);
+    else uq[q] = w * u0, uq[nq3 + q] = w * u1, uq[2 * nq3 + q] = w * u2;
+  }
+  if (mode != LIM_ENERGY)
+    for (int c = 0; c < 3; c++) lim_values_t(nd, nq, pa->B, uq + (size_t)c * nq3, ye + (size_t)c * nd3, work);
+  return s;
+}
+
+/* diag_{b,k} += sum_q wt c_e phi_b(xi_q)^2, the same for every k (BB = B*B entrywise) */
+static void lim_diag_elem(const hx_pa *pa, const double *BB, hx_lid el, double *ye, double *scr) {
+  int nd = pa->nd, nq = pa->nq, nd3 = nd * nd * nd, nq3 = nq * nq * nq;
+  double *d = scr, *f = d + 3 * (size_t)nd3, *work = f + 3 * (size_t)nq3;
+  double ce = pa->lim_coef[el];
+  for (int q = 0; q < nq3; q++) f[q] = point_weight(pa, q, el, (size_t)el * nq3 + q) * ce;
+  memset(d, 0, (size_t)nd3 * sizeof(double));
+  lim_values_t(nd, nq, BB, f, d, work);
+  for (int c = 0; c < 3; c++)
+    for (int b = 0; b < nd3; b++) ye[(size_t)c * nd3 + b] += d[b];
+}
+
 /* ---------------------------------------------------------------- kernels */
 
 static int cpu_energy(const hx_pa *pa, const double *x, double *e) {
@@ -271,6 +365,7 @@ static int cpu_energy(const hx_pa *pa, const double *x, double *e) {
       mul_winv(cd, A + 9 * q, point_winv(pa, el, gq), T);
       s += point_weight(pa, q, el, gq) * hx_metric_mu(pa->metric, pa->metric_param, T);
     }
+    if (pa->lim) s += lim_elem(pa, el, x + el * npe, NULL, LIM_ENERGY, scr_ + cd->lim_off);
     cd->elem_val[el] = s;
   }
   CPU_PAR_END
@@ -298,6 +393,7 @@ static int cpu_grad(const hx_pa *pa, const double *x, double *g) {
       flux(cd, P, Wi, point_weight(pa, q, el, gq), F + 9 * q);
     }
     elem_jacobian_t(nd, nq, pa->B, pa->G, F, g + el * npe, work);
+    if (pa->lim) lim_elem(pa, el, x + el * npe, g + el * npe, LIM_GRAD, scr_ + cd->lim_off);
   }
   CPU_PAR_END
   return HX_OK;
@@ -392,6 +488,7 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
       elem_jacobian_strided(nd, nq, pa->B, pa->G, xl + el * npe, A, 1, nq3, work);
       onthefly_303_soa(pa, el, nq3, A, dA, Fs, work);
       elem_jacobian_t_strided(nd, nq, pa->B, pa->G, Fs, y + el * npe, 1, nq3, work);
+      if (pa->lim) lim_elem(pa, el, dx + el * npe, y + el * npe, LIM_HESS, scr_ + cd->lim_off);
       continue;
     }
     hx_cpu_elem_jacobian(nd, nq, pa->B, pa->G, dx + el * npe, dA, work);
@@ -418,6 +515,7 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
       flux(cd, dP, Wi, point_weight(pa, q, el, gq), F + 9 * q);
     }
     elem_jacobian_t(nd, nq, pa->B, pa->G, F, y + el * npe, work);
+    if (pa->lim) lim_elem(pa, el, dx + el * npe, y + el * npe, LIM_HESS, scr_ + cd->lim_off);
   }
   CPU_PAR_END
   return HX_OK;
@@ -494,6 +592,7 @@ static int cpu_diag(const hx_pa *pa, double *dg) {
             }
         }
       }
+    if (pa->lim) lim_diag_elem(pa, cd->BB, el, ye, scr_ + cd->lim_off);
   }
   CPU_PAR_END
   return HX_OK;
@@ -567,6 +666,8 @@ static int cpu_setup(hx_pa *pa) {
   size_t need_kernels = 18 * nq3 + work_len(nd, nq) + 10 * nq3;
   size_t need_diag = 36 * nq3 + work_len(nd, nq) + (size_t)nq * nq * nd + (size_t)nq * nd * nd;
   cd->scratch_len = need_kernels > need_diag ? need_kernels : need_diag;
+  cd->lim_off = cd->scratch_len;
+  if (pa->lim) cd->scratch_len += lim_len(nd, nq);
   int rc = hx_malloc((size_t)nt * cd->scratch_len * sizeof(double), &cd->scratch);
   if (rc == HX_OK) rc = hx_malloc(((size_t)pa->num_elem + 1) * sizeof(double), &cd->elem_val);
   if (rc == HX_OK) rc = hx_malloc((size_t)nq * nd * sizeof(double), &cd->BB);

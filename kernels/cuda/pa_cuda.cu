@@ -92,6 +92,8 @@ struct cuda_data {
   double *nrm;          /* [nl][9] */
   int *curved;          /* [ncurved] */
   double *part;         /* [DOT_BLOCKS] dot partial sums */
+  double *lim_x0;       /* the limiting term: x0 (E-vector) and c_e per element (NULL if !pa->lim) */
+  double *lim_coef;
 };
 
 /* ------------------------------------------------------------------ shared layout */
@@ -556,6 +558,101 @@ __global__ void k_diag(kparams p, const double *__restrict__ xl, const double *_
   }
 }
 
+/* The limiting term (hx_kernels.h), run after the metric's kernel of the same operator: one
+   block per element, LIM_THREADS threads, run-time bounds (a few percent of the metric's work).
+   Shared: X [nq][nd] (B, or B*B for the diagonal) | u [3][nd^3] | t1 [3][nd^2][nq] |
+   t2 [3][nd][nq^2] | f [3][nq^3] | red [LIM_THREADS].
+   mode 0: out[el] += sum_q wt c_e 0.5 |x - x0|^2 (the element's energy slot, written by k_scalar);
+   1: out += sum_q wt c_e (x - x0)_q phi_b (gradient); 2: the same with u = the direction x
+   (Hessian action); 3: out_{b,k} += sum_q wt c_e phi_b^2 (diagonal, every k). */
+#define LIM_THREADS 128
+__host__ __device__ inline size_t lim_smem(int nd, int nq) {
+  return (size_t)nq * nd + (size_t)3 * nd * nd * nd + (size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq +
+         (size_t)3 * nq * nq * nq + LIM_THREADS;
+}
+__global__ void k_limit(kparams p, int mode, const double *__restrict__ x, const double *__restrict__ x0,
+                        const double *__restrict__ coef, double *__restrict__ out) {
+  extern __shared__ double smem[];
+  const int nd = p.nd, nq = p.nq, nd2 = nd * nd, nd3 = nd2 * nd, nq2 = nq * nq, nq3 = nq2 * nq;
+  const int tid = threadIdx.x, nt = blockDim.x;
+  const long long el = blockIdx.x;
+  double *X = smem, *u = X + nq * nd, *t1 = u + 3 * nd3, *t2 = t1 + 3 * nd2 * nq, *f = t2 + 3 * nd * nq2, *red = f + 3 * nq3;
+  for (int i = tid; i < nq * nd; i += nt) X[i] = mode == 3 ? p.B[i] * p.B[i] : p.B[i];
+  const double ce = coef[el];
+  if (mode == 3) {
+    for (int q = tid; q < nq3; q += nt) f[q] = point_weight(p, p.wq, q, el, el * nq3 + q) * ce;
+  } else {
+    const double *xe = x + (size_t)el * 3 * nd3, *x0e = x0 + (size_t)el * 3 * nd3;
+    for (int i = tid; i < 3 * nd3; i += nt) u[i] = mode == 2 ? xe[i] : xe[i] - x0e[i];
+    __syncthreads();
+    /* values at the points: contract x, then y, then z, with B */
+    for (int idx = tid; idx < 3 * nd2 * nq; idx += nt) {
+      int qx = idx % nq, ckj = idx / nq;
+      double a = 0;
+      for (int i = 0; i < nd; i++) a += X[qx * nd + i] * u[ckj * nd + i];
+      t1[idx] = a;
+    }
+    __syncthreads();
+    for (int idx = tid; idx < 3 * nd * nq2; idx += nt) {
+      int qx = idx % nq, qy = (idx / nq) % nq, ck = idx / nq2;
+      double a = 0;
+      for (int j = 0; j < nd; j++) a += X[qy * nd + j] * t1[(ck * nd + j) * nq + qx];
+      t2[idx] = a;
+    }
+    __syncthreads();
+    for (int idx = tid; idx < 3 * nq3; idx += nt) {
+      int q = idx % nq3, c = idx / nq3, qz = q / nq2, qyx = q % nq2;
+      double a = 0;
+      for (int k = 0; k < nd; k++) a += X[qz * nd + k] * t2[(c * nd + k) * nq2 + qyx];
+      f[idx] = a;
+    }
+    __syncthreads();
+    double acc = 0;
+    for (int q = tid; q < nq3; q += nt) {
+      double w = point_weight(p, p.wq, q, el, el * nq3 + q) * ce;
+      double u0 = f[q], u1 = f[nq3 + q], u2 = f[2 * nq3 + q];
+      if (mode == 0) acc += 0.5 * w * (u0 * u0 + u1 * u1 + u2 * u2);
+      else f[q] = w * u0, f[nq3 + q] = w * u1, f[2 * nq3 + q] = w * u2;
+    }
+    if (mode == 0) {
+      red[tid] = acc;
+      __syncthreads();
+      if (tid == 0) {
+        double r = red[0];
+        for (int t = 1; t < nt; t++) r += red[t];
+        out[el] += r;
+      }
+      return;
+    }
+  }
+  __syncthreads();
+  /* the transpose: contract qz, then qy, then qx (one component for the diagonal) */
+  const int nc = mode == 3 ? 1 : 3;
+  for (int idx = tid; idx < nc * nd * nq2; idx += nt) {
+    int qyx = idx % nq2, k = (idx / nq2) % nd, c = idx / (nd * nq2);
+    double a = 0;
+    for (int qz = 0; qz < nq; qz++) a += X[qz * nd + k] * f[c * nq3 + qz * nq2 + qyx];
+    t2[idx] = a;
+  }
+  __syncthreads();
+  for (int idx = tid; idx < nc * nd2 * nq; idx += nt) {
+    int qx = idx % nq, j = (idx / nq) % nd, ck = idx / (nd * nq);
+    double a = 0;
+    for (int qy = 0; qy < nq; qy++) a += X[qy * nd + j] * t2[(ck * nq + qy) * nq + qx];
+    t1[idx] = a;
+  }
+  __syncthreads();
+  double *ye = out + (size_t)el * 3 * nd3;
+  for (int idx = tid; idx < nc * nd3; idx += nt) {
+    int i = idx % nd, ckj = idx / nd;
+    double a = 0;
+    for (int qx = 0; qx < nq; qx++) a += X[qx * nd + i] * t1[ckj * nq + qx];
+    if (mode == 3)
+      for (int c = 0; c < 3; c++) ye[c * nd3 + idx] += a;
+    else ye[idx] += a;
+  }
+}
+
 /* min det A at the GLL nodes (the Newton line search's fold check, tmop.c): one
    block per element, one thread per node (strided), the element's coordinates read
    through L1; D[i][a] = l_a'(xi_i) at the GLL nodes is passed by value. The same
@@ -930,11 +1027,29 @@ int reduce_scalar(const hx_pa *pa, int mode, double *out) {
   return HX_OK;
 }
 
+/* the limiting term of one operator (k_limit's mode), after the metric's kernel */
+int run_limit(const hx_pa *pa, int mode, const double *x, double *out) {
+  if (!pa->lim || pa->num_elem == 0) return HX_OK;
+  cuda_data *cd = cdata(pa);
+  kparams p;
+  fill_params(pa, &p);
+  size_t smem = lim_smem(p.nd, p.nq) * sizeof(double);
+  HX_CHECK(smem <= (size_t)cd->smem_optin, HX_ERR_BACKEND,
+           "CUDA backend: the limiting term at order %d with %d quadrature points per direction needs %zu bytes of shared "
+           "memory per block; this device allows %d",
+           pa->order, pa->nq, smem, cd->smem_optin);
+  HX_CALL(set_smem(k_limit, smem));
+  k_limit<<<(unsigned)pa->num_elem, LIM_THREADS, smem>>>(p, mode, x, cd->lim_x0, cd->lim_coef, out);
+  HX_CHECK_LAUNCH(k_limit);
+  return HX_OK;
+}
+
 /* ------------------------------------------------------------------ table entries */
 
 int cu_energy(const hx_pa *pa, const double *x, double *e) {
   launch_args a = {x, NULL, NULL, cdata(pa)->elem_val};
   HX_CALL(run_kernel(pa, K_ENERGY, a));
+  HX_CALL(run_limit(pa, 0, x, cdata(pa)->elem_val));
   return reduce_scalar(pa, 0, e);
 }
 
@@ -961,7 +1076,8 @@ int cu_min_detj_nodes(const hx_pa *pa, const double *x, double *m) {
 
 int cu_grad(const hx_pa *pa, const double *x, double *g) {
   launch_args a = {x, NULL, NULL, g};
-  return run_kernel(pa, K_GRAD, a);
+  HX_CALL(run_kernel(pa, K_GRAD, a));
+  return run_limit(pa, 1, x, g);
 }
 
 int cu_hess_setup(hx_pa *pa, const double *x) {
@@ -984,7 +1100,8 @@ int cu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "hess_apply called before hess_setup");
   int stored = pa->hess_strategy == HX_HESS_STORED;
   launch_args a = {dx, cd->x_lin, stored ? cd->H : cd->Alin, y};
-  return run_kernel(pa, stored ? K_HAPPLY_S : K_HAPPLY_F, a);
+  HX_CALL(run_kernel(pa, stored ? K_HAPPLY_S : K_HAPPLY_F, a));
+  return run_limit(pa, 2, dx, y);
 }
 
 int cu_diag(const hx_pa *pa, double *d) {
@@ -992,7 +1109,8 @@ int cu_diag(const hx_pa *pa, double *d) {
   HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "diag called before hess_setup");
   int stored = pa->hess_strategy == HX_HESS_STORED;
   launch_args a = {NULL, cd->x_lin, stored ? cd->H : cd->Alin, d};
-  return run_kernel(pa, stored ? K_DIAG_S : K_DIAG_F, a);
+  HX_CALL(run_kernel(pa, stored ? K_DIAG_S : K_DIAG_F, a));
+  return run_limit(pa, 3, NULL, d);
 }
 
 template <typename T> void cfree(T *&p) {
@@ -1020,6 +1138,8 @@ int cu_destroy(hx_pa *pa) {
   cfree(cd->nrm);
   cfree(cd->curved);
   cfree(cd->part);
+  cfree(cd->lim_x0);
+  cfree(cd->lim_coef);
   delete cd;
   pa->data = NULL;
   return HX_OK;
@@ -1052,6 +1172,13 @@ int cu_setup_inner(hx_pa *pa, cuda_data *cd) {
     HX_CALL_CUDA(cudaMalloc((void **)&cd->detW, npts * sizeof(double)));
     HX_CALL_CUDA(cudaMemcpy(cd->Winv, pa->Winv, 9 * npts * sizeof(double), cudaMemcpyHostToDevice));
     HX_CALL_CUDA(cudaMemcpy(cd->detW, pa->detW, npts * sizeof(double), cudaMemcpyHostToDevice));
+  }
+  if (pa->lim) {
+    size_t n = hx_pa_evec_size(pa), ne = (size_t)pa->num_elem;
+    HX_CALL_CUDA(cudaMalloc((void **)&cd->lim_x0, (n + 1) * sizeof(double)));
+    HX_CALL_CUDA(cudaMalloc((void **)&cd->lim_coef, (ne + 1) * sizeof(double)));
+    if (n) HX_CALL_CUDA(cudaMemcpy(cd->lim_x0, pa->lim_x0, n * sizeof(double), cudaMemcpyHostToDevice));
+    if (ne) HX_CALL_CUDA(cudaMemcpy(cd->lim_coef, pa->lim_coef, ne * sizeof(double), cudaMemcpyHostToDevice));
   }
   return HX_OK;
 }
