@@ -167,7 +167,7 @@ static int debug_flag(const char *v, debug_text *t, hx_pebble_opts *o) {
     }
     cur = NULL;
     if (!strcmp(w, "facets")) o->debug.facets = 1;
-    else if (!strcmp(w, "tmop")) continue; /* the optimizer's word: its own parser (cmd_optimize.c) took it */
+    else if (!strcmp(w, "tmop")) continue; /* the optimizer's word (hx_cli_tmop_get reads it) */
     else if (!strcmp(w, "mem")) o->debug.mem = 1;
     else if (!strncmp(w, "facet=", 6) && number_list(w + 6, 0) && !strchr(w + 6, ',')) o->debug.facet = atol(w + 6);
     else if (!strcmp(w, "classify") || !strncmp(w, "classify=", 9)) {
