@@ -57,11 +57,11 @@ fi
 # (the uniform cube is optimal for target 1: MFEM's -ji jitters its nodes first, and hexpack starts
 # from MFEM's jittered perturbed.mesh)
 cases=(
-  "cube|miniapps/meshing/cube.mesh|2|2|302|1|1|8|20|1e-10|slide|0.2|header's 3D aspect-ratio example (-tid 7 -> 1, -ji 0.2)"
-  "cube-321|miniapps/meshing/cube.mesh|2|2|321|1|1|8|20|1e-8|slide|0.2|header's 3D PA example, metric 321 (-tid 5 -> 1, -ji 0.2)"
-  "cube-lc|miniapps/meshing/cube.mesh|2|2|302|1|1|8|20|1e-10|slide|0.2|the cube with the limiting term towards the jittered start (-lc 10)|10"
+  "cube|miniapps/meshing/cube.mesh|2|2|302|1|1|8|20|1e-10|slide|0.1|header's 3D aspect-ratio example (-tid 7 -> 1, -ji 0.1)"
+  "cube-321|miniapps/meshing/cube.mesh|2|2|321|1|1|8|20|1e-8|slide|0.1|header's 3D PA example, metric 321 (-tid 5 -> 1, -ji 0.1)"
+  "cube-lc|miniapps/meshing/cube.mesh|2|2|302|1|1|8|20|1e-10|slide|0.1|the cube with the limiting term towards the jittered start (-lc 10)|10"
   "stretched3D|miniapps/meshing/stretched3D.mesh|2|2|302|1|1|5|20|1e-7|fixed|0|header's example without -alc 2.0 and -nor"
-  "periodic-cube|data/periodic-cube.mesh|2|2|338|1|1|4|20|1e-6|fixed|0.2|header's example (-tid 5 -> 1, no -nor, -ji 0.2); hexpack reads it non-periodic"
+  "periodic-cube|data/periodic-cube.mesh|2|2|338|1|1|4|20|1e-6|fixed|0.1|header's example (-tid 5 -> 1, no -nor, -ji 0.1); hexpack reads it non-periodic"
   "fichera-q2|data/fichera-q2.mesh|0|2|303|1|1|8|20|1e-10|slide|0|MFEM data, curved (H1_3D_P2 nodes)"
   "fichera-q3|data/fichera-q3.mesh|0|3|303|1|1|8|20|1e-10|slide|0|MFEM data, curved (legacy 'Cubic' nodes)"
   "toroid-hex|data/toroid-hex.mesh|1|3|303|1|1|8|20|1e-10|fixed|0|MFEM data (curved boundary: fixed in both)"
@@ -97,7 +97,10 @@ for c in "${cases[@]}"; do
   if [ -f "$d/mfem/optimized.mesh" ] && "$HEXPACK" quality "$d/mfem/optimized.mesh" --json --no-validity > "$d/mfem/q.json" 2> /dev/null; then
     mdet=$(json "$d/mfem/q.json" "'%.4e' % d['summary']['detj_min']['min']")
   fi
-  [ $mrc -ne 0 ] && note="$note; MFEM exit $mrc (see $d/mfem/log.txt)"
+  if [ $mrc -ne 0 ]; then
+    note="$note; MFEM exit $mrc (see $d/mfem/log.txt)"
+    { echo "$name: MFEM exit $mrc, the end of its log:"; tail -5 "$d/mfem/log.txt"; } >&2
+  fi
   printf '| %s | MFEM | %s | %s | %s | %s | %.2f | %s |\n' "$name" "${me0:--}" "${me1:--}" "$mits" "$mdet" \
     "$(awk "BEGIN{print $t1 - $t0}")" "$note" >> "$table"
   # hexpack, the same problem: from MFEM's own starting mesh (perturbed.mesh: refined, at the order,

@@ -12,10 +12,11 @@
 #include "hx_quality.h"
 
 void hx_cmd_demo_opts(hx_optset *s) {
-  hx_opts_init(s, "demo", "demo [-o FILE]... [--order N] [--plot FILE.png|FILE.svg] [options]",
+  hx_opts_init(s, "demo",
+               "demo [-o FILE]... [--order N] [--plot FILE.png|FILE.svg] [--plot-slice FILE] [--slice AXIS=V] [options]",
                "Meshes the bundled 67-pebble bed (INL Virtual Test Bed DEM packing, CC BY 4.0; R = 1.5 in a cylinder\n"
                "of radius 6.6, inlet/outlet sections of length 3), writes it to demo.vtu (or the -o files) and prints\n"
-               "its quality report.");
+               "its quality report; --plot, --plot-slice and --slice draw its pictures as in hexpack quality.");
   hx_opts_add(s, hx_cli_output_table);
   hx_opts_default(s, "--order", "3");
   hx_opts_default(s, "--output", "demo.vtu");
@@ -33,9 +34,9 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
   HX_CALL(hx_cli_common_get(&s, &c));
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
-  const char *plot = NULL;
+  hx_cli_plot plot = {0};
   HX_CALL(hx_cli_quality_get(&s, &qo, &plot));
-  HX_CALL(hx_cli_plot_check(plot));
+  HX_CALL(hx_cli_plot_check(&plot));
   if (c.num_out == 0) c.out[c.num_out++] = hx_opts_str(&s, "--output");
   hx_pebble_bed *bed = NULL;
   HX_CALL(hx_pebble_bed_create(hx_pb67_count, &hx_pb67_xyz[0][0], NULL, hx_pb67_radius, &bed));
@@ -45,10 +46,10 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
   o.cyl_radius = hx_pb67_cylinder;
   o.inlet_len = o.outlet_len = 2 * hx_pb67_radius;
   o.order = c.order ? c.order : 3;
-  HX_CALL(hx_cli_check_outputs(comm, &c, o.order)); /* every output before the meshing */
+  int rc = hx_cli_check_outputs(comm, &c, o.order); /* every output before the meshing */
   hx_mesh *m = NULL;
   hx_pebble_stats st;
-  int rc = hx_pebble_opts_finish(&o, bed);
+  if (rc == HX_OK) rc = hx_pebble_opts_finish(&o, bed);
   if (rc == HX_OK) rc = hx_pebble_bed_check(bed, &o);
   if (rc == HX_OK) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
   if (rc == HX_OK) {
@@ -70,7 +71,7 @@ int hx_cmd_demo(hx_comm comm, int argc, char **argv) {
     for (int k = 0; k < c.num_out; k++) fprintf(log, "wrote %s\n", c.out[k]);
   }
   hx_pebble_bed_destroy(&bed);
-  if (rc == HX_OK) rc = hx_cli_quality_report(m, &qo, plot, c.json ? 2 : 0, NULL);
+  if (rc == HX_OK) rc = hx_cli_quality_report(m, &qo, &plot, c.json ? 2 : 0, NULL);
   hx_mesh_destroy(&m);
   return rc;
 }

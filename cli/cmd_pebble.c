@@ -278,7 +278,7 @@ static const hx_opt pebble_table[] = {
            "size the tessellation about contacts and walls for aspect ratio <= about A, e.g. 20 (0: off)"),
     HX_FLAG("--goals", 0,
             "--ratio 1 --score nek --aspect 18 --grade-expand 0.75 --keep-aspect 20 (any of these given as well wins)"),
-    HX_FLAG("--quality", 0, "print the quality report of the order-N mesh (also --plot, --worst)"),
+    HX_FLAG("--quality", 0, "print the quality report of the order-N mesh (also --plot, --plot-slice, --slice, --worst)"),
     HX_FLAG("--optimize", 0, "TMOP after meshing, boundary nodes sliding on their surfaces (the optimizer flags below)"),
     HX_FLAG("--stream", 0,
             "never hold the whole order-N mesh: a block of elements at a time (chosen by itself above a quarter of the memory)"),
@@ -391,7 +391,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_pebble_opts o;
   hx_pebble_opts_default(&o);
   o.smooth = -1; /* below: 10 with --optimize or --aspect (unless --split), else 0 */
-  const char *plot = NULL;
+  hx_cli_plot plot = {0};
   int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0, user_tk = 0;
   const char *bridge_flag = NULL, *gap_flag = NULL; /* a bridge-model flag given, a gap-model flag given */
   double assume_memory = 0; /* --assume-memory: the memory the --stream choice takes (0: this machine's) */
@@ -447,8 +447,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_opts_double(&s, "--ratio", &o.ratio);
   o.contact = hx_opts_choice(&s, "--contact") == 1 ? HX_PEBBLE_GAP : HX_PEBBLE_BRIDGE;
   hx_opts_double(&s, "--aspect", &o.aspect);
-  quality = hx_opts_given(&s, "--quality") || hx_opts_given(&s, "--plot") || hx_opts_given(&s, "--worst") ||
-            hx_opts_given(&s, "--quad-points");
+  quality = hx_opts_given(&s, "--quality") || hx_opts_given(&s, "--plot") || hx_opts_given(&s, "--plot-slice") ||
+            hx_opts_given(&s, "--slice") || hx_opts_given(&s, "--worst") || hx_opts_given(&s, "--quad-points");
   no_raise = hx_opts_given(&s, "--stream") > 0;
   hx_opts_double(&s, "--extrude-ratio", &o.extrude_ratio);
   hx_opts_double(&s, "--first-layer", &o.first_layer);
@@ -490,7 +490,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CHECK(!(o.contact == HX_PEBBLE_BRIDGE && gap_flag), HX_ERR_INPUT, "flag %s: a gap model's parameter; add --contact gap",
            gap_flag);
   HX_CHECK(!(c.optimize && no_raise), HX_ERR_INPUT, "flag --optimize: needs the whole order-N mesh, not --stream");
-  HX_CALL(hx_cli_plot_check(plot));
+  HX_CALL(hx_cli_plot_check(&plot));
   int order = c.order ? c.order : 7;
   HX_CHECK(!opt_order || c.optimize, HX_ERR_INPUT, "flag --optimize-order: only with --optimize");
   HX_CHECK(opt_order <= order, HX_ERR_INPUT, "flag --optimize-order: %d is above the mesh's order %d", opt_order, order);
@@ -668,7 +668,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
               tr.repair.repair_passes);
     for (int k = 0; k < c.num_out; k++) fprintf(log, "wrote %s\n", c.out[k]);
   }
-  if (!rc && quality) rc = hx_cli_quality_report(m, &qo, plot, c.json ? 2 : 0, NULL);
+  if (!rc && quality) rc = hx_cli_quality_report(m, &qo, &plot, c.json ? 2 : 0, NULL);
   hx_mesh_destroy(&m);
   hx_pebble_bed_destroy(&bed);
   return rc;

@@ -11,15 +11,25 @@
 #include "hx_memory.h"
 #include "hx_plot.h"
 #include "hx_quality.h"
+#include "hx_slice.h"
 
-static int plot_check(const char *flag, const char *v) {
-  (void)flag;
-  return hx_cli_plot_check(v);
+static int picture_check(const char *flag, const char *path);
+
+static int slice_check(const char *flag, const char *v) {
+  int axis, mid;
+  double at;
+  return hx_slice_parse(flag, v, &axis, &at, &mid);
 }
 
 const hx_opt hx_cli_quality_table[] = {
-    HX_STR("--plot", "FILE", NULL, 0, "draw histograms of the scaled Jacobians, det J and aspect ratio to FILE (.png or .svg)",
-           plot_check),
+    HX_STR("--plot", "FILE", NULL, 0,
+           "draw a slice through the mesh (--slice) above histograms of the scaled Jacobians, det J and aspect ratio "
+           "(.png or .svg)",
+           picture_check),
+    HX_STR("--plot-slice", "FILE", NULL, 0, "draw the slice alone, 800 pixels wide (.png or .svg)", picture_check),
+    HX_STR("--slice", "AXIS=V", "auto", 0,
+           "the plane of the slice: x=V, y=V or z=V, its curved elements coloured by scaled Jacobian (auto: z at the middle)",
+           slice_check),
     HX_INT("--worst", "N", "10", 0, 100000000, 0, "list the N worst elements (by scaled Jacobian)"),
     HX_INT("--quad-order", "Q", "8", 0, 2 * HX_MAX_Q - 3, HX_OPT_EXPERT, "quadrature exact for order Q (MFEM's -qo)"),
     HX_CHOICE("--quad-type", "gll|gauss", "gll", HX_OPT_EXPERT, "quadrature points: Gauss-Lobatto (MFEM -qt 1) or Gauss (-qt 0)"),
@@ -38,8 +48,11 @@ static int row_from(const hx_optset *s, const char *name, const hx_opt *table) {
   return r && t && r->type == t->type && r->lo == t->lo && r->hi == t->hi && r->choices == t->choices;
 }
 
-int hx_cli_quality_get(const hx_optset *s, hx_quality_opts *o, const char **plot) {
-  *plot = hx_opts_str(s, "--plot");
+int hx_cli_quality_get(const hx_optset *s, hx_quality_opts *o, hx_cli_plot *plot) {
+  plot->path = hx_opts_str(s, "--plot");
+  plot->slice_path = hx_opts_str(s, "--plot-slice");
+  const char *slice = hx_opts_str(s, "--slice");
+  plot->slice = slice && strcmp(slice, "auto") ? slice : NULL;
   hx_opts_int(s, "--worst", &o->num_worst);
   if (row_from(s, "--quad-order", hx_cli_quality_table)) hx_opts_int(s, "--quad-order", &o->quad_order);
   if (row_from(s, "--quad-points", hx_cli_quality_table)) hx_opts_int(s, "--quad-points", &o->quad_points);
@@ -48,12 +61,41 @@ int hx_cli_quality_get(const hx_optset *s, hx_quality_opts *o, const char **plot
   return HX_OK;
 }
 
-int hx_cli_plot_check(const char *plot) {
-  if (!plot) return HX_OK;
-  size_t n = strlen(plot);
-  HX_CHECK(n >= 4 && (!strcmp(plot + n - 4, ".png") || !strcmp(plot + n - 4, ".svg")), HX_ERR_INPUT,
-           "flag --plot expects a file ending in .png or .svg, got '%s'", plot);
+static int picture_check(const char *flag, const char *path) {
+  if (!path) return HX_OK;
+  size_t n = strlen(path);
+  HX_CHECK(n >= 4 && (!strcmp(path + n - 4, ".png") || !strcmp(path + n - 4, ".svg")), HX_ERR_INPUT,
+           "flag %s expects a file ending in .png or .svg, got '%s'", flag, path);
   return HX_OK;
+}
+
+int hx_cli_plot_check(const hx_cli_plot *plot) {
+  HX_CALL(picture_check("--plot", plot->path));
+  HX_CALL(picture_check("--plot-slice", plot->slice_path));
+  HX_CHECK(!plot->slice || plot->path || plot->slice_path, HX_ERR_INPUT,
+           "flag --slice draws into a picture: add --plot FILE or --plot-slice FILE");
+  int axis, mid;
+  double at;
+  if (plot->slice) HX_CALL(hx_slice_parse("--slice", plot->slice, &axis, &at, &mid));
+  return HX_OK;
+}
+
+/* The slice of the pictures: the plane --slice names (default z at the middle of the mesh), its
+   elements coloured by scaled Jacobian. */
+static int quality_slice(const hx_mesh *m, const hx_cli_plot *plot, const hx_elem_quality *q, hx_slice *s) {
+  int axis = 2, mid = 1;
+  double at = 0, lo[3], hi[3];
+  if (plot->slice) HX_CALL(hx_slice_parse("--slice", plot->slice, &axis, &at, &mid));
+  if (mid) {
+    HX_CALL(hx_mesh_bbox_global(m, lo, hi));
+    at = 0.5 * (lo[axis] + hi[axis]);
+  }
+  double *sj = NULL;
+  HX_CALL(hx_malloc((size_t)(m->num_elem > 0 ? m->num_elem : 1) * sizeof *sj, &sj));
+  for (hx_lid e = 0; e < m->num_elem; e++) sj[e] = q[e].scaled_jac;
+  int rc = hx_slice_mesh(m, axis, at, sj, 0, s);
+  hx_free(&sj);
+  return rc;
 }
 
 /* the verdict line: broken (the read checks, with --force), inverted (det J <= 0 at a corner, a GLL
@@ -82,11 +124,13 @@ static const char *verdict(const hx_quality_report *r, const hx_read_check *chk,
   return "valid";
 }
 
-int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const char *plot, int json, const hx_read_check *chk) {
+int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const hx_cli_plot *plot, int json,
+                          const hx_read_check *chk) {
   hx_elem_quality *q = NULL;
   HX_CALL(hx_malloc((size_t)(m->num_elem > 0 ? m->num_elem : 1) * sizeof *q, &q));
   hx_quality_report r;
   int rc = hx_quality_mesh(m, o, q, &r);
+  int have_r = rc == HX_OK; /* r holds arrays to free, whatever fails after */
   /* det J that overflows (inf) or is NaN: a mesh beyond double precision, not a quality */
   for (int k = 0; rc == HX_OK && r.num_elem > 0 && k < 4; k++) {
     const hx_quality_stat *st = &r.stat[k];
@@ -95,19 +139,24 @@ int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const char
                     "quality: %s is not finite (min %g, max %g): the mesh's coordinates or element sizes are beyond what "
                     "double precision holds",
                     hx_quality_stat_names[k], st->min, st->max);
-      hx_quality_report_free(&r);
     }
   }
-  if (rc == HX_OK && plot) {
+  if (rc == HX_OK && (plot->path || plot->slice_path)) {
     hx_quality_hist h[4];
+    hx_slice s = {0};
     double sj_lo = r.stat[4].min < 0 ? r.stat[4].min : 0, csj_lo = r.stat[5].min < 0 ? r.stat[5].min : 0;
     rc = hx_quality_histogram(m->comm, q, m->num_elem, 4, 40, sj_lo, 1.0, &h[0]);
     if (rc == HX_OK) rc = hx_quality_histogram(m->comm, q, m->num_elem, 5, 40, csj_lo, 1.0, &h[1]);
-    if (rc == HX_OK) rc = hx_quality_histogram(m->comm, q, m->num_elem, 0, 40, 0, 0, &h[2]);
-    if (rc == HX_OK) rc = hx_quality_histogram(m->comm, q, m->num_elem, 6, 40, 0, 0, &h[3]);
+    if (rc == HX_OK) rc = hx_quality_histogram_auto(m->comm, q, m->num_elem, 0, 40, &h[2]);
+    if (rc == HX_OK) rc = hx_quality_histogram_auto(m->comm, q, m->num_elem, 6, 40, &h[3]);
+    if (rc == HX_OK) rc = quality_slice(m, plot, q, &s);
     char title[160];
     snprintf(title, sizeof title, "hexpack quality: %lld elements, order %d", (long long)r.num_elem, r.order);
-    if (rc == HX_OK && hx_comm_rank(m->comm) == 0) rc = hx_plot_histograms(plot, title, h, 4);
+    const char *sj_name = "scaled Jacobian (min/max det J)";
+    if (rc == HX_OK && hx_comm_rank(m->comm) == 0 && plot->path) rc = hx_plot_quality(plot->path, title, h, 4, &s, sj_name);
+    if (rc == HX_OK && hx_comm_rank(m->comm) == 0 && plot->slice_path)
+      rc = hx_plot_slice(plot->slice_path, NULL, &s, sj_name, 800);
+    hx_slice_free(&s);
     rc = hx_comm_agree(m->comm, rc);
   }
   char vline[400] = "";
@@ -126,14 +175,16 @@ int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const char
       if (json == 2) hx_cli_json_close();
       free(buf);
     }
-    if (plot) hx_cli_json_string(hx_cli_json_key("plot"), plot);
+    if (plot->path) hx_cli_json_string(hx_cli_json_key("plot"), plot->path);
+    if (plot->slice_path) hx_cli_json_string(hx_cli_json_key("plot_slice"), plot->slice_path);
   }
   if (rc == HX_OK && hx_comm_rank(m->comm) == 0 && !json) {
     if (chk) printf("%s\n", vline);
     hx_quality_print(&r, stdout);
-    if (plot) printf("wrote %s\n", plot);
+    if (plot->path) printf("wrote %s\n", plot->path);
+    if (plot->slice_path) printf("wrote %s\n", plot->slice_path);
   }
-  if (rc == HX_OK) hx_quality_report_free(&r);
+  if (have_r) hx_quality_report_free(&r);
   hx_free(&q);
   return rc;
 }
@@ -162,7 +213,7 @@ int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
   if (s.stop) return HX_OK;
   hx_quality_opts o;
   hx_quality_opts_default(&o);
-  const char *plot = NULL;
+  hx_cli_plot plot = {0};
   HX_CALL(hx_cli_quality_get(&s, &o, &plot));
   int json = hx_opts_given(&s, "--json") > 0, force = hx_opts_given(&s, "--force") > 0;
   /* --validity and --no-validity: the later one wins; neither: by the mesh's order */
@@ -171,7 +222,7 @@ int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
   HX_CHECK(s.num_args <= 1, HX_ERR_INPUT, "quality takes one mesh file, got '%s' and '%s'", s.args[0], s.args[1]);
   const char *path = s.num_args ? s.args[0] : NULL;
   HX_CHECK(path, HX_ERR_INPUT, "quality needs a mesh file: hexpack quality MESH");
-  HX_CALL(hx_cli_plot_check(plot));
+  HX_CALL(hx_cli_plot_check(&plot));
   hx_mesh *m = NULL;
   hx_import_opts io = {force, 0};
   hx_read_check chk;
@@ -179,7 +230,7 @@ int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
   if (o.validity < 0) o.validity = m->order <= 4;
   /* under mpirun every rank read the whole file: each keeps its share, counted once */
   int rc = hx_mesh_split_replicated(&m);
-  if (rc == HX_OK) rc = hx_cli_quality_report(m, &o, plot, json, &chk);
+  if (rc == HX_OK) rc = hx_cli_quality_report(m, &o, &plot, json, &chk);
   hx_mesh_destroy(&m);
   return rc;
 }

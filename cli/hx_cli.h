@@ -220,20 +220,27 @@ int hx_cli_check_outputs(hx_comm comm, const hx_cli_common *c, int order);
     set: all files get their final names once all are written, or none does. Checks the paths
     again at the order written and the free space first. Refuses det J <= 0 unless --force. */
 int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c);
-/* Quality flags shared by quality, demo and pebble (cmd_quality.c): --plot, --worst,
-   --quad-order, --quad-type, --quad-points (the rows of hx_cli_quality_table). */
+/* Quality flags shared by quality, demo and pebble (cmd_quality.c): --plot, --plot-slice,
+   --slice, --worst, --quad-order, --quad-type, --quad-points (the rows of hx_cli_quality_table). */
+typedef struct hx_cli_plot {
+  const char *path;       /* --plot: histograms and a slice, or NULL */
+  const char *slice_path; /* --plot-slice: the slice alone, or NULL */
+  const char *slice;      /* --slice AXIS=VALUE, or NULL (the middle of the mesh in z) */
+} hx_cli_plot;
 struct hx_quality_opts;
 /** The quality flags' values of s into *o and *plot; a row another table put in s first (the
     optimizer's --quad-order in pebble) is not read. */
-int hx_cli_quality_get(const hx_optset *s, struct hx_quality_opts *o, const char **plot);
-/** --plot FILE must end in .png or .svg (checked before any work). */
-int hx_cli_plot_check(const char *plot);
+int hx_cli_quality_get(const hx_optset *s, struct hx_quality_opts *o, hx_cli_plot *plot);
+/** --plot and --plot-slice must end in .png or .svg, --slice must parse and needs a picture
+    (checked before any work). */
+int hx_cli_plot_check(const hx_cli_plot *plot);
 /** Compute and print the quality of m: the table on stdout (json 0), or the report's members in
-    the --json document (json 1: at its top, the quality command; json 2: under "quality"); draw the histograms to plot if not
-   NULL. chk (the read checks of a mesh read from a file, or NULL): the table's first line is the verdict, "valid", "inverted:
-   ..." or "broken: ...", and the JSON's first field "verdict". */
+    the --json document (json 1: at its top, the quality command; json 2: under "quality"); draw
+    the pictures plot names. chk (the read checks of a mesh read from a file, or NULL): the
+    table's first line is the verdict, "valid", "inverted: ..." or "broken: ...", and the JSON's
+    first field "verdict". */
 struct hx_read_check;
-int hx_cli_quality_report(const hx_mesh *m, const struct hx_quality_opts *o, const char *plot, int json,
+int hx_cli_quality_report(const hx_mesh *m, const struct hx_quality_opts *o, const hx_cli_plot *plot, int json,
                           const struct hx_read_check *chk);
 
 /* Subcommands (one file each: cmd_<name>.c). */

@@ -113,9 +113,16 @@ typedef struct hx_quality_hist {
   int measure; /* 0..HX_QUALITY_NUM_STATS-1 */
   int num_bins;
   double lo, hi;                      /* bin b covers [lo + b h, lo + (b+1) h) */
+  int log10;                          /* 1: the bins are equal in log10 of the value, from log10 lo to log10 hi */
+  double below;                       /* log10 bins only: values <= 0, counted in no bin */
   double counts[HX_QUALITY_MAX_BINS]; /* values <= lo land in bin 0, >= hi in the last */
 } hx_quality_hist;
 /** Histogram of measure over the local per-element values q[0..n), on [lo, hi] (lo >= hi:
     the global min and max of the values). Collective on comm. */
 int hx_quality_histogram(hx_comm comm, const hx_elem_quality *q, hx_lid n, int measure, int num_bins, double lo, double hi,
                          hx_quality_hist *h);
+/** The same on a range read from the values: linear bins from the global min to max, or bins
+    equal in log10 when the positive values span more than two decades (det J of graded meshes:
+    on a linear axis they fill one bin); values <= 0 are then counted in h->below. Collective on
+    comm. */
+int hx_quality_histogram_auto(hx_comm comm, const hx_elem_quality *q, hx_lid n, int measure, int num_bins, hx_quality_hist *h);

@@ -548,3 +548,41 @@ int hx_quality_histogram(hx_comm comm, const hx_elem_quality *q, hx_lid n, int m
   HX_CALL(hx_comm_sum_double(comm, h->counts, num_bins));
   return HX_OK;
 }
+
+int hx_quality_histogram_auto(hx_comm comm, const hx_elem_quality *q, hx_lid n, int measure, int num_bins, hx_quality_hist *h) {
+  HX_CHECK(num_bins >= 1 && num_bins <= HX_QUALITY_MAX_BINS, HX_ERR_INPUT, "histogram: %d bins outside 1..%d", num_bins,
+           HX_QUALITY_MAX_BINS);
+  HX_CHECK(measure >= 0 && measure < HX_QUALITY_NUM_STATS, HX_ERR_INPUT, "histogram: unknown measure %d", measure);
+  /* the smallest value, the smallest positive one, and the largest */
+  double r[3] = {INFINITY, INFINITY, -INFINITY};
+  for (hx_lid e = 0; e < n; e++) {
+    double v = hx_quality_value(&q[e], measure);
+    if (!isfinite(v)) continue;
+    r[0] = fmin(r[0], v);
+    if (v > 0) r[1] = fmin(r[1], v);
+    r[2] = fmax(r[2], v);
+  }
+  HX_CALL(hx_comm_min_double(comm, r, 2));
+  HX_CALL(hx_comm_max_double(comm, &r[2], 1));
+  if (!(isfinite(r[1]) && r[2] > 100 * r[1])) return hx_quality_histogram(comm, q, n, measure, num_bins, 0, 0, h);
+  memset(h, 0, sizeof *h);
+  h->measure = measure;
+  h->num_bins = num_bins;
+  h->log10 = 1;
+  h->lo = r[1];
+  h->hi = r[2];
+  double l0 = log10(r[1]), scale = num_bins / (log10(r[2]) - l0);
+  for (hx_lid e = 0; e < n; e++) {
+    double v = hx_quality_value(&q[e], measure);
+    if (!(v > 0)) {
+      h->below += 1;
+      continue;
+    }
+    int b = isfinite(v) ? (int)floor((log10(v) - l0) * scale) : num_bins - 1;
+    b = b < 0 ? 0 : (b >= num_bins ? num_bins - 1 : b);
+    h->counts[b] += 1;
+  }
+  HX_CALL(hx_comm_sum_double(comm, h->counts, num_bins));
+  HX_CALL(hx_comm_sum_double(comm, &h->below, 1));
+  return HX_OK;
+}

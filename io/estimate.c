@@ -59,9 +59,10 @@ int hx_export_estimate(const hx_mesh *m, const char *path, const hx_export_opts 
     else b = P * (dP + 1) + P * (3 * A + 3) + (E * (1 + npe) + F * (1 + nq)) * (dP + 1);
   } else if (!strcmp(f->name, "vtu") || !strcmp(f->name, "pvtu")) { /* pvtu: its pieces, all together */
     if (!o->binary) {
-      b = 3 * P * (A + 1) + E * npe * (dP + 1) + E * 2 * (A + 1) + E * (npe > 9 ? 4 : 3) + 10 * E;
+      b = 3 * P * (A + 1) + E * npe * (dP + 1) + E * 2 * (A + 1) + E * (npe > 9 ? 4 : 3) + 14 * E;
     } else {
-      b = 24 * P + 8 * E * npe + 65 * E;
+      /* per element: cell data 12 + 8 + 8 + 4 + 24 + 4 + 1, offsets 8, types 1 */
+      b = 24 * P + 8 * E * npe + 70 * E;
       if (o->compress) b *= 0.1; /* zlib: 3-8x on our meshes (a box: 8x) */
     }
   } else if (!strcmp(f->name, "mfem")) {

@@ -144,13 +144,17 @@ static int put_u8(vtu_sink *s, const uint8_t *v, size_t n) {
   return HX_OK;
 }
 
-enum { A_DEG, A_MINJ, A_SJ, A_REGION, A_BND, A_POINTS, A_CONN, A_OFFS, A_TYPES, A_NUM };
+enum { A_DEG, A_MINJ, A_SJ, A_REGION, A_BND, A_BID, A_BFACES, A_POINTS, A_CONN, A_OFFS, A_TYPES, A_NUM };
 
-/* the arrays of a piece: names, types, components */
-static const char *names[A_NUM] = {
-    "HigherOrderDegrees", "min_detj", "scaled_jacobian", "region", "boundary_ids", "Points", "connectivity", "offsets", "types"};
-static const char *types[A_NUM] = {"Int32", "Float64", "Float64", "Int32", "Int32", "Float64", "Int64", "Int64", "UInt8"};
-static const int ncomp[A_NUM] = {3, 1, 1, 1, 6, 3, 1, 1, 1};
+/* the arrays of a piece: names, types, components. Cell data: boundary_ids holds the 6 faces'
+   ids (what the reader reads back); boundary_id (the smallest id of a cell's faces, 0 inside)
+   and boundary_faces (bit f set for face f on a boundary) are single numbers per cell that
+   ParaView colours and thresholds by. */
+static const char *names[A_NUM] = {"HigherOrderDegrees", "min_detj", "scaled_jacobian", "region",  "boundary_ids", "boundary_id",
+                                   "boundary_faces",     "Points",   "connectivity",    "offsets", "types"};
+static const char *types[A_NUM] = {"Int32", "Float64", "Float64", "Int32", "Int32", "Int32",
+                                   "UInt8", "Float64", "Int64",   "Int64", "UInt8"};
+static const int ncomp[A_NUM] = {3, 1, 1, 1, 6, 1, 1, 3, 1, 1, 1};
 
 typedef struct vtu_ctx {
   const hx_mesh *m;
@@ -167,12 +171,12 @@ static int vtu_emit(void *ctx, const double *xyz, int64_t n) { return put_f64(ct
 
 static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
   size_t ne = (size_t)c->g.num_elem, npe = (size_t)c->npe;
-  static const uint64_t elem_bytes[A_NUM] = {12, 8, 8, 4, 24, 0, 0, 8, 1};
+  static const uint64_t elem_bytes[A_NUM] = {12, 8, 8, 4, 24, 4, 1, 0, 0, 8, 1};
   uint64_t total = elem_bytes[a] * ne;
   if (a == A_POINTS) total = (uint64_t)c->num_points * 24;
   if (a == A_CONN) total = ne * npe * 8;
   HX_CALL(sink_begin(s, total, offset));
-  static const int need[A_NUM] = {0, HX_GS_QUAL, HX_GS_QUAL, HX_GS_ATTR, HX_GS_BND, 0, HX_GS_ID, 0, 0};
+  static const int need[A_NUM] = {0, HX_GS_QUAL, HX_GS_QUAL, HX_GS_ATTR, HX_GS_BND, HX_GS_BND, HX_GS_BND, 0, HX_GS_ID, 0, 0};
   switch (a) {
   case A_DEG:
     for (size_t e = 0; e < ne; e++) {
@@ -184,6 +188,8 @@ static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
   case A_SJ:
   case A_REGION:
   case A_BND:
+  case A_BID:
+  case A_BFACES:
   case A_CONN: {
     int64_t conn[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
     const hx_gblock *b;
@@ -197,6 +203,16 @@ static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
       if (a == A_SJ) HX_CALL(put_f64(s, b->sj, (size_t)cnt));
       if (a == A_REGION) HX_CALL(put_i32(s, v->elem_attr, (size_t)cnt));
       if (a == A_BND) HX_CALL(put_i32(s, b->bnd, 6 * (size_t)cnt));
+      for (hx_lid e = 0; (a == A_BID || a == A_BFACES) && e < cnt; e++) {
+        int32_t bid = 0;
+        uint8_t mask = 0;
+        for (int f = 0; f < 6; f++) {
+          int32_t id = b->bnd[(size_t)e * 6 + f];
+          if (id > 0 && (bid == 0 || id < bid)) bid = id;
+          if (id > 0) mask |= (uint8_t)(1u << f);
+        }
+        HX_CALL(a == A_BID ? put_i32(s, &bid, 1) : put_u8(s, &mask, 1));
+      }
       if (a == A_CONN)
         for (hx_lid e = 0; e < cnt; e++) {
           for (size_t p = 0; p < npe; p++) conn[p] = hx_ptnum_of(&c->pid, v->node_id[(size_t)e * npe + c->vtk_pos2lex[p]]);
@@ -225,6 +241,31 @@ static int vtu_write_array(vtu_ctx *c, vtu_sink *s, int a, long *offset) {
   return sink_end(s);
 }
 
+/* The boundary names as FieldData, which ParaView lists with the data (Information panel,
+   spreadsheet view) and meshio reads as field_data: one Int32 array per named id, its name
+   "boundary:" and the boundary's name, its one value the id. Inline ASCII whatever the other
+   arrays' format (a few bytes). */
+static void write_names(FILE *fp, const hx_mesh *m) {
+  int n = 0;
+  for (int b = 1; b < m->num_bnames; b++) n += m->bnames[b] != NULL;
+  if (n == 0) return;
+  fprintf(fp, "    <FieldData>\n");
+  for (int b = 1; b < m->num_bnames; b++) {
+    if (!m->bnames[b]) continue;
+    fprintf(fp, "      <DataArray type=\"Int32\" Name=\"boundary:");
+    for (const unsigned char *p = (const unsigned char *)m->bnames[b]; *p; p++) {
+      if (*p == '&') fputs("&amp;", fp);
+      else if (*p == '<') fputs("&lt;", fp);
+      else if (*p == '>') fputs("&gt;", fp);
+      else if (*p == '"') fputs("&quot;", fp);
+      else if (*p < 0x20) fprintf(fp, "&#%d;", *p);
+      else fputc(*p, fp);
+    }
+    fprintf(fp, "\" NumberOfTuples=\"1\" format=\"ascii\">%d</DataArray>\n", b);
+  }
+  fprintf(fp, "    </FieldData>\n");
+}
+
 static int vtu_write(vtu_ctx *c, hx_outfile *f, const hx_export_opts *o) {
   const hx_mesh *m = c->m;
   vtu_sink s = {0};
@@ -248,13 +289,12 @@ static int vtu_write(vtu_ctx *c, hx_outfile *f, const hx_export_opts *o) {
   fprintf(fp,
           "  <!-- written by hexpack %s: order %d Lagrange hexahedra; cell data: min_detj and scaled_jacobian "
           "(min/max det J over the GLL nodes), region, boundary_ids (per face xi1=0,xi1=1,xi2=0,xi2=1,xi3=0,xi3=1; "
-          "0 = interior) -->\n",
+          "0 = interior), boundary_id (the smallest of them), boundary_faces (bit f: face f on a boundary); "
+          "field data: boundary:NAME = id -->\n",
           HX_VERSION, c->order);
-  for (int b = 1; b < m->num_bnames; b++)
-    if (m->bnames[b] && !strpbrk(m->bnames[b], "-<>&\"\n"))
-      fprintf(fp, "  <!-- hexpack boundary %d \"%s\" -->\n", b, m->bnames[b]);
-  fprintf(fp, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n", (long long)c->num_points,
-          (long long)c->g.num_elem);
+  fprintf(fp, "  <UnstructuredGrid>\n");
+  write_names(fp, m);
+  fprintf(fp, "    <Piece NumberOfPoints=\"%lld\" NumberOfCells=\"%lld\">\n", (long long)c->num_points, (long long)c->g.num_elem);
   long patch[A_NUM], offs[A_NUM];
   for (int a = 0; a < A_NUM; a++) {
     if (a == A_DEG) fprintf(fp, "      <CellData HigherOrderDegrees=\"HigherOrderDegrees\" Scalars=\"scaled_jacobian\">\n");

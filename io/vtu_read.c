@@ -4,7 +4,8 @@
    design:
    1. read the file; parse the XML part (up to <AppendedData>) for VTKFile,
       Piece and the DataArray tags we need (Points, connectivity, offsets, types,
-      HigherOrderDegrees, region, boundary_ids) and our boundary-name comments;
+      HigherOrderDegrees, region, boundary_ids) and the boundary names (FieldData arrays
+      "boundary:NAME" holding the id, or the comments of older files);
    2. decode each array (ascii, inline base64 "binary", appended raw or base64,
       optionally vtkZLibDataCompressor blocks; UInt32 or UInt64 headers; either
       byte order) into int64 or double;
@@ -374,6 +375,76 @@ static int xml_header(vreader *r, const char *type, const char **vf, const char 
   return HX_OK;
 }
 
+/* Undo the XML escapes of an attribute value in place: &amp; &lt; &gt; &quot; &apos; &#N; &#xN;. */
+static void xml_unescape(char *s) {
+  static const char *ent[5] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+  static const char chr[5] = {'&', '<', '>', '"', '\''};
+  char *o = s;
+  while (*s) {
+    int k = 0;
+    while (k < 5 && strncmp(s, ent[k], strlen(ent[k]))) k++;
+    if (k < 5) {
+      *o++ = chr[k];
+      s += strlen(ent[k]);
+      continue;
+    }
+    if (s[0] == '&' && s[1] == '#') {
+      char *e;
+      long v = s[2] == 'x' ? strtol(s + 3, &e, 16) : strtol(s + 2, &e, 10);
+      if (*e == ';' && v > 0 && v < 256) {
+        *o++ = (char)v;
+        s = e + 1;
+        continue;
+      }
+    }
+    *o++ = *s++;
+  }
+  *o = 0;
+}
+
+/* The boundary names of the FieldData in [from, to): each array named "boundary:NAME" holds the
+   id of NAME as its one value (in any encoding the reader knows, so also after ParaView re-saved
+   the file). *found: one or more were there. */
+static int read_field_names(const vreader *r, const char *from, const char *to, hx_mesh *m, int *found) {
+  const char *path = r->in->path, *base = r->in->data;
+  *found = 0;
+  const char *fd = find_in(from, to, "<FieldData");
+  if (!fd) return HX_OK;
+  const char *fe = find_in(fd, to, "</FieldData");
+  HX_CHECK(fe, HX_ERR_INPUT, "%s: <FieldData> at byte %ld is not closed", path, (long)(fd - base));
+  for (const char *p = fd + 1; p < fe; p++) {
+    if (*p != '<' || strncmp(p, "<DataArray", 10)) continue;
+    xtag d = {p, memchr(p, '>', (size_t)(fe - p))};
+    HX_CHECK(d.end, HX_ERR_INPUT, "%s: unterminated <DataArray> in <FieldData> at byte %ld", path, (long)(p - base));
+    char name[320], buf[64];
+    varr a = {0};
+    a.found = 1;
+    a.tag_pos = (size_t)(p - base);
+    get_attr(d, "Name", name, sizeof name);
+    get_attr(d, "type", a.type, sizeof a.type);
+    get_attr(d, "format", a.format, sizeof a.format);
+    size_t name_len = strlen(name) < sizeof a.name - 1 ? strlen(name) : sizeof a.name - 1;
+    memcpy(a.name, name, name_len); /* for messages: the first 63 bytes */
+    a.ncomp = 1;
+    a.offset = get_attr(d, "offset", buf, sizeof buf) ? atoll(buf) : -1;
+    a.content = a.content_end = d.end + 1;
+    if (d.end[-1] != '/') {
+      a.content_end = find_in(a.content, fe, "</DataArray");
+      HX_CHECK(a.content_end, HX_ERR_INPUT, "%s: the FieldData array \"%s\" at byte %zu is not closed", path, a.name, a.tag_pos);
+    }
+    p = d.end;
+    if (strncmp(name, "boundary:", 9)) continue;
+    int64_t id = 0;
+    HX_CALL(decode(r, &a, 1, NULL, &id));
+    HX_CHECK(id >= 1 && id <= 1000000, HX_ERR_INPUT, "%s: the FieldData array \"%s\" holds the id %lld; expected 1..1000000",
+             path, a.name, (long long)id);
+    xml_unescape(name + 9);
+    HX_CALL(hx_mesh_set_bname(m, (int)id, name + 9));
+    *found = 1;
+  }
+  return HX_OK;
+}
+
 /* The <AppendedData> block starting at xml_end (none when xml_end is the end of the file):
    its encoding and the first byte after its '_' marker go into r. */
 static int xml_appended(vreader *r, const char *xml_end) {
@@ -578,8 +649,10 @@ int hx_import_vtu(hx_comm comm, const char *path, hx_mesh **out) {
         if (b < 0 || b > 1000000) FAIL("%s: boundary_ids of cell %zu face %d = %lld is out of range", path, e, f, (long long)b);
         if (b > 0) TRY(hx_mesh_add_face(m, (hx_lid)e, f, (int)b, -1));
       }
-    /* names from our comments: <!-- hexpack boundary ID "NAME" --> */
-    for (const char *p = find_in(base, xml_end, "<!-- hexpack boundary "); p;
+    /* names from the FieldData, or from the comments <!-- hexpack boundary ID "NAME" --> of older files */
+    int named = 0;
+    TRY(read_field_names(&r, vf, pc, m, &named));
+    for (const char *p = named ? NULL : find_in(base, xml_end, "<!-- hexpack boundary "); p;
          p = find_in(p + 1, xml_end, "<!-- hexpack boundary ")) {
       int id;
       char name[128];

@@ -43,3 +43,5 @@ hx_c_target(hx_iobench)
 if(HX_HAVE_EXODUS)
   hx_add_script_test(t105-exodus COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t105-exodus.py LABELS python)
 endif()
+# the .vtu's data arrays for ParaView: boundary names (FieldData), boundary_id, boundary_faces, quality
+hx_add_script_test(t118-vtu-fields COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t118-vtu-fields.py LABELS python)

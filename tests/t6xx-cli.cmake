@@ -19,3 +19,5 @@ hx_add_script_test(t608-cli-rods-detj COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t
 hx_add_script_test(t620-cli-options COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/t620-cli-options.py LABELS python)
 hx_add_script_test(t621-cli-json COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t621-cli-json.sh LABELS python)
 hx_add_script_test(t622-cli-progress COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t622-cli-progress.sh)
+# quality pictures: the slice through the mesh and the histograms, PNG and SVG (t609)
+hx_add_script_test(t610-cli-plot COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t610-cli-plot.sh)
