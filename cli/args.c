@@ -2,28 +2,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "hx_cli.h"
 #include "hx_error.h"
 #include "hx_io.h"
-
-int hx_cli_value(int argc, char **argv, int *i, const char **val) {
-  HX_CHECK(*i + 1 < argc, HX_ERR_INPUT, "flag %s needs a value", argv[*i]);
-  *i += 1;
-  *val = argv[*i];
-  return HX_OK;
-}
-
-int hx_cli_int(const char *flag, const char *s, long lo, long hi, int *out) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  HX_CHECK(end != s && *end == '\0' && errno == 0, HX_ERR_INPUT, "flag %s expects an integer, got '%s'", flag, s);
-  HX_CHECK(v >= lo && v <= hi, HX_ERR_INPUT, "flag %s must be in %ld..%ld, got %ld", flag, lo, hi, v);
-  *out = (int)v;
-  return HX_OK;
-}
 
 int hx_cli_double(const char *flag, const char *s, double lo, double hi, double *out) {
   char *end = NULL;
@@ -54,14 +36,6 @@ static int split_list(const char *flag, const char *s, int max, char items[][64]
   return HX_OK;
 }
 
-int hx_cli_int_list(const char *flag, const char *s, int max, long lo, long hi, int *out, int *count) {
-  char items[16][64];
-  HX_CHECK(max <= 16, HX_ERR_INTERNAL, "list too long");
-  HX_CALL(split_list(flag, s, max, items, count));
-  for (int k = 0; k < *count; k++) HX_CALL(hx_cli_int(flag, items[k], lo, hi, &out[k]));
-  return HX_OK;
-}
-
 int hx_cli_double_list(const char *flag, const char *s, int max, int *out_count, double *out) {
   char items[16][64];
   HX_CHECK(max <= 16, HX_ERR_INTERNAL, "list too long");
@@ -70,77 +44,46 @@ int hx_cli_double_list(const char *flag, const char *s, int max, int *out_count,
   return HX_OK;
 }
 
-int hx_cli_common_flag(int argc, char **argv, int *i, hx_cli_common *c) {
-  const char *a = argv[*i], *v = NULL;
-  int rc;
-  if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
-    if (c->num_out >= HX_CLI_MAX_OUT) return -HX_ERROR(HX_ERR_INPUT, "at most %d -o outputs", HX_CLI_MAX_OUT);
-    c->out[c->num_out++] = v;
-    return 1;
-  }
-  if (!strcmp(a, "--json")) {
-    c->json = 1;
-    return 1;
-  }
-  if (!strcmp(a, "--force")) {
-    c->force = 1;
-    return 1;
-  }
-  if (!strcmp(a, "--ascii")) {
-    c->ascii = 1;
-    return 1;
-  }
-  if (!strcmp(a, "--co2")) {
-    c->co2 = 1;
-    return 1;
-  }
-  if (!strcmp(a, "--mfem-nodes")) {
-    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
-    if (!strcmp(v, "h1")) c->mfem_h1 = 1;
-    else if (!strcmp(v, "l2")) c->mfem_h1 = 0;
-    else return -HX_ERROR(HX_ERR_INPUT, "flag --mfem-nodes expects h1 or l2, got '%s'", v);
-    return 1;
-  }
-  if (!strcmp(a, "--compress")) {
-    c->compress = 1;
-    /* an optional level 1..9 may follow */
-    if (*i + 1 < argc && argv[*i + 1][0] >= '1' && argv[*i + 1][0] <= '9' && argv[*i + 1][1] == '\0') {
-      *i += 1;
-      c->compress = argv[*i][0] - '0';
-    }
-    return 1;
-  }
-  if (!strcmp(a, "--optimize")) {
-    c->optimize = 1;
-    return 1;
-  }
-  if (!strcmp(a, "--point-window")) {
-    double w;
-    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
-    if ((rc = hx_cli_double("--point-window", v, 1, 9e15, &w))) return -rc;
-    c->point_window = (long long)w;
-    return 1;
-  }
-  if (!strcmp(a, "--assume-free-bytes")) {
-    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
-    if ((rc = hx_cli_double("--assume-free-bytes", v, 1, 1e30, &c->assume_free_bytes))) return -rc;
-    return 1;
-  }
-  if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-    hx_set_verbosity(hx_verbosity() + 1);
-    return 1;
-  }
-  if (!strcmp(a, "--order") || !strcmp(a, "-N")) {
-    if ((rc = hx_cli_value(argc, argv, i, &v))) return -rc;
-    if ((rc = hx_cli_int("--order", v, 1, HX_MAX_ORDER, &c->order))) return -rc;
-    return 1;
-  }
+const hx_opt hx_cli_output_table[] = {
+    {"--output", "-o", HX_OPT_STRING, "FILE", NULL, 0, 0, 1, 1, NULL, HX_OPT_REPEAT,
+     "write the mesh to FILE, the format from its extension (.re2 .msh .vtu .pvtu .mesh .exo); several allowed", NULL},
+    {"--order", "-N", HX_OPT_INT, "N", "1", 1, HX_MAX_ORDER, 1, 1, NULL, 0, "geometry order of the mesh written", NULL},
+    HX_FLAG("--force", 0, "write the mesh even where det J <= 0 (the exit status still says so)"),
+    HX_FLAG("--ascii", 0, "text form of .msh and .vtu outputs"),
+    {"--compress", NULL, HX_OPT_INT, "LEVEL", "0", 0, 9, 1, 1, NULL, HX_OPT_OPTVAL,
+     "zlib-compressed .vtu data, level 1..9 (bare: 1; 0: off)", NULL},
+    HX_FLAG("--co2", 0, "also write the Nek5000 .co2 connectivity next to a .re2"),
+    HX_CHOICE("--mfem-nodes", "l2|h1", "l2", 0, "MFEM .mesh nodes: L2 per element or MFEM's continuous H1 space"),
+    HX_DBL("--point-window", "N", "16777216", 1, 9e15, HX_OPT_EXPERT, "points per pass of the writers that put points in order"),
+    HX_DBL("--assume-free-bytes", "B", NULL, 1, 1e30, HX_OPT_EXPERT,
+           "the free space the pre-write space check takes, in bytes (default: the filesystem's)"),
+    {0},
+};
+
+static int has(const hx_optset *s, const char *name) {
+  for (int k = 0; k < s->num; k++)
+    if (!strcmp(s->opt[k].name, name)) return 1;
   return 0;
 }
 
-int hx_cli_unknown_flag(const char *cmd, const char *flag) {
-  return HX_ERROR(HX_ERR_INPUT, "unknown flag '%s' for 'hexpack %s' (see 'hexpack %s --help')", flag, cmd, cmd);
+int hx_cli_common_get(const hx_optset *s, hx_cli_common *c) {
+  memset(c, 0, sizeof *c);
+  c->json = hx_opts_given(s, "--json") > 0;
+  if (has(s, "--output")) c->num_out = hx_opts_all(s, "--output", c->out, HX_CLI_MAX_OUT);
+  HX_CHECK(!has(s, "--output") || hx_opts_given(s, "--output") <= HX_CLI_MAX_OUT, HX_ERR_INPUT, "at most %d -o outputs",
+           HX_CLI_MAX_OUT);
+  if (has(s, "--order")) hx_opts_int(s, "--order", &c->order);
+  if (has(s, "--optimize")) c->optimize = hx_opts_given(s, "--optimize") > 0;
+  if (!has(s, "--ascii")) return HX_OK; /* the output forms */
+  c->force = hx_opts_given(s, "--force") > 0;
+  c->ascii = hx_opts_given(s, "--ascii") > 0;
+  c->co2 = hx_opts_given(s, "--co2") > 0;
+  hx_opts_int(s, "--compress", &c->compress);
+  c->mfem_h1 = hx_opts_choice(s, "--mfem-nodes") == 1;
+  double w = 0;
+  if (hx_opts_double(s, "--point-window", &w)) c->point_window = (long long)w;
+  hx_opts_double(s, "--assume-free-bytes", &c->assume_free_bytes);
+  return HX_OK;
 }
 
 int hx_cli_check_outputs(hx_comm comm, const hx_cli_common *c, int order) {
@@ -173,4 +116,10 @@ int hx_cli_write_outputs(const hx_mesh *m, const hx_cli_common *c) {
   return hx_outset_end(m->comm, rc);
 }
 
-int hx_cli_is_tty(void) { return isatty(2); }
+void hx_cli_json_outputs(const hx_cli_common *c) {
+  FILE *f = hx_cli_json_key("outputs");
+  if (!f) return;
+  fprintf(f, "[");
+  for (int k = 0; k < c->num_out; k++) fprintf(f, "%s", k ? ", " : ""), hx_cli_json_string(f, c->out[k]);
+  fprintf(f, "]");
+}

@@ -22,43 +22,45 @@
 #include "hx_quality.h"
 #include "hx_tmop.h"
 
-static void bench_help(void) {
-  printf("usage: hexpack bench tmop|kernels ...\n\n"
-         "usage: hexpack bench tmop [--n 24] [--orders 1,2,3,4] [--reps 3] [--csv] [--no-solve]\n"
-         "                          [--backend B] [--threads N] [--newton-iters 100] [--linear-iters 40] ...\n\n"
-         "  Kershaw n^3 (eps 0.3), metric 303, unit-size target, GLL -qo 8, sliding faces.\n"
-         "  --smooth S: the map's transition smoothness (1, default: every element trilinear,\n"
-         "  as the benchmark; 2, 3: curved elements). The solve starts from the mesh at order\n"
-         "  p (--coarse-start off) unless --coarse-start on is given: with S = 1 that start is\n"
-         "  the order-1 problem's solution, exact at every p.\n"
-         "  Prints per order: vector DOFs, Newton/linear iterations, energy and min det J\n"
-         "  before/after, time to solution, the largest node distance from the uniform mesh\n"
-         "  (in units of h), and kernel MDOF/s (vector DOFs per second) of energy, gradient,\n"
-         "  Hessian action and diagonal for the stored-H (a) and on-the-fly (b) strategies,\n"
-         "  and the solve's recoveries from failed line searches: retries with det J at the\n"
-         "  quadrature points only / Newton steps taken so, steepest descent, Krylov restarts,\n"
-         "  the coarse start's Newton steps, elements held back and seconds, and the result's\n"
-         "  validity (valid: proven | not proven | invalid, the Bernstein bound of det J; with the\n"
-         "  cuda backend its first pass runs on the GPU, the undecided elements are subdivided here).\n"
-         "  (hexpack bench kernels --help: the kernels alone against problem size.)\n\n");
-  hx_cli_tmop_help();
+static const hx_opt bench_tmop_table[] = {
+    HX_INT("--n", "N", "24", 6, 10000, 0, "Kershaw N^3 elements (a multiple of 6)"),
+    HX_INTS("--orders", "LIST", "1,2,3,4", 1, 8, 1, HX_MAX_ORDER, 0, "polynomial orders"),
+    HX_INT("--reps", "R", "3", 1, 1000, 0, "repetitions of each kernel timing"),
+    HX_INT("--smooth", "S", "1", 1, 3, 0, "the Kershaw map's smoothness (1: every element trilinear, as the benchmark)"),
+    HX_FLAG("--csv", 0, "comma-separated rows"),
+    HX_FLAG("--no-solve", 0, "time the kernels only, no solve"),
+    {0},
+};
+
+void hx_cmd_bench_tmop_opts(hx_optset *s) {
+  hx_opts_init(s, "bench tmop", "bench tmop [--n 24] [--orders 1,2,3,4] [--reps 3] [--csv] [--no-solve] [optimizer flags]",
+               "The Kershaw benchmark (CEED-MS39 Table 9): Kershaw n^3, eps 0.3, metric 303, unit-size target, GLL -qo 8,\n"
+               "sliding faces. Per order: vector DOFs, Newton/linear iterations, energy and min det J before/after, time to\n"
+               "solution, the largest node distance from the uniform mesh (units of h), kernel MDOF/s of energy, gradient,\n"
+               "Hessian action and diagonal for the stored (a) and on-the-fly (b) Hessian, the recoveries, the coarse\n"
+               "start and the result's validity (the Bernstein bound). The solve starts from the mesh at order p unless\n"
+               "--coarse-start on. -v: the per-iteration log.");
+  hx_opts_add(s, bench_tmop_table);
+  hx_cli_tmop_add(s);
 }
 
-static void bench_kernels_help(void) {
-  printf("usage: hexpack bench kernels [--backend cuda] [--orders 1,2,3,4] [--max-mdofs 400]\n"
-         "                             [--min-time 0.05] [--gl] [--csv]\n\n"
-         "  Throughput of one backend's TMOP kernels against problem size, on one rank:\n"
-         "  Kershaw n^3 boxes (eps 0.3, n = 6, 12, .. 96 while the vector DOFs stay below\n"
-         "  --max-mdofs million), metric 303, GLL -qo 8 (--gl: Gauss, -qo 2p + 2).\n"
-         "  Prints one row per (p, n): vector DOFs, elements, MDOF/s of energy, gradient,\n"
-         "  H.v stored (a), H.v on-the-fly (b), setup (a), diag (a), diag (b), min det J;\n"
-         "  the stored action's GB/s and its fraction of the copy roofline (cuda).\n"
-         "  --backend B       cuda (default), cpu; cuda without a device: skipped, exit 0\n"
-         "  --orders LIST     polynomial orders (default 1,2,3,4)\n"
-         "  --max-mdofs X     largest problem, million vector DOFs (default 400)\n"
-         "  --min-time S      seconds each kernel is repeated for at least (default 0.05)\n"
-         "  --gl              Gauss quadrature, 2p + 2 order\n"
-         "  --csv             comma-separated rows\n");
+static const hx_opt bench_kernels_table[] = {
+    {"--backend", NULL, HX_OPT_CHOICE, NULL, "cuda", 0, 0, 1, 1, "auto|cpu|cuda", 0, "the backend whose kernels are timed", NULL},
+    HX_INTS("--orders", "LIST", "1,2,3,4", 1, 8, 1, HX_MAX_ORDER, 0, "polynomial orders"),
+    HX_DBL("--max-mdofs", "X", "400", 1e-6, 1e9, 0, "largest problem, million vector DOFs"),
+    HX_DBL("--min-time", "S", "0.05", 0, 3600, 0, "seconds each kernel is repeated for at least"),
+    HX_FLAG("--gl", 0, "Gauss quadrature of order 2p + 2 (else GLL -qo 8)"),
+    HX_FLAG("--csv", 0, "comma-separated rows"),
+    {0},
+};
+
+void hx_cmd_bench_kernels_opts(hx_optset *s) {
+  hx_opts_init(s, "bench kernels", "bench kernels [--backend cuda] [--orders 1,2,3,4] [--max-mdofs 400] [options]",
+               "Throughput of one backend's TMOP kernels against problem size, on one rank: Kershaw n^3 boxes (eps 0.3,\n"
+               "n = 6, 12, .. 96 while the vector DOFs stay below --max-mdofs million), metric 303. One row per (p, n):\n"
+               "MDOF/s of energy, gradient, H.v stored (a) and on the fly (b), setup, diagonals, min det J; the stored\n"
+               "action's GB/s and its fraction of the copy roofline (cuda; without a device: skipped, exit 0).");
+  hx_opts_add(s, bench_kernels_table);
 }
 
 /* ------------------------------------------------------------------ bench tmop */
@@ -220,67 +222,62 @@ static int kernels_row(const hx_backend *be, int p, int n, int gl, double min_ti
   double bytes = (double)nel * 8.0 * (81.0 * nq * nq * nq + 2.0 * 3 * nd * nd * nd);
   double gbs = sec_store > 0 ? bytes / sec_store * 1e-9 : 0;
   if (csv)
-    printf("%d,%d,%d,%lld,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", p, nq, n, nel, vdofs, rate[1][0], rate[1][1],
-           rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs, roof > 0 ? gbs / roof : 0);
+    fprintf(hx_cli_log(), "%d,%d,%d,%lld,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", p, nq, n, nel, vdofs,
+            rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs,
+            roof > 0 ? gbs / roof : 0);
   else
-    printf("%2d %3d %4d %9lld %11.0f | %9.1f %9.1f | %9.1f %9.1f | %9.1f %9.1f %9.1f %9.1f | %7.1f %5.2f\n", p, nq, n, nel, vdofs,
-           rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs,
-           roof > 0 ? gbs / roof : 0);
-  fflush(stdout);
+    fprintf(hx_cli_log(), "%2d %3d %4d %9lld %11.0f | %9.1f %9.1f | %9.1f %9.1f | %9.1f %9.1f %9.1f %9.1f | %7.1f %5.2f\n", p, nq,
+            n, nel, vdofs, rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs,
+            roof > 0 ? gbs / roof : 0);
+  hx_cli_json_open(NULL);
+  hx_cli_json_add("\"p\": %d, \"nq\": %d, \"n\": %d, \"elements\": %lld, \"vdofs\": %.0f, \"energy\": %.1f, \"grad\": %.1f, "
+                  "\"hv_stored\": %.1f, \"hv_onthefly\": %.1f, \"setup_stored\": %.1f, \"diag_stored\": %.1f, "
+                  "\"diag_onthefly\": %.1f, \"mindetj\": %.1f, \"gbs_stored\": %.1f, \"frac_roof\": %.3f",
+                  p, nq, n, nel, vdofs, rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4],
+                  rate[1][5], gbs, roof > 0 ? gbs / roof : 0);
+  hx_cli_json_close();
+  fflush(hx_cli_log());
   return HX_OK;
 }
 
 static int bench_kernels(hx_comm comm, int argc, char **argv) {
-  const char *bname = "cuda";
-  int orders[8] = {1, 2, 3, 4}, norders = 4, gl = 0, csv = 0;
+  hx_optset s;
+  hx_cmd_bench_kernels_opts(&s);
+  HX_CALL(hx_opts_parse(&s, argc, argv, 2));
+  if (s.stop) return HX_OK;
+  HX_CHECK(s.num_args == 0, HX_ERR_INPUT, "bench kernels takes no file argument, got '%s'", s.args[0]);
+  const char *bname = hx_opts_str(&s, "--backend");
+  int orders[8], gl = hx_opts_given(&s, "--gl") > 0, csv = hx_opts_given(&s, "--csv") > 0;
+  int norders = hx_opts_ints(&s, "--orders", orders, 8);
   double max_mdofs = 400, min_time = 0.05;
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      bench_kernels_help();
-      return HX_OK;
-    } else if (!strcmp(a, "--backend")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &bname));
-    } else if (!strcmp(a, "--orders")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int_list("--orders", v, 8, 1, HX_MAX_ORDER, orders, &norders));
-    } else if (!strcmp(a, "--max-mdofs")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double("--max-mdofs", v, 1e-6, 1e9, &max_mdofs));
-    } else if (!strcmp(a, "--min-time")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double("--min-time", v, 0, 3600, &min_time));
-    } else if (!strcmp(a, "--gl")) {
-      gl = 1;
-    } else if (!strcmp(a, "--csv")) {
-      csv = 1;
-    } else {
-      return hx_cli_unknown_flag("bench kernels", a);
-    }
-  }
+  hx_opts_double(&s, "--max-mdofs", &max_mdofs);
+  hx_opts_double(&s, "--min-time", &min_time);
   HX_CHECK(hx_comm_size(comm) == 1, HX_ERR_INPUT, "bench kernels runs on one rank, not %d", hx_comm_size(comm));
   const hx_backend *be;
   HX_CALL(hx_backend_find(bname, &be));
   double roof = 0;
   if (be == &hx_backend_cuda) {
     if (!hx_cuda_device_available()) {
-      printf("bench kernels: skipped: no CUDA device\n");
+      fprintf(hx_cli_log(), "bench kernels: skipped: no CUDA device\n");
       return HX_OK;
     }
     char info[256];
     HX_CALL(hx_cuda_device_info(info, sizeof info));
     HX_CALL(hx_cuda_copy_bandwidth((size_t)1 << 30, 10, &roof));
-    printf("# device: %s\n# device-to-device copy bandwidth (1 GiB, read+write): %.1f GB/s\n", info, roof);
+    fprintf(hx_cli_log(), "# device: %s\n# device-to-device copy bandwidth (1 GiB, read+write): %.1f GB/s\n", info, roof);
   }
   if (csv)
-    printf("p,nq,n,elements,vdofs,energy,grad,hv_stored,hv_onthefly,setup_stored,diag_stored,diag_onthefly,mindetj,gbs_stored,"
-           "frac_roof\n");
+    fprintf(hx_cli_log(),
+            "p,nq,n,elements,vdofs,energy,grad,hv_stored,hv_onthefly,setup_stored,diag_stored,diag_onthefly,mindetj,gbs_stored,"
+            "frac_roof\n");
   else
-    printf("# MDOF/s (vector DOFs per second); a = stored H, b = on-the-fly\n"
-           "%2s %3s %4s %9s %11s | %9s %9s | %9s %9s | %9s %9s %9s %9s | %7s %5s\n",
-           "p", "Q", "n", "elements", "vDOFs", "energy", "grad", "H.v(a)", "H.v(b)", "setup(a)", "diag(a)", "diag(b)", "mindetJ",
-           "GB/s(a)", "roof");
+    fprintf(hx_cli_log(),
+            "# MDOF/s (vector DOFs per second); a = stored H, b = on-the-fly\n"
+            "%2s %3s %4s %9s %11s | %9s %9s | %9s %9s | %9s %9s %9s %9s | %7s %5s\n",
+            "p", "Q", "n", "elements", "vDOFs", "energy", "grad", "H.v(a)", "H.v(b)", "setup(a)", "diag(a)", "diag(b)", "mindetJ",
+            "GB/s(a)", "roof");
   static const int sizes[] = {6, 12, 18, 24, 30, 36, 48, 60, 72, 96};
+  hx_cli_json_array("rows"); /* main closes it where a row fails */
   for (int k = 0; k < norders; k++) {
     int p = orders[k];
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -302,58 +299,41 @@ static int bench_kernels(hx_comm comm, int argc, char **argv) {
 }
 
 static int bench_tmop(hx_comm comm, int argc, char **argv) {
-  int n = 24, orders[8] = {1, 2, 3, 4}, norders = 4, reps = 3, csv = 0, solve = 1, quiet = 1, smooth = 1;
+  hx_optset s;
+  hx_cmd_bench_tmop_opts(&s);
+  HX_CALL(hx_opts_parse(&s, argc, argv, 2));
+  if (s.stop) return HX_OK;
+  HX_CHECK(s.num_args == 0, HX_ERR_INPUT, "bench tmop takes no file argument, got '%s'", s.args[0]);
+  int n = 24, orders[8], reps = 3, csv = hx_opts_given(&s, "--csv") > 0, solve = !hx_opts_given(&s, "--no-solve");
+  int quiet = !hx_opts_given(&s, "--verbose"), smooth = 1;
   hx_tmop_opts o;
   hx_tmop_opts_default(&o); /* no coarse start unless asked: the solver at order p, as MFEM's (the
                                Kershaw map of smoothness 1 is trilinear in every element, so the
                                coarse start would solve the order-1 problem and leave nothing to do) */
-  for (int i = 2; i < argc; i++) {
-    const char *a = argv[i], *v;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      bench_help();
-      return HX_OK;
-    }
-    int r = hx_cli_tmop_flag(argc, argv, &i, &o, &quiet);
-    if (r < 0) return -r;
-    if (r > 0) continue;
-    if (!strcmp(a, "--n")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int("--n", v, 6, 10000, &n));
-      HX_CHECK(n % 6 == 0, HX_ERR_INPUT, "flag --n must be a multiple of 6 for the Kershaw map, got %d", n);
-    } else if (!strcmp(a, "--orders")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int_list("--orders", v, 8, 1, HX_MAX_ORDER, orders, &norders));
-    } else if (!strcmp(a, "--reps")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int("--reps", v, 1, 1000, &reps));
-    } else if (!strcmp(a, "--smooth")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int("--smooth", v, 1, 3, &smooth));
-    } else if (!strcmp(a, "--csv")) {
-      csv = 1;
-    } else if (!strcmp(a, "--no-solve")) {
-      solve = 0;
-    } else if (!strcmp(a, "-v")) {
-      quiet = 0;
-    } else {
-      return hx_cli_unknown_flag("bench tmop", a);
-    }
-  }
+  HX_CALL(hx_cli_tmop_get(&s, &o, NULL));
+  hx_opts_int(&s, "--n", &n);
+  HX_CHECK(n % 6 == 0, HX_ERR_INPUT, "flag --n must be a multiple of 6 for the Kershaw map, got %d", n);
+  int norders = hx_opts_ints(&s, "--orders", orders, 8);
+  hx_opts_int(&s, "--reps", &reps);
+  hx_opts_int(&s, "--smooth", &smooth);
   int rank = hx_comm_rank(comm);
   if (rank == 0) {
     if (csv)
-      printf("p,vector_dofs,newton_iters,linear_iters,energy0,energy,min_detj0,min_detj,seconds,max_dev_h,stop,"
-             "mdofs_energy,mdofs_grad,mdofs_hess_setup_a,mdofs_hess_a,mdofs_diag_a,mdofs_hess_setup_b,mdofs_hess_b,"
-             "mdofs_diag_b,recover_relaxed,recover_steepest,recover_krylov,relaxed_iters,coarse_newton,coarse_held,"
-             "coarse_seconds,validity\n");
+      fprintf(hx_cli_log(),
+              "p,vector_dofs,newton_iters,linear_iters,energy0,energy,min_detj0,min_detj,seconds,max_dev_h,stop,"
+              "mdofs_energy,mdofs_grad,mdofs_hess_setup_a,mdofs_hess_a,mdofs_diag_a,mdofs_hess_setup_b,mdofs_hess_b,"
+              "mdofs_diag_b,recover_relaxed,recover_steepest,recover_krylov,relaxed_iters,coarse_newton,coarse_held,"
+              "coarse_seconds,validity\n");
     else
-      printf("Kershaw %d^3 eps 0.3 smoothness %d, metric %d, target %s, %s -qo %d, boundary %s, %d rank(s)\n"
-             "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s | %s | %s | %s\n",
-             n, smooth, o.metric, hx_target_name(o.target), o.quad_type == 1 ? "GLL" : "Gauss", o.quad_order,
-             o.boundary == HX_BND_SLIDE ? "slide" : "fixed", hx_comm_size(comm), "p", "vDOFs", "newton", "linear", "E0", "E1",
-             "minJ0", "minJ1", "time_s", "dev/h", "energy", "grad", "setup(a)", "H.v(a)", "diag(a)", "setup(b)", "H.v(b)",
-             "diag(b)", "recover (quad-only/relaxed steps, steepest, Krylov)", "coarse start (newton, held, s)", "result");
+      fprintf(hx_cli_log(),
+              "Kershaw %d^3 eps 0.3 smoothness %d, metric %d, target %s, %s -qo %d, boundary %s, %d rank(s)\n"
+              "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s | %s | %s | %s\n",
+              n, smooth, o.metric, hx_target_name(o.target), o.quad_type == 1 ? "GLL" : "Gauss", o.quad_order,
+              o.boundary == HX_BND_SLIDE ? "slide" : "fixed", hx_comm_size(comm), "p", "vDOFs", "newton", "linear", "E0", "E1",
+              "minJ0", "minJ1", "time_s", "dev/h", "energy", "grad", "setup(a)", "H.v(a)", "diag(a)", "setup(b)", "H.v(b)",
+              "diag(b)", "recover (quad-only/relaxed steps, steepest, Krylov)", "coarse start (newton, held, s)", "result");
   }
+  hx_cli_json_array("rows"); /* main closes it where a row fails */
   for (int k = 0; k < norders; k++) {
     int p = orders[k];
     hx_box_opts bo;
@@ -414,21 +394,37 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
     HX_CALL(rc);
     char coarse[64] = "off";
     if (r.coarse_order) snprintf(coarse, sizeof coarse, "%d, %lld, %.3f", r.coarse_newton, r.coarse_held, r.coarse_time);
+    hx_cli_json_open(NULL);
+    hx_cli_json_add("\"p\": %d, \"vector_dofs\": %.0f, \"newton_iters\": %d, \"linear_iters\": %d, \"energy0\": %.6e, "
+                    "\"energy\": %.6e, \"min_detj0\": %.6e, \"min_detj\": %.6e, \"seconds\": %.3f, \"max_dev_h\": %.3e, "
+                    "\"stop\": \"%s\", \"mdofs_energy\": %.3f, \"mdofs_grad\": %.3f, \"mdofs_hess_setup_a\": %.3f, "
+                    "\"mdofs_hess_a\": %.3f, \"mdofs_diag_a\": %.3f, \"mdofs_hess_setup_b\": %.3f, \"mdofs_hess_b\": %.3f, "
+                    "\"mdofs_diag_b\": %.3f, \"recover_relaxed\": %d, \"recover_steepest\": %d, \"recover_krylov\": %d, "
+                    "\"relaxed_iters\": %d, \"coarse_newton\": %d, \"coarse_held\": %lld, \"coarse_seconds\": %.3f, "
+                    "\"validity\": \"%s\"",
+                    p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
+                    solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b,
+                    kr.hess_b, kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters,
+                    r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time, valid);
+    hx_cli_json_close();
     if (rank == 0) {
       if (csv)
-        printf("%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d,%lld,%.3f,%"
-               "s\n",
-               p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
-               solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b,
-               kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters,
-               r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time, valid);
+        fprintf(
+            hx_cli_log(),
+            "%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d,%lld,%.3f,%"
+            "s\n",
+            p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
+            solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b,
+            kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters,
+            r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time, valid);
       else
-        printf("%2d %10.0f %6d %6d %11.5e %10.3e %10.4e %10.4e %8.2f %9.2e | %15s %7.2f %7.2f | %8.2f %8.2f %8.2f | "
-               "%8.2f %8.2f %8.2f | %d/%d, %d, %d | %s | %s\n",
-               p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev, "",
-               kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b, kr.diag_b, r.recover_relaxed,
-               r.relaxed_iters, r.recover_steepest, r.recover_krylov, coarse, valid);
-      fflush(stdout);
+        fprintf(hx_cli_log(),
+                "%2d %10.0f %6d %6d %11.5e %10.3e %10.4e %10.4e %8.2f %9.2e | %15s %7.2f %7.2f | %8.2f %8.2f %8.2f | "
+                "%8.2f %8.2f %8.2f | %d/%d, %d, %d | %s | %s\n",
+                p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev, "",
+                kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b, kr.diag_b, r.recover_relaxed,
+                r.relaxed_iters, r.recover_steepest, r.recover_krylov, coarse, valid);
+      fflush(hx_cli_log());
     }
   }
   return HX_OK;
@@ -436,7 +432,9 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
 
 int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    bench_help();
+    printf("usage: hexpack bench tmop|kernels [options]   (hexpack bench tmop --help, hexpack bench kernels --help)\n\n"
+           "  tmop     the Kershaw benchmark: the optimizer's solve and kernel throughput per order\n"
+           "  kernels  one backend's kernels against problem size\n");
     return argc < 2 ? HX_ERROR(HX_ERR_INPUT, "bench needs a benchmark name: hexpack bench tmop|kernels") : HX_OK;
   }
   if (!strcmp(argv[1], "kernels")) return bench_kernels(comm, argc, argv);

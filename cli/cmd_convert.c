@@ -12,53 +12,44 @@
 #include "hx_kernels.h"
 #include "hx_tmop.h"
 
-static void convert_help(void) {
-  printf("usage: hexpack convert IN OUT [-o OUT2]... [--order N] [--force] [--json]\n\n"
-         "  IN, OUT            mesh files; formats from the extensions\n"
-         "  -o FILE            another output (several allowed)\n"
-         "  --order N          write the geometry at order N (curving onto the analytic\n"
-         "                     surfaces when the input carries them)\n"
-         "  --force            write even if det J <= 0 somewhere, and read a mesh the read checks\n"
-         "                     find broken (faces of three elements, duplicates, holes, ...)\n"
-         "  --untangle         untangle an inverted input first (the optimizer's untangling\n"
-         "                     alone: hexpack optimize --help); --untangle-iters N its steps\n");
+static const hx_opt convert_table[] = {
+    HX_FLAG("--untangle", 0, "untangle an inverted input first (the optimizer's untangling alone)"),
+    HX_INT("--untangle-iters", "N", "200", 0, 1000000, HX_OPT_EXPERT, "the untangling's Newton steps at most"),
+    {0},
+};
+
+void hx_cmd_convert_opts(hx_optset *s) {
+  hx_opts_init(s, "convert", "convert IN OUT [-o OUT2]... [--order N] [options]",
+               "Reads a mesh in any format with a reader and writes it in the formats of the outputs' extensions,\n"
+               "at its own order or at --order N (curving onto the analytic surfaces the input carries).");
+  hx_opts_add(s, convert_table);
+  hx_opts_add(s, hx_cli_output_table);
+  hx_opts_default(s, "--order", "input");
+  hx_opts_help_line(s, "--order", "write the geometry at order N (curving onto the analytic surfaces the input carries)");
+  hx_opts_help_line(s, "--force", "write even where det J <= 0, and read a mesh the read checks find broken");
 }
 
 int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
-  hx_cli_common c = {0};
-  const char *in = NULL;
+  hx_optset s;
+  hx_cmd_convert_opts(&s);
+  HX_CALL(hx_opts_parse(&s, argc, argv, 1));
+  if (s.stop) return HX_OK;
+  hx_cli_common c;
+  HX_CALL(hx_cli_common_get(&s, &c));
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
-  o.untangle = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int r = hx_cli_common_flag(argc, argv, &i, &c);
-    if (r < 0) return -r;
-    if (r > 0) continue;
-    if (!strcmp(a, "--untangle")) {
-      o.untangle = 2; /* untangle only */
-      continue;
-    }
-    if (!strcmp(a, "--untangle-iters")) {
-      const char *v;
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int("--untangle-iters", v, 0, 1000000, &o.untangle_iters));
-      continue;
-    }
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      convert_help();
-      return HX_OK;
-    }
-    if (a[0] == '-' && a[1]) return hx_cli_unknown_flag("convert", a);
-    if (!in) {
-      in = a;
-    } else {
-      HX_CHECK(c.num_out < HX_CLI_MAX_OUT, HX_ERR_INPUT, "at most %d outputs", HX_CLI_MAX_OUT);
-      c.out[c.num_out++] = a;
-    }
+  o.untangle = hx_opts_given(&s, "--untangle") ? 2 : 0; /* 2: untangle only */
+  hx_opts_int(&s, "--untangle-iters", &o.untangle_iters);
+  const char *in = s.num_args ? s.args[0] : NULL;
+  /* the second file and on are outputs, before the -o ones */
+  HX_CHECK(c.num_out + (s.num_args > 1 ? s.num_args - 1 : 0) <= HX_CLI_MAX_OUT, HX_ERR_INPUT, "at most %d outputs",
+           HX_CLI_MAX_OUT);
+  if (s.num_args > 1) {
+    memmove(c.out + s.num_args - 1, c.out, (size_t)c.num_out * sizeof *c.out);
+    for (int k = 1; k < s.num_args; k++) c.out[k - 1] = s.args[k];
+    c.num_out += s.num_args - 1;
   }
   HX_CHECK(in && c.num_out > 0, HX_ERR_INPUT, "convert needs an input and an output: hexpack convert IN OUT");
-  HX_CHECK(!c.optimize, HX_ERR_INPUT, "flag --optimize: convert does not optimize; use hexpack optimize IN -o OUT");
   /* every output's format must have a writer before anything is read or written */
   for (int k = 0; k < c.num_out; k++)
     HX_CHECK(strcmp(c.out[k], in) != 0, HX_ERR_INPUT, "output '%s' is the input file", c.out[k]);
@@ -95,7 +86,7 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
     return rc;
   }
   if (o.untangle) {
-    rc = hx_cli_optimize(m, &o, 1, c.json);
+    rc = hx_cli_optimize(m, &o, 1, "untangle");
     if (rc == HX_ERR_INVALID_MESH) {
       char msg[512];
       snprintf(msg, sizeof msg, "%s", hx_error_message());
@@ -139,16 +130,15 @@ int hx_cmd_convert(hx_comm comm, int argc, char **argv) {
                     in, ninv, (long long)m->num_elem_global, which, in);
   }
   if (!rc) rc = hx_cli_write_outputs(m, &c);
+  if (rc == HX_OK) {
+    hx_cli_json_string(hx_cli_json_key("input"), in);
+    hx_cli_json_add("\"elements\": %lld, \"order\": %d", (long long)m->num_elem_global, c.order ? c.order : m->order);
+    hx_cli_json_outputs(&c);
+  }
   if (rc == HX_OK && hx_comm_rank(comm) == 0) {
-    if (c.json) {
-      printf("{\"command\": \"convert\", \"input\": \"%s\", \"elements\": %lld, \"order\": %d, \"outputs\": [", in,
-             (long long)m->num_elem_global, c.order ? c.order : m->order);
-      for (int k = 0; k < c.num_out; k++) printf("%s\"%s\"", k ? ", " : "", c.out[k]);
-      printf("]}\n");
-    } else {
-      printf("convert: %s: %lld elements, order %d\n", in, (long long)m->num_elem_global, in_order);
-      for (int k = 0; k < c.num_out; k++) printf("wrote %s (order %d)\n", c.out[k], c.order ? c.order : m->order);
-    }
+    FILE *log = hx_cli_log();
+    fprintf(log, "convert: %s: %lld elements, order %d\n", in, (long long)m->num_elem_global, in_order);
+    for (int k = 0; k < c.num_out; k++) fprintf(log, "wrote %s (order %d)\n", c.out[k], c.order ? c.order : m->order);
   }
   hx_mesh_destroy(&m);
   return rc;

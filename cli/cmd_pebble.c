@@ -15,138 +15,6 @@
 #include "hx_quality.h"
 #include "hx_tmop.h"
 
-static void pebble_help(void) {
-  printf("usage: hexpack pebble CENTRES [options] -o OUT...\n\n"
-         "CENTRES: one sphere a line, 'x y z' or 'x y z r'; '#' comments. Or a packing from a DEM code,\n"
-         "  told from its content: a LAMMPS/LIGGGHTS dump (ITEM: ATOMS id type x y z radius ...), a CSV\n"
-         "  table with a header (x,y,z,r / radius / diameter), a particle .vtu/.vtp/.vtk file.\n\n"
-         "  --radius R            radius of spheres given without one (in the mesh's units)\n"
-         "  --scale S             multiply every length read from CENTRES by S (0.001: a file in mm)\n"
-         "  --timestep N|first|last  the snapshot of a LAMMPS/LIGGGHTS dump to mesh (default: last)\n"
-         "  --container cyl:R[,CX,CY] | box:X0,X1,Y0,Y1 | box (just around the bed)\n"
-         "                        container (default: a cylinder just around the bed about the z axis,\n"
-         "                        or about the bed's x-y centre when that is more than a diameter away)\n"
-         "  --bottom Z, --top Z   bottom/top planes (default: plane-gap beyond the spheres)\n"
-         "  --plane-gap F         default planes/container at F x d beyond the spheres (0.1)\n"
-         "  --inlet L[,N]         extrude the bottom by length L in N layers (default N = 4)\n"
-         "  --outlet L[,N]        extrude the top likewise\n"
-         "  --extrude-ratio G     growth of extruded layers away from the bed (1)\n"
-         "  --layers N            radial layers between facets and spheres (3)\n"
-         "  --ratio G             growth ratio of radial layers away from the sphere (1.5)\n"
-         "  --first-layer F       first radial layer as a fraction of the column (overrides --ratio)\n"
-         "  --grade-height H      columns shorter than H x d (near contacts) graded less, evenly at\n"
-         "                        height 0: ratio linear in the height (0: off)\n"
-         "  --grade-expand T      columns taller than T x d: layers grow at least as the column\n"
-         "                        widens, ((R + h) / R)^(1/layers), full from 2 T (0: off)\n"
-         "  --contact bridge|gap  what the mesh does where spheres touch or nearly touch (docs/pebble.md,\n"
-         "                        \"Contact model\"; both change the fluid volume, reported in the summary):\n"
-         "                        bridge (default): a solid cylinder about the line of centres joins every\n"
-         "                        pair closer than --bridge-gap (the fluid in it is removed); gap: every\n"
-         "                        pair and sphere-wall pair closer than --contact-gap is moved apart to\n"
-         "                        that gap by reducing the radii (the mesh's spheres are smaller than\n"
-         "                        given), no bridge, the gap meshed by rings of thin columns\n"
-         "  --contact-gap F       gap model: the gap, a fraction of the pair's smaller diameter (0.01)\n"
-         "  --contact-shrink local|uniform  gap model: reduce each sphere by what its own closest contact\n"
-         "                        needs, the pair's deficit shared in proportion to the radii (local,\n"
-         "                        default: most spheres keep their radius), or every sphere by one factor\n"
-         "                        (uniform: one diameter for the bed, but a bed with DEM overlaps shrinks\n"
-         "                        by its deepest overlap everywhere)\n"
-         "  --bridge F            bridge model: bridge radius as a fraction of d (0.1); at DEM overlaps\n"
-         "                        at least what makes the bridge as long as a touching contact's\n"
-         "  --bridge-gap F        bridge model: bridge sphere pairs whose gap is below F x d (0.02;\n"
-         "                        0.04 with --aspect)\n"
-         "  --wall-gap F          bridge model: bridge sphere-wall gaps below F x d (default: --bridge-gap)\n"
-         "  --collapse F          collapse Voronoi edges shorter than F x d (0.2)\n"
-         "  --overlap-tol F       largest accepted overlap, fraction of d (0.1)\n"
-         "  --rings K             extra quad rings around bridges and near contacts (1)\n"
-         "  --ring-gap F          near contacts (gap < F x d) get the rings too (0.25)\n"
-         "  --ring-sj S           rings per bridged / near-contact facet spaced and counted so that\n"
-         "                        each ring's estimated det J ratio is >= S (0.1; 0: always --rings rings)\n"
-         "  --aspect A            size the tessellation about contacts and near contacts (and near\n"
-         "                        walls) for aspect ratio <= about A (e.g. 20): diagram edges there cut\n"
-         "                        into more segments (every facet about an edge shares them), the rings\n"
-         "                        of near contacts spaced for it, every facet's variants scored by it;\n"
-         "                        gaps below 0.04 d bridged unless --bridge-gap; a wall triangle far\n"
-         "                        from its sphere whose plain fan would exceed 1.25 A collapsed; best\n"
-         "                        with --ratio 1 --score nek (about 2 x the elements on pb67; 0: off)\n"
-         "  --goals               --ratio 1 --score nek --aspect 18 --grade-expand 0.75 --keep-aspect 20:\n"
-         "                        with --optimize, Nek scaled Jacobian >= 0.3 and aspect <= 20 at order 7\n"
-         "                        on pb67 in its cylinder and poured 300-sphere cylinders (not on every\n"
-         "                        bed); any of these flags given as well, before or after, wins\n"
-         "  --bridge-fit F        bridge model: bridge radius up to F x the facet's inner radius, at most 0.25 d\n"
-         "                        (0.5; 0: --bridge; above 0.5 the ring next to the circle can fold at\n"
-         "                        order N, e.g. pb67 from 0.6, and the check then refuses the mesh)\n"
-         "  --accept-sj Q         keep a facet's first tessellation whose swept columns reach corner\n"
-         "                        scaled Jacobian Q, else the best of all tried (0.3; 0: the first with none inverted, faster)\n"
-         "  --score corner|nek    what the variant scoring maximizes: the columns' corner scaled\n"
-         "                        Jacobian (corner, default) or also their Nek5000 min/max det J ratio\n"
-         "                        (nek: fewer poor elements, about 30 %% more elements)\n"
-         "  --split K             cut every facet quad into K x K (K^2 x the elements; 2 lifts the\n"
-         "                        Nek scaled Jacobian of the worst elements most; default 1)\n"
-         "  --smooth S            S sweeps of a max-min optimization of the nodes inside each facet (fan\n"
-         "                        centres, ring nodes) on the quality of their swept columns: lifts the\n"
-         "                        worst Nek scaled Jacobian at the same element count; no move takes a\n"
-         "                        quad's columns from 0.3 or more to below it, nor (--aspect) above the\n"
-         "                        aspect limit (default 10 with --optimize or --aspect, else 0: off;\n"
-         "                        about 1 s a sweep per 1000 spheres on 2 cores; not with --split)\n"
-         "  --radial volume|linear  GLL points of a radial layer spaced so that the cube of their distance\n"
-         "                        from the sphere's centre is linear (volume: equal volume of the column's\n"
-         "                        cone per step, a smaller det J range) or evenly (linear)\n"
-         "  --ring-points volume|linear  GLL points along the radial edges of the rings about contacts\n"
-         "                        spaced so that distance from the axis x gap x step is constant (volume:\n"
-         "                        about half the det J range of even spacing) or evenly (linear)\n"
-         "  --edge-points volume|linear  GLL points along the facets' boundary edges (the diagram's\n"
-         "                        edges) spaced so that gap x step is constant (volume) or evenly\n"
-         "                        (all three: volume from order 3, linear at order 2, by default)\n"
-         "  --order N             geometry order of the outputs (default 7)\n"
-         "  --quality             print the quality report of the order-N mesh (also --plot,\n"
-         "                        --plot-slice, --slice, --worst: see hexpack quality --help)\n"
-         "  --optimize            TMOP after meshing, boundary nodes sliding on their surfaces\n"
-         "                        (optimizer flags below; here the defaults are --metric 318 --target 4\n"
-         "                        --weight equal --keep-sj 0.1 --newton-iters 10 --detj-check fine,\n"
-         "                        --quad-order 2P - 2, at least 8, and --keep-aspect A with --aspect A):\n"
-         "                        det J evened out inside every element, none left below min(0.1, its\n"
-         "                        value as meshed) nor, with --aspect A, above max(A, as meshed); the\n"
-         "                        facets are smoothed first (--smooth 10 unless given), and with a .re2\n"
-         "                        output no element is moved to one Nek5000's rule would fold; then\n"
-         "                        --repair 0.3, 0.4,3 with --aspect (after the solve and again at order N\n"
-         "                        after the transfer: the elements left below it solved again in patches\n"
-         "                        of 2 rings of elements about them, 3 with --aspect; with --aspect few\n"
-         "                        are left, and 0.4, above the goal of 0.3, leaves fewer below 0.3 than\n"
-         "                        0.3 does)\n"
-         "  --optimize-order P    solve on the bed meshed at order P by the order-N mesh's own map, then\n"
-         "                        carry the moves to order N (interpolated; boundary nodes put back on\n"
-         "                        their surfaces, the correction blended inwards; an element that would\n"
-         "                        end below min(--keep-sj, its value as meshed) or folded is held back\n"
-         "                        towards its meshed self). Default min(N, 3): at order 7 a solve at the\n"
-         "                        order itself stops after a few steps (its quadrature at the GLL nodes\n"
-         "                        lets steps fold elements between them) and gains far less\n"
-         "  --transfer-keep S     then the carried moves also held back, where they can be, from an\n"
-         "                        element that would drop below min(S, its value as meshed): through its\n"
-         "                        corners that no element meshed below --keep-sj has (those elements end\n"
-         "                        as without it) (0.3; 0: off)\n"
-         "  --stream              never hold the whole order-N mesh: the sweep map is evaluated a block of\n"
-         "                        elements at a time for the check, the quality report and every writer\n"
-         "                        (the same files); chosen by itself when the order-N mesh would need\n"
-         "                        more than a quarter of this machine's memory (--assume-memory B: take B\n"
-         "                        bytes as the memory, for tests), unless --optimize\n"
-         "  --debug WHAT[,WHAT...]  diagnostics of the mesher on stderr, WHAT one of:\n"
-         "                        facets: every facet's tessellation as kept (sites, polygon), the order-1\n"
-         "                        elements with a corner det J <= 0 and the order-N nodes with det J <= 0;\n"
-         "                        facet=F: facet F's tessellation at every variant tried;\n"
-         "                        classify[=2[,A]]: after the order-N sweep (not --stream) the Nek scaled\n"
-         "                        Jacobian and aspect ratio by class of element (where its quad lies in\n"
-         "                        the facet's tessellation, by radial layer); 2: also list the elements\n"
-         "                        below 0.05 or above aspect A (100);\n"
-         "                        elems=LIST: with classify, also list these elements (ids, commas:\n"
-         "                        --debug classify=2,20,elems=17,40,mem);\n"
-         "                        mem: the time, peak and current memory after each stage\n"
-         "  -o FILE               write the mesh (format from the extension); several allowed\n"
-         "  --json                print the summary as JSON\n\n"
-         "Boundary ids, contiguous from 1 in this order where present: pebble, chamfer, wall,\n"
-         "inlet, outlet.\n");
-}
-
 /* Would the whole order-N mesh of a bed of n spheres (at most ~600 elements a sphere,
    x and node ids at nd^3 nodes an element) need more than a quarter of the memory of
    this machine on each of np ranks? (--assume-memory replaces the memory, for tests.) */
@@ -216,7 +84,7 @@ typedef struct transfer_stats {
    caller solves at order N. At order 7 the solve at the mesh's own order stops early: its quadrature
    at the GLL nodes lets steps fold elements between them, which the line search refuses. */
 static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh *m, int P,
-                             hx_tmop_opts *topt, int user_qo, int quiet, int json, transfer_stats *tr) {
+                             hx_tmop_opts *topt, int user_qo, int quiet, transfer_stats *tr) {
   int N = o->order;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -240,7 +108,7 @@ static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pe
     if (!rc) memcpy(x0, lo->x, n * sizeof *x0);
     hx_tmop_opts lo_opt = *topt; /* topt's elem_ok (the .re2 guard) is for the order-N mesh */
     lo_opt.elem_ok = NULL, lo_opt.elem_ok_ctx = NULL;
-    if (!rc) rc = hx_cli_optimize(lo, &lo_opt, quiet, json);
+    if (!rc) rc = hx_cli_optimize(lo, &lo_opt, quiet, "optimize");
     if (rc == HX_ERR_INVALID_MESH) { /* the copy folds at the quadrature points: next attempt */
       hx_error_clear();
       hx_free(&x0);
@@ -299,7 +167,7 @@ static int debug_flag(const char *v, debug_text *t, hx_pebble_opts *o) {
     }
     cur = NULL;
     if (!strcmp(w, "facets")) o->debug.facets = 1;
-    else if (!strcmp(w, "tmop")) continue; /* the optimizer's word: its own parser (cmd_optimize.c) took it */
+    else if (!strcmp(w, "tmop")) continue; /* the optimizer's word (hx_cli_tmop_get reads it) */
     else if (!strcmp(w, "mem")) o->debug.mem = 1;
     else if (!strncmp(w, "facet=", 6) && number_list(w + 6, 0) && !strchr(w + 6, ',')) o->debug.facet = atol(w + 6);
     else if (!strcmp(w, "classify") || !strncmp(w, "classify=", 9)) {
@@ -322,12 +190,207 @@ static int debug_flag(const char *v, debug_text *t, hx_pebble_opts *o) {
   return HX_OK;
 }
 
+/* --container cyl:R[,CX,CY] | box:X0,X1,Y0,Y1 | box into o */
+static int container_parse(const char *flag, const char *v, hx_pebble_opts *o) {
+  double p[4];
+  int cnt;
+  if (!strncmp(v, "cyl:", 4)) {
+    HX_CALL(hx_cli_double_list(flag, v + 4, 3, &cnt, p));
+    HX_CHECK(cnt == 1 || cnt == 3, HX_ERR_INPUT, "flag %s: expected cyl:R or cyl:R,CX,CY, got '%s'", flag, v);
+    HX_CHECK(p[0] > 0, HX_ERR_INPUT, "flag %s: the cylinder radius must be positive, got '%s'", flag, v);
+    o->container = HX_PEBBLE_CYLINDER;
+    o->cyl_radius = p[0];
+    if (cnt == 3) o->cx = p[1], o->cy = p[2];
+  } else if (!strcmp(v, "box")) {
+    o->container = HX_PEBBLE_BOX; /* just around the bed */
+  } else if (!strncmp(v, "box:", 4)) {
+    HX_CALL(hx_cli_double_list(flag, v + 4, 4, &cnt, p));
+    HX_CHECK(cnt == 4 && p[1] > p[0] && p[3] > p[2], HX_ERR_INPUT,
+             "flag %s: expected box:X0,X1,Y0,Y1 with X0 < X1, Y0 < Y1, got '%s'", flag, v);
+    o->container = HX_PEBBLE_BOX;
+    o->box_lo[0] = p[0], o->box_hi[0] = p[1], o->box_lo[1] = p[2], o->box_hi[1] = p[3];
+  } else {
+    return HX_ERROR(HX_ERR_INPUT, "flag %s: expected cyl:R[,CX,CY] or box:X0,X1,Y0,Y1, got '%s'", flag, v);
+  }
+  return HX_OK;
+}
+
+static int container_check(const char *flag, const char *v) {
+  hx_pebble_opts o;
+  hx_pebble_opts_default(&o);
+  return container_parse(flag, v, &o);
+}
+
+static int pair_check(const char *flag, const char *v) {
+  double len;
+  int layers;
+  return parse_pair(flag, v, &len, &layers);
+}
+
+static int debug_check(const char *flag, const char *v) {
+  debug_text t;
+  hx_pebble_opts o;
+  hx_pebble_opts_default(&o);
+  (void)flag;
+  return debug_flag(v, &t, &o);
+}
+
+static int contact_check(const char *flag, const char *v) {
+  if (!strcmp(v, "bridge") || !strcmp(v, "gap")) return HX_OK;
+  return HX_ERROR(HX_ERR_INPUT, "flag %s: expected 'bridge' or 'gap', got '%s'", flag, v);
+}
+
+/* --timestep N | first | last into *given (0: the last snapshot) and *timestep */
+static int timestep_parse(const char *flag, const char *v, int *given, int64_t *timestep) {
+  char *e;
+  long long t = strtoll(v, &e, 10);
+  HX_CHECK(!strcmp(v, "last") || !strcmp(v, "first") || (e != v && !*e), HX_ERR_INPUT,
+           "flag %s: expected a timestep number, first or last, got '%s'", flag, v);
+  *given = strcmp(v, "last") != 0;
+  *timestep = !strcmp(v, "first") ? HX_PARTICLES_FIRST : t;
+  return HX_OK;
+}
+
+static int timestep_check(const char *flag, const char *v) {
+  int given;
+  int64_t t;
+  return timestep_parse(flag, v, &given, &t);
+}
+
+static const hx_opt pebble_table[] = {
+    HX_DBL("--radius", "R", NULL, 1e-300, 1e300, 0, "radius of the spheres given without one (in the mesh's units)"),
+    HX_DBL("--scale", "S", "1", 1e-12, 1e12, 0, "multiply every length read from CENTRES by S (0.001: a file in mm)"),
+    HX_STR("--timestep", "N|first|last", "last", 0, "the snapshot of a LAMMPS/LIGGGHTS dump to mesh", timestep_check),
+    HX_STR("--container", "cyl:R[,CX,CY]|box:X0,X1,Y0,Y1|box", "auto", 0,
+           "the container (auto: a cylinder just around the bed about z, or about the bed's x-y centre when that is more than "
+           "a diameter away; box: a box just around the bed)",
+           container_check),
+    HX_DBL("--bottom", "Z", "auto", -1e300, 1e300, 0, "the bottom plane (auto: --plane-gap beyond the spheres)"),
+    HX_DBL("--top", "Z", "auto", -1e300, 1e300, 0, "the top plane (auto: --plane-gap beyond the spheres)"),
+    HX_DBL("--plane-gap", "F", "0.1", 0, 100, 0, "the automatic planes and container F x d beyond the spheres"),
+    HX_STR("--inlet", "L[,N]", "0,4", 0, "extrude the bottom by length L in N layers", pair_check),
+    HX_STR("--outlet", "L[,N]", "0,4", 0, "extrude the top by length L in N layers", pair_check),
+    HX_INT("--layers", "N", "3", 1, 64, 0, "radial layers between the facets and the spheres"),
+    HX_DBL("--ratio", "G", "1.5", 0.1, 10, 0, "growth ratio of the radial layers away from the sphere"),
+    {"--contact", NULL, HX_OPT_CHOICE, NULL, "bridge", 0, 0, 1, 1, "bridge|gap", 0,
+     "where spheres touch: a solid bridge joins close pairs, or the spheres are shrunk to a gap (docs/pebble.md)", contact_check},
+    HX_DBL("--aspect", "A", "0", 0, 1000, 0,
+           "size the tessellation about contacts and walls for aspect ratio <= about A, e.g. 20 (0: off)"),
+    HX_FLAG("--goals", 0,
+            "--ratio 1 --score nek --aspect 18 --grade-expand 0.75 --keep-aspect 20 (any of these given as well wins)"),
+    HX_FLAG("--quality", 0, "print the quality report of the order-N mesh (also --plot, --plot-slice, --slice, --worst)"),
+    HX_FLAG("--optimize", 0, "TMOP after meshing, boundary nodes sliding on their surfaces (the optimizer flags below)"),
+    HX_FLAG("--stream", 0,
+            "never hold the whole order-N mesh: a block of elements at a time (chosen by itself above a quarter of the memory)"),
+    HX_DBL("--extrude-ratio", "G", "1", 0.1, 10, HX_OPT_EXPERT, "growth of the extruded layers away from the bed"),
+    HX_DBL("--first-layer", "F", NULL, 1e-6, 0.999, HX_OPT_EXPERT,
+           "first radial layer as a fraction of the column (overrides --ratio)"),
+    HX_DBL("--grade-height", "H", "0", 0, 2, HX_OPT_EXPERT,
+           "columns shorter than H x d graded less, evenly at height 0 (0: off)"),
+    HX_DBL("--grade-expand", "T", "0", 0, 10, HX_OPT_EXPERT,
+           "columns taller than T x d: layers grow at least as the column widens, full from 2T (0: off)"),
+    HX_DBL("--contact-gap", "F", "0.01", 1e-4, 0.2, HX_OPT_EXPERT,
+           "gap model: the gap, a fraction of the pair's smaller diameter"),
+    HX_CHOICE("--contact-shrink", "local|uniform", "local", HX_OPT_EXPERT,
+              "gap model: shrink each sphere by what its own closest contact needs, or every sphere by one factor"),
+    HX_DBL("--bridge", "F", "0.1", 0.01, 0.4, HX_OPT_EXPERT, "bridge model: bridge radius as a fraction of d"),
+    HX_DBL("--bridge-gap", "F", "auto", 0, 1, HX_OPT_EXPERT,
+           "bridge model: bridge pairs whose gap is below F x d (auto: 0.02, 0.04 with --aspect)"),
+    HX_DBL("--wall-gap", "F", "auto", 0, 1, HX_OPT_EXPERT,
+           "bridge model: bridge sphere-wall gaps below F x d (auto: --bridge-gap)"),
+    HX_DBL("--bridge-fit", "F", "0.5", 0, 0.8, HX_OPT_EXPERT,
+           "bridge model: bridge radius up to F x the facet's inner radius, at most 0.25 d (0: --bridge)"),
+    HX_DBL("--collapse", "F", "0.2", 0, 0.5, HX_OPT_EXPERT, "collapse Voronoi edges shorter than F x d"),
+    HX_DBL("--overlap-tol", "F", "0.1", 0, 0.3, HX_OPT_EXPERT, "largest accepted overlap, a fraction of d"),
+    HX_INT("--rings", "K", "1", 0, 8, HX_OPT_EXPERT, "extra quad rings around bridges and near contacts"),
+    HX_DBL("--ring-gap", "F", "0.25", 0, 10, HX_OPT_EXPERT, "near contacts (gap < F x d) get the rings too"),
+    HX_DBL("--ring-sj", "S", "0.1", 0, 0.9, HX_OPT_EXPERT,
+           "rings spaced and counted for an estimated det J ratio >= S per ring (0: always --rings rings)"),
+    HX_DBL("--accept-sj", "Q", "0.3", 0, 1, HX_OPT_EXPERT,
+           "keep a facet's first tessellation whose columns reach corner scaled Jacobian Q (0: the first not inverted)"),
+    HX_CHOICE("--score", "corner|nek", "corner", HX_OPT_EXPERT,
+              "the variant scoring maximizes the corner scaled Jacobian, or also the Nek5000 min/max det J ratio"),
+    HX_INT("--split", "K", "1", 1, 8, HX_OPT_EXPERT, "cut every facet quad into K x K"),
+    HX_INT("--smooth", "S", "auto", 0, 1000, HX_OPT_EXPERT,
+           "sweeps of a max-min optimization of the facets' inner nodes (auto: 10 with --optimize or --aspect unless --split, "
+           "else 0)"),
+    HX_CHOICE("--radial", "auto|volume|linear", "auto", HX_OPT_EXPERT,
+              "GLL points of a radial layer spaced for equal cone volumes or evenly (auto: volume from order 3)"),
+    HX_CHOICE("--ring-points", "auto|volume|linear", "auto", HX_OPT_EXPERT,
+              "GLL points along the rings' radial edges spaced by distance x gap or evenly (auto: volume from order 3)"),
+    HX_CHOICE("--edge-points", "auto|volume|linear", "auto", HX_OPT_EXPERT,
+              "GLL points along the diagram's edges spaced by the gap or evenly (auto: volume from order 3)"),
+    HX_INT("--optimize-order", "P", "auto", 1, HX_MAX_ORDER, HX_OPT_EXPERT,
+           "solve at order P on the bed meshed by the order-N map, then carry the moves to order N (auto: min(N, 3))"),
+    HX_DBL("--transfer-keep", "S", "0.3", 0, 1, HX_OPT_EXPERT,
+           "hold the carried moves back from an element that would drop below min(S, its value as meshed) (0: off)"),
+    HX_STR("--debug", "WHAT[,WHAT...]", NULL, HX_OPT_EXPERT,
+           "diagnostics on stderr: facets, facet=F, classify[=1|2[,A]], elems=LIST, mem, tmop (docs/pebble.md)", debug_check),
+    HX_DBL("--assume-memory", "B", NULL, 1, 1e30, HX_OPT_EXPERT,
+           "the memory, in bytes, the automatic --stream choice takes (default: this machine's)"),
+    {0},
+};
+
+/* the --goals values, as the defaults of their flags (a flag given as well wins) */
+static void goals_defaults(hx_optset *s) {
+  hx_opts_default(s, "--ratio", "1");
+  hx_opts_default(s, "--score", "nek");
+  hx_opts_default(s, "--aspect", "18");
+  hx_opts_default(s, "--grade-expand", "0.75");
+  hx_opts_default(s, "--keep-aspect", "20");
+}
+
+void hx_cmd_pebble_opts(hx_optset *s) {
+  hx_opts_init(s, "pebble", "pebble CENTRES [options] -o OUT...",
+               "A curved all-hex mesh of the fluid between packed spheres. CENTRES: one sphere a line, 'x y z' or\n"
+               "'x y z r'; '#' comments; or a packing from a DEM code, told from its content: a LAMMPS/LIGGGHTS dump\n"
+               "(ITEM: ATOMS id type x y z radius ...), a CSV table with a header (x,y,z,r / radius / diameter), a\n"
+               "particle .vtu/.vtp/.vtk file. With --optimize the optimizer's defaults are the ones listed here (aimed at the\n"
+               "Nek5000 scaled Jacobian); see docs/pebble.md for the contact models, the grading and the optimizer.");
+  hx_opts_add(s, pebble_table);
+  hx_opts_add(s, hx_cli_output_table);
+  hx_opts_default(s, "--order", "7");
+  hx_tmop_opts topt;
+  hx_cli_tmop_add(s);
+  hx_cli_tmop_sj_defaults(s, &topt);
+  hx_opts_default(s, "--detj-check", "fine");
+  hx_opts_default(s, "--quad-order", "auto");
+  hx_opts_help_line(s, "--quad-order", "quadrature exact for order Q (auto: 2P - 2 at the solve's order P, at least 8)");
+  hx_opts_default(s, "--keep-aspect", "auto");
+  hx_opts_help_line(s, "--keep-aspect",
+                    "the same for an element whose aspect ratio rose above max(A, its value as meshed) (auto: --aspect's A)");
+  hx_opts_default(s, "--repair", "auto");
+  hx_opts_help_line(s, "--repair",
+                    "then solve again in patches of R rings about the elements below scaled Jacobian S, weight W, K steps "
+                    "(auto: 0.3 in 2 rings, 0.4 in 3 with --aspect; again at order N after the transfer)");
+  hx_opts_add(s, hx_cli_quality_table);
+  hx_opts_default(s, "--worst", "5");
+  /* the mesher's defaults as they are in code */
+  hx_pebble_opts d;
+  hx_pebble_opts_default(&d);
+  hx_opts_default_double(s, "--plane-gap", d.plane_gap);
+  hx_opts_default_int(s, "--layers", d.layers);
+  hx_opts_default_double(s, "--ratio", d.ratio);
+  hx_opts_default_double(s, "--extrude-ratio", d.extrude_ratio);
+  hx_opts_default_double(s, "--contact-gap", d.contact_gap);
+  hx_opts_default_double(s, "--bridge", d.bridge_frac);
+  hx_opts_default_double(s, "--bridge-fit", d.bridge_fit);
+  hx_opts_default_double(s, "--collapse", d.collapse);
+  hx_opts_default_double(s, "--overlap-tol", d.overlap_tol);
+  hx_opts_default_int(s, "--rings", d.rings);
+  hx_opts_default_double(s, "--ring-gap", d.ring_gap);
+  hx_opts_default_double(s, "--ring-sj", d.ring_sj);
+  hx_opts_default_double(s, "--accept-sj", d.accept_sj);
+  hx_opts_default_int(s, "--split", d.split);
+  s->epilog = "Boundary ids, contiguous from 1 in this order where present: pebble, chamfer, wall, inlet, outlet.";
+}
+
 int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
+  hx_optset s;
+  hx_cmd_pebble_opts(&s);
   hx_pebble_opts o;
   hx_pebble_opts_default(&o);
   o.smooth = -1; /* below: 10 with --optimize or --aspect (unless --split), else 0 */
-  hx_cli_common c = {0};
-  const char *centres = NULL;
   hx_cli_plot plot = {0};
   int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0, user_tk = 0;
   const char *bridge_flag = NULL, *gap_flag = NULL; /* a bridge-model flag given, a gap-model flag given */
@@ -338,9 +401,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
      det J in each element): the size metric with each element's own volume as target evens
      det J out inside elements, every element counts alike (the small ones at contacts too),
      and no element ends below min(0.1, its value as meshed) */
-  hx_cli_tmop_sj_defaults(&topt);
-  topt.keep_aspect = -1;    /* below: --aspect's limit, unless --keep-aspect */
-  topt.transfer_keep = 0.3; /* pb67 at order 7, --score nek: below 0.3 597 -> 313, none below 0.1 */
+  hx_cli_tmop_sj_defaults(&s, &topt);
+  topt.keep_aspect = -1; /* below: --aspect's limit, unless --keep-aspect */
   /* below: 0.4 with --aspect, else 0.3, unless --repair. With --aspect (few elements left below
      0.4): pb67 at order 7 (H100, cuda), --ratio 1 --score nek --aspect 18 --grade-expand 0.75
      --keep-aspect 20: below 0.3 20 with --repair 0.3, 0 with 0.4 (none below 0.3 either way in
@@ -352,13 +414,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
      else the solver's 2 */
   topt.repair_sj = -1;
   topt.repair_rings = -1;
-  /* with the quadrature at the GLL nodes, no fold between them (pb67 at order 7: 40 steps leave
-     elements below 0.1 to --keep-sj, 80 none) */
-  topt.detj_nodes = 2;
   topt.quad_order = 0; /* below: the GLL nodes themselves from order 5 (the points of the scaled Jacobian) */
   hx_quality_opts qo;
   hx_quality_opts_default(&qo);
-  qo.num_worst = 5;
   double radius = 0, scale = 1;
   int ts_given = 0;
   int64_t timestep = 0;
@@ -367,191 +425,65 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
      pb67 in its cylinder and three poured beds of 300 spheres at order 7 with --optimize: none
      below Nek scaled Jacobian 0.3 nor above aspect 20; docs/benchmarks.md) */
   for (int i = 1; i < argc; i++)
-    if (!strcmp(argv[i], "--goals")) {
-      o.ratio = 1, o.score_nek = 1, o.aspect = 18, o.grade_expand = 0.75;
-      topt.keep_aspect = 20;
-    }
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = NULL;
-    int r = hx_cli_common_flag(argc, argv, &i, &c);
-    if (r < 0) return -r;
-    if (r > 0) continue;
-    r = hx_cli_tmop_flag(argc, argv, &i, &topt, &tquiet);
-    if (r < 0) return -r;
-    if (r > 0) continue;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      pebble_help();
-      hx_cli_tmop_help();
-      return HX_OK;
-    } else if (a[0] != '-' || !a[1]) {
-      HX_CHECK(!centres, HX_ERR_INPUT, "pebble: one centres file expected, got '%s' and '%s'", centres, a);
-      centres = a;
-      continue;
-    }
-    if (!strcmp(a, "--radius")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double("--radius", v, 1e-300, 1e300, &radius));
-    } else if (!strcmp(a, "--scale")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double("--scale", v, 1e-12, 1e12, &scale));
-    } else if (!strcmp(a, "--timestep")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      char *e;
-      long long t = strtoll(v, &e, 10);
-      HX_CHECK(!strcmp(v, "last") || !strcmp(v, "first") || (e != v && !*e), HX_ERR_INPUT,
-               "flag --timestep: expected a timestep number, first or last, got '%s'", v);
-      ts_given = strcmp(v, "last") != 0;
-      timestep = !strcmp(v, "first") ? HX_PARTICLES_FIRST : t;
-    } else if (!strcmp(a, "--container")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      double p[4];
-      int cnt;
-      if (!strncmp(v, "cyl:", 4)) {
-        HX_CALL(hx_cli_double_list("--container", v + 4, 3, &cnt, p));
-        HX_CHECK(cnt == 1 || cnt == 3, HX_ERR_INPUT, "flag --container: expected cyl:R or cyl:R,CX,CY, got '%s'", v);
-        HX_CHECK(p[0] > 0, HX_ERR_INPUT, "flag --container: the cylinder radius must be positive, got '%s'", v);
-        o.container = HX_PEBBLE_CYLINDER;
-        o.cyl_radius = p[0];
-        if (cnt == 3) o.cx = p[1], o.cy = p[2];
-      } else if (!strcmp(v, "box")) {
-        o.container = HX_PEBBLE_BOX; /* just around the bed */
-      } else if (!strncmp(v, "box:", 4)) {
-        HX_CALL(hx_cli_double_list("--container", v + 4, 4, &cnt, p));
-        HX_CHECK(cnt == 4 && p[1] > p[0] && p[3] > p[2], HX_ERR_INPUT,
-                 "flag --container: expected box:X0,X1,Y0,Y1 with X0 < X1, Y0 < Y1, got '%s'", v);
-        o.container = HX_PEBBLE_BOX;
-        o.box_lo[0] = p[0], o.box_hi[0] = p[1], o.box_lo[1] = p[2], o.box_hi[1] = p[3];
-      } else {
-        return HX_ERROR(HX_ERR_INPUT, "flag --container: expected cyl:R[,CX,CY] or box:X0,X1,Y0,Y1, got '%s'", v);
-      }
-    } else if (!strcmp(a, "--bottom") || !strcmp(a, "--top")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, -1e300, 1e300, !strcmp(a, "--bottom") ? &o.zlo : &o.zhi));
-    } else if (!strcmp(a, "--plane-gap")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 100, &o.plane_gap));
-    } else if (!strcmp(a, "--inlet")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(parse_pair(a, v, &o.inlet_len, &o.inlet_layers));
-    } else if (!strcmp(a, "--outlet")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(parse_pair(a, v, &o.outlet_len, &o.outlet_layers));
-    } else if (!strcmp(a, "--extrude-ratio")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0.1, 10, &o.extrude_ratio));
-    } else if (!strcmp(a, "--layers")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int(a, v, 1, 64, &o.layers));
-    } else if (!strcmp(a, "--ratio")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0.1, 10, &o.ratio));
-    } else if (!strcmp(a, "--grade-height")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 2, &o.grade_height));
-    } else if (!strcmp(a, "--grade-expand")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 10, &o.grade_expand));
-    } else if (!strcmp(a, "--first-layer")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 1e-6, 0.999, &o.first_layer));
-    } else if (!strcmp(a, "--contact")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      if (!strcmp(v, "bridge")) o.contact = HX_PEBBLE_BRIDGE;
-      else if (!strcmp(v, "gap")) o.contact = HX_PEBBLE_GAP;
-      else return HX_ERROR(HX_ERR_INPUT, "flag --contact: expected 'bridge' or 'gap', got '%s'", v);
-    } else if (!strcmp(a, "--contact-gap")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 1e-4, 0.2, &o.contact_gap));
-      gap_flag = "--contact-gap";
-    } else if (!strcmp(a, "--contact-shrink")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      if (!strcmp(v, "local")) o.contact_shrink = HX_PEBBLE_SHRINK_LOCAL;
-      else if (!strcmp(v, "uniform")) o.contact_shrink = HX_PEBBLE_SHRINK_UNIFORM;
-      else return HX_ERROR(HX_ERR_INPUT, "flag --contact-shrink: expected 'local' or 'uniform', got '%s'", v);
-      gap_flag = "--contact-shrink";
-    } else if (!strcmp(a, "--bridge")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0.01, 0.4, &o.bridge_frac));
-      bridge_flag = "--bridge";
-    } else if (!strcmp(a, "--bridge-gap")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 1, &o.bridge_gap));
-      bridge_flag = "--bridge-gap";
-    } else if (!strcmp(a, "--wall-gap")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 1, &o.wall_gap));
-      bridge_flag = "--wall-gap";
-    } else if (!strcmp(a, "--collapse")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 0.5, &o.collapse));
-    } else if (!strcmp(a, "--overlap-tol")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 0.3, &o.overlap_tol));
-    } else if (!strcmp(a, "--rings")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int(a, v, 0, 8, &o.rings));
-    } else if (!strcmp(a, "--ring-gap")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 10, &o.ring_gap));
-    } else if (!strcmp(a, "--ring-sj")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 0.9, &o.ring_sj));
-    } else if (!strcmp(a, "--aspect")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 1000, &o.aspect));
-    } else if (!strcmp(a, "--bridge-fit")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 0.8, &o.bridge_fit));
-      bridge_flag = "--bridge-fit";
-    } else if (!strcmp(a, "--score")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      if (!strcmp(v, "nek")) o.score_nek = 1;
-      else if (!strcmp(v, "corner")) o.score_nek = 0;
-      else return HX_ERROR(HX_ERR_INPUT, "flag --score: expected 'corner' or 'nek', got '%s'", v);
-    } else if (!strcmp(a, "--split")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int(a, v, 1, 8, &o.split));
-    } else if (!strcmp(a, "--radial") || !strcmp(a, "--ring-points") || !strcmp(a, "--edge-points")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      int *dst = !strcmp(a, "--radial") ? &o.radial_volume : !strcmp(a, "--ring-points") ? &o.ring_volume : &o.edge_volume;
-      if (!strcmp(v, "volume")) *dst = 1;
-      else if (!strcmp(v, "linear")) *dst = 0;
-      else return HX_ERROR(HX_ERR_INPUT, "flag %s: expected 'linear' or 'volume', got '%s'", a, v);
-    } else if (!strcmp(a, "--smooth")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int(a, v, 0, 1000, &o.smooth));
-    } else if (!strcmp(a, "--accept-sj")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 1, &o.accept_sj));
-    } else if (!strcmp(a, "--optimize-order")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_int(a, v, 1, HX_MAX_ORDER, &opt_order));
-    } else if (!strcmp(a, "--transfer-keep")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double(a, v, 0, 1, &topt.transfer_keep));
-      user_tk = 1;
-    } else if (!strcmp(a, "--goals")) {
-      continue; /* applied above */
-    } else if (!strcmp(a, "--quality")) {
-      quality = 1;
-    } else if (!strcmp(a, "--stream")) {
-      no_raise = 1;
-    } else if (!strcmp(a, "--assume-memory")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(hx_cli_double("--assume-memory", v, 1, 1e30, &assume_memory));
-    } else if (!strcmp(a, "--debug")) {
-      HX_CALL(hx_cli_value(argc, argv, &i, &v));
-      HX_CALL(debug_flag(v, &dbg, &o));
-    } else {
-      r = hx_cli_quality_flag(argc, argv, &i, &qo, &plot);
-      if (r < 0) return HX_ERR_INPUT;
-      if (r > 0) {
-        quality = 1;
-        continue;
-      }
-      return hx_cli_unknown_flag("pebble", a);
-    }
-  }
+    if (!strcmp(argv[i], "--goals")) goals_defaults(&s);
+  HX_CALL(hx_opts_parse(&s, argc, argv, 1));
+  if (s.stop) return HX_OK;
+  hx_cli_common c;
+  HX_CALL(hx_cli_common_get(&s, &c));
+  HX_CALL(hx_cli_tmop_get(&s, &topt, &tquiet));
+  HX_CALL(hx_cli_quality_get(&s, &qo, &plot));
+  HX_CHECK(s.num_args <= 1, HX_ERR_INPUT, "pebble: one centres file expected, got '%s' and '%s'", s.args[0], s.args[1]);
+  const char *centres = s.num_args ? s.args[0] : NULL;
+  hx_opts_double(&s, "--radius", &radius);
+  hx_opts_double(&s, "--scale", &scale);
+  HX_CALL(timestep_parse("--timestep", hx_opts_str(&s, "--timestep"), &ts_given, &timestep));
+  if (hx_opts_given(&s, "--container")) HX_CALL(container_parse("--container", hx_opts_str(&s, "--container"), &o));
+  hx_opts_double(&s, "--bottom", &o.zlo);
+  hx_opts_double(&s, "--top", &o.zhi);
+  hx_opts_double(&s, "--plane-gap", &o.plane_gap);
+  HX_CALL(parse_pair("--inlet", hx_opts_str(&s, "--inlet"), &o.inlet_len, &o.inlet_layers));
+  HX_CALL(parse_pair("--outlet", hx_opts_str(&s, "--outlet"), &o.outlet_len, &o.outlet_layers));
+  hx_opts_int(&s, "--layers", &o.layers);
+  hx_opts_double(&s, "--ratio", &o.ratio);
+  o.contact = hx_opts_choice(&s, "--contact") == 1 ? HX_PEBBLE_GAP : HX_PEBBLE_BRIDGE;
+  hx_opts_double(&s, "--aspect", &o.aspect);
+  quality = hx_opts_given(&s, "--quality") || hx_opts_given(&s, "--plot") || hx_opts_given(&s, "--plot-slice") ||
+            hx_opts_given(&s, "--slice") || hx_opts_given(&s, "--worst") || hx_opts_given(&s, "--quad-points");
+  no_raise = hx_opts_given(&s, "--stream") > 0;
+  hx_opts_double(&s, "--extrude-ratio", &o.extrude_ratio);
+  hx_opts_double(&s, "--first-layer", &o.first_layer);
+  hx_opts_double(&s, "--grade-height", &o.grade_height);
+  hx_opts_double(&s, "--grade-expand", &o.grade_expand);
+  hx_opts_double(&s, "--contact-gap", &o.contact_gap);
+  o.contact_shrink = hx_opts_choice(&s, "--contact-shrink") == 1 ? HX_PEBBLE_SHRINK_UNIFORM : HX_PEBBLE_SHRINK_LOCAL;
+  static const char *const gap_flags[] = {"--contact-gap", "--contact-shrink"};
+  static const char *const bridge_flags[] = {"--bridge", "--bridge-gap", "--wall-gap", "--bridge-fit"};
+  for (int k = 0; k < 2; k++)
+    if (hx_opts_given(&s, gap_flags[k])) gap_flag = gap_flags[k];
+  for (int k = 0; k < 4; k++)
+    if (hx_opts_given(&s, bridge_flags[k])) bridge_flag = bridge_flags[k];
+  hx_opts_double(&s, "--bridge", &o.bridge_frac);
+  hx_opts_double(&s, "--bridge-gap", &o.bridge_gap);
+  hx_opts_double(&s, "--wall-gap", &o.wall_gap);
+  hx_opts_double(&s, "--bridge-fit", &o.bridge_fit);
+  hx_opts_double(&s, "--collapse", &o.collapse);
+  hx_opts_double(&s, "--overlap-tol", &o.overlap_tol);
+  hx_opts_int(&s, "--rings", &o.rings);
+  hx_opts_double(&s, "--ring-gap", &o.ring_gap);
+  hx_opts_double(&s, "--ring-sj", &o.ring_sj);
+  hx_opts_double(&s, "--accept-sj", &o.accept_sj);
+  o.score_nek = hx_opts_choice(&s, "--score") == 1;
+  hx_opts_int(&s, "--split", &o.split);
+  hx_opts_int(&s, "--smooth", &o.smooth);
+  static const int spacing[3] = {-1, 1, 0}; /* auto, volume, linear */
+  o.radial_volume = spacing[hx_opts_choice(&s, "--radial")];
+  o.ring_volume = spacing[hx_opts_choice(&s, "--ring-points")];
+  o.edge_volume = spacing[hx_opts_choice(&s, "--edge-points")];
+  hx_opts_int(&s, "--optimize-order", &opt_order);
+  user_tk = hx_opts_given(&s, "--transfer-keep") > 0;
+  hx_opts_double(&s, "--transfer-keep", &topt.transfer_keep);
+  if (hx_opts_given(&s, "--debug")) HX_CALL(debug_flag(hx_opts_str(&s, "--debug"), &dbg, &o));
+  hx_opts_double(&s, "--assume-memory", &assume_memory);
   HX_CHECK(centres, HX_ERR_INPUT, "pebble: no centres file given (hexpack pebble CENTRES [options] -o OUT)");
   HX_CHECK(!(o.contact == HX_PEBBLE_GAP && bridge_flag), HX_ERR_INPUT,
            "flag %s: a bridge model's parameter, but --contact gap makes no bridge", bridge_flag);
@@ -612,15 +544,16 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     if (!rc && c.optimize) rc = hx_cli_re2_guard_open(m, &c, &guard, &topt);
     if (!rc && c.optimize) {
       if (solve_order < order) {
-        rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, user_qo, tquiet || c.json, c.json, &tr);
+        rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, user_qo, tquiet || c.json, &tr);
         if (!rc && !tr.order) { /* no valid order-P copy: solve at order N */
           if (!user_qo) topt.quad_order = default_quad_order(order);
-          if (hx_comm_rank(comm) == 0 && !c.json)
-            printf("optimize: the order-%d copy folds at its quadrature points; solving at order %d\n", solve_order, order);
+          if (hx_comm_rank(comm) == 0)
+            fprintf(hx_cli_log(), "optimize: the order-%d copy folds at its quadrature points; solving at order %d\n",
+                    solve_order, order);
           solve_order = order;
         }
       }
-      if (!rc && !tr.order) rc = hx_cli_optimize(m, &topt, tquiet || c.json, c.json);
+      if (!rc && !tr.order) rc = hx_cli_optimize(m, &topt, tquiet || c.json, "optimize");
       hx_cli_re2_guard_close(&guard, &topt);
       hx_mesh_check_report rep;
       if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
@@ -642,88 +575,100 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     double v_rel = (vol_mesh - v_model) / v_model;
     const char *contact = o.contact == HX_PEBBLE_GAP ? "gap" : "bridge";
     const char *shrink = o.contact != HX_PEBBLE_GAP ? "none" : o.contact_shrink == HX_PEBBLE_SHRINK_UNIFORM ? "uniform" : "local";
-    if (c.json) {
-      printf("{\"command\": \"pebble\", \"contact\": \"%s\", \"contact_gap\": %g, \"contact_shrink\": \"%s\", "
-             "\"shrunk_spheres\": %d, \"shrink_max\": %.6e, \"shrink_mean\": %.6e, \"volume_container\": %.10e, "
-             "\"volume_spheres\": %.10e, \"volume_fluid_ideal\": %.10e, \"volume_bridges\": %.10e, \"volume_shrink\": %.10e, "
-             "\"volume_fluid_model\": %.10e, \"volume_mesh\": %.10e, \"volume_mesh_rel\": %.3e, ",
-             contact, o.contact == HX_PEBBLE_GAP ? o.contact_gap : 0.0, shrink, (int)st.num_shrunk, st.max_shrink, st.mean_shrink,
-             st.vol_container, st.vol_solid, v_ideal, st.bridge_volume, st.vol_shrink, v_model, vol_mesh, v_rel);
-      printf("\"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
-             "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
-             "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
-             "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, "
-             "\"edge_even_segments\": %d, "
-             "\"aspect\": %g, \"cut_edges\": %d, \"cut_segments\": %d, \"wide_bridges\": %d, \"spread_rings\": %d, "
-             "\"bridge_gap\": %g, \"wall_gap\": %g, "
-             "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
-             "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"keep_aspect\": %g, "
-             "\"transfer_held\": %lld, \"transfer_rounds\": %d, "
-             "\"repair_sj\": %g, \"repair_rings\": %d, \"repair_below_order_n\": %lld, \"repair_after_order_n\": %lld}\n",
-             (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet, per,
-             (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets, (int)st.num_collapsed,
-             (int)st.num_negligible, (int)st.num_dropped_facets, (int)st.num_repaired_facets, st.num_repair_rounds,
-             (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even, o.aspect, (int)st.num_cut_edges,
-             (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap, o.wall_gap, order,
-             m->lazy ? "true" : "false", (long long)num_bad, st.bridge_volume, st.t_diagram, st.t_mesh, t_curve,
-             c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.held,
-             tr.rounds, c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.repair.repair_bad,
-             tr.repair.repair_after);
-    } else {
-      printf("pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
-             (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
-      printf("  diagram: %d facets (%d on walls), %d short edges collapsed (%d of negligible facets), %d facets "
-             "dropped; bridges: %d sphere-sphere (%d overlapping), %d sphere-wall\n",
-             (int)st.num_facets, (int)st.num_wall_facets, (int)st.num_collapsed, (int)st.num_negligible,
-             (int)st.num_dropped_facets, (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
-      if (o.contact == HX_PEBBLE_GAP)
-        printf("  contact: gap %g x d: %d sphere(s) shrunk (%s), radius reduced by up to %.3g %% (mean over the bed "
-               "%.3g %%); no bridge\n",
-               o.contact_gap, (int)st.num_shrunk, shrink, 100 * st.max_shrink, 100 * st.mean_shrink);
-      else
-        printf("  contact: bridge, radius %g x d grown up to %g x the facet's inner radius (at most 0.25 d), pairs "
-               "closer than %g x d, walls %g x d\n",
-               o.bridge_frac, o.bridge_fit, o.bridge_gap, o.wall_gap);
-      printf("  volume: fluid as given %.6g (container %.6g less spheres %.6g); bridges %.4g (%+.3g %%), shrinking "
-             "%.4g (%+.3g %%): model %.6g; mesh %.6g (relative difference %.2e)\n",
-             v_ideal, st.vol_container, st.vol_solid, -st.bridge_volume, -100 * st.bridge_volume / v_ideal, st.vol_shrink,
-             100 * st.vol_shrink / v_ideal, v_model, vol_mesh, v_rel);
-      if (st.num_repaired_facets)
-        printf("  repair: %d facet(s) folded; their vertices' clean-up redone in %d more round(s)\n", (int)st.num_repaired_facets,
-               st.num_repair_rounds);
-      if (st.num_ring_even)
-        printf("  ring points: %d facet(s) kept even spacing on their fan's spokes or on every edge (at order %d "
-               "the volume spacing lowered their worst element)\n",
-               (int)st.num_ring_even, order);
-      if (st.num_edge_even)
-        printf("  edge points: %d boundary edge(s) kept even spacing (at order %d the gap spacing lowered a "
-               "facet's worst element)\n",
-               (int)st.num_edge_even, order);
-      if (o.aspect > 0)
-        printf("  aspect: %d diagram edge(s) cut into more segments (+%d), rings sized for aspect ratio <= %g about "
-               "contacts and near contacts; %d bridge(s) widened, %d near contact(s)' rings spread out to the facet\n",
-               (int)st.num_cut_edges, (int)st.num_cut_segments, o.aspect, (int)st.num_wide_bridges, (int)st.num_spread_rings);
-      if (o.smooth > 0)
-        printf("  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n", (long long)st.num_smoothed_moves,
-               o.smooth);
-      printf("  boundaries:");
-      for (int b = 1; b < m->num_bnames; b++) printf(" %d %s%s", b, m->bnames[b], b + 1 < m->num_bnames ? "," : "\n");
-      printf("  order %d%s: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s %s\n", order,
-             m->lazy ? " (streamed: evaluated a block at a time)" : "", (long long)num_bad, st.t_diagram, st.t_mesh, t_curve,
-             m->lazy ? "check" : "curving");
-      if (tr.order)
-        printf("  optimized at order %d, the moves carried to order %d: %lld element(s) held back in %d round(s); "
-               "%.2f s\n",
-               tr.order, order, tr.held, tr.rounds, tr.seconds);
-      if (tr.order && topt.repair_sj > 0)
-        printf("  --repair %g at order %d: %lld element(s) below it after the transfer, %lld in their patches, %lld "
-               "after %d Newton step(s) in %d pass(es)\n",
-               topt.repair_sj, order, tr.repair.repair_bad, tr.repair.repair_free, tr.repair.repair_after,
-               tr.repair.repair_newton, tr.repair.repair_passes);
-      for (int k = 0; k < c.num_out; k++) printf("wrote %s\n", c.out[k]);
+    {
+      hx_cli_json_add(
+          "\"contact\": \"%s\", \"contact_gap\": %g, \"contact_shrink\": \"%s\", "
+          "\"shrunk_spheres\": %d, \"shrink_max\": %.6e, \"shrink_mean\": %.6e, \"volume_container\": %.10e, "
+          "\"volume_spheres\": %.10e, \"volume_fluid_ideal\": %.10e, \"volume_bridges\": %.10e, \"volume_shrink\": %.10e, "
+          "\"volume_fluid_model\": %.10e, \"volume_mesh\": %.10e, \"volume_mesh_rel\": %.3e",
+          contact, o.contact == HX_PEBBLE_GAP ? o.contact_gap : 0.0, shrink, (int)st.num_shrunk, st.max_shrink, st.mean_shrink,
+          st.vol_container, st.vol_solid, v_ideal, st.bridge_volume, st.vol_shrink, v_model, vol_mesh, v_rel);
+      hx_cli_json_add(
+          "\"spheres\": %d, \"elements\": %lld, \"bulk\": %d, \"inlet\": %d, "
+          "\"outlet\": %d, \"per_pebble_bulk\": %.2f, \"bridges\": %d, \"wall_bridges\": %d, \"overlaps\": %d, "
+          "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
+          "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, "
+          "\"edge_even_segments\": %d, "
+          "\"aspect\": %g, \"cut_edges\": %d, \"cut_segments\": %d, \"wide_bridges\": %d, \"spread_rings\": %d, "
+          "\"bridge_gap\": %g, \"wall_gap\": %g, "
+          "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
+          "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"keep_aspect\": %g, "
+          "\"transfer_held\": %lld, \"transfer_rounds\": %d, "
+          "\"repair_sj\": %g, \"repair_rings\": %d, \"repair_below_order_n\": %lld, \"repair_after_order_n\": %lld",
+          (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet, per,
+          (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets, (int)st.num_collapsed,
+          (int)st.num_negligible, (int)st.num_dropped_facets, (int)st.num_repaired_facets, st.num_repair_rounds,
+          (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even, o.aspect, (int)st.num_cut_edges,
+          (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap, o.wall_gap, order,
+          m->lazy ? "true" : "false", (long long)num_bad, st.bridge_volume, st.t_diagram, st.t_mesh, t_curve,
+          c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.held,
+          tr.rounds, c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.repair.repair_bad,
+          tr.repair.repair_after);
+      hx_cli_json_outputs(&c);
     }
+    FILE *log = hx_cli_log();
+    fprintf(log, "pebble: %d spheres, %lld elements (bulk %d = %.1f per pebble, inlet %d, outlet %d)\n", (int)bed->n,
+            (long long)m->num_elem_global, (int)st.elems_bulk, per, (int)st.elems_inlet, (int)st.elems_outlet);
+    fprintf(log,
+            "  diagram: %d facets (%d on walls), %d short edges collapsed (%d of negligible facets), %d facets "
+            "dropped; bridges: %d sphere-sphere (%d overlapping), %d sphere-wall\n",
+            (int)st.num_facets, (int)st.num_wall_facets, (int)st.num_collapsed, (int)st.num_negligible,
+            (int)st.num_dropped_facets, (int)st.num_bridges, (int)st.num_overlaps, (int)st.num_wall_bridges);
+    if (o.contact == HX_PEBBLE_GAP)
+      fprintf(log,
+              "  contact: gap %g x d: %d sphere(s) shrunk (%s), radius reduced by up to %.3g %% (mean over the bed "
+              "%.3g %%); no bridge\n",
+              o.contact_gap, (int)st.num_shrunk, shrink, 100 * st.max_shrink, 100 * st.mean_shrink);
+    else
+      fprintf(log,
+              "  contact: bridge, radius %g x d grown up to %g x the facet's inner radius (at most 0.25 d), pairs "
+              "closer than %g x d, walls %g x d\n",
+              o.bridge_frac, o.bridge_fit, o.bridge_gap, o.wall_gap);
+    fprintf(log,
+            "  volume: fluid as given %.6g (container %.6g less spheres %.6g); bridges %.4g (%+.3g %%), shrinking "
+            "%.4g (%+.3g %%): model %.6g; mesh %.6g (relative difference %.2e)\n",
+            v_ideal, st.vol_container, st.vol_solid, -st.bridge_volume, -100 * st.bridge_volume / v_ideal, st.vol_shrink,
+            100 * st.vol_shrink / v_ideal, v_model, vol_mesh, v_rel);
+    if (st.num_repaired_facets)
+      fprintf(log, "  repair: %d facet(s) folded; their vertices' clean-up redone in %d more round(s)\n",
+              (int)st.num_repaired_facets, st.num_repair_rounds);
+    if (st.num_ring_even)
+      fprintf(log,
+              "  ring points: %d facet(s) kept even spacing on their fan's spokes or on every edge (at order %d "
+              "the volume spacing lowered their worst element)\n",
+              (int)st.num_ring_even, order);
+    if (st.num_edge_even)
+      fprintf(log,
+              "  edge points: %d boundary edge(s) kept even spacing (at order %d the gap spacing lowered a "
+              "facet's worst element)\n",
+              (int)st.num_edge_even, order);
+    if (o.aspect > 0)
+      fprintf(log,
+              "  aspect: %d diagram edge(s) cut into more segments (+%d), rings sized for aspect ratio <= %g about "
+              "contacts and near contacts; %d bridge(s) widened, %d near contact(s)' rings spread out to the facet\n",
+              (int)st.num_cut_edges, (int)st.num_cut_segments, o.aspect, (int)st.num_wide_bridges, (int)st.num_spread_rings);
+    if (o.smooth > 0)
+      fprintf(log, "  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n",
+              (long long)st.num_smoothed_moves, o.smooth);
+    fprintf(log, "  boundaries:");
+    for (int b = 1; b < m->num_bnames; b++) fprintf(log, " %d %s%s", b, m->bnames[b], b + 1 < m->num_bnames ? "," : "\n");
+    fprintf(log, "  order %d%s: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s %s\n", order,
+            m->lazy ? " (streamed: evaluated a block at a time)" : "", (long long)num_bad, st.t_diagram, st.t_mesh, t_curve,
+            m->lazy ? "check" : "curving");
+    if (tr.order)
+      fprintf(log,
+              "  optimized at order %d, the moves carried to order %d: %lld element(s) held back in %d round(s); "
+              "%.2f s\n",
+              tr.order, order, tr.held, tr.rounds, tr.seconds);
+    if (tr.order && topt.repair_sj > 0)
+      fprintf(log,
+              "  --repair %g at order %d: %lld element(s) below it after the transfer, %lld in their patches, %lld "
+              "after %d Newton step(s) in %d pass(es)\n",
+              topt.repair_sj, order, tr.repair.repair_bad, tr.repair.repair_free, tr.repair.repair_after, tr.repair.repair_newton,
+              tr.repair.repair_passes);
+    for (int k = 0; k < c.num_out; k++) fprintf(log, "wrote %s\n", c.out[k]);
   }
-  if (!rc && quality) rc = hx_cli_quality_report(m, &qo, &plot, c.json, NULL);
+  if (!rc && quality) rc = hx_cli_quality_report(m, &qo, &plot, c.json ? 2 : 0, NULL);
   hx_mesh_destroy(&m);
   hx_pebble_bed_destroy(&bed);
   return rc;

@@ -1,6 +1,7 @@
 /* hexpack quality MESH: the quality report of a mesh file (hx_quality.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hx_basis.h"
@@ -12,66 +13,52 @@
 #include "hx_quality.h"
 #include "hx_slice.h"
 
-static void quality_help(void) {
-  printf("usage: hexpack quality MESH [--json] [--force] [--plot FILE.png|FILE.svg] [--plot-slice FILE]\n"
-         "                         [--slice AXIS=VALUE] [--worst N] [--quad-order Q] [--quad-type gll|gauss]\n"
-         "                         [--quad-points Q] [--validity | --no-validity]\n\n"
-         "  MESH               any format with a reader (by extension)\n\n"
-         "The first line is the verdict: valid, inverted (det J <= 0 somewhere) or broken (the read\n"
-         "checks: non-finite coordinates, faces of three elements, duplicate elements, neighbours that\n"
-         "disagree on a face's nodes, boundary records on interior faces, holes).\n\n"
-         "  --json             print the report as JSON (its first field: \"verdict\")\n"
-         "  --force            report on a mesh the read checks find broken (else refused)\n"
-         "  --plot FILE        a slice through the mesh (see --slice) above histograms of the scaled\n"
-         "                     Jacobians, det J min and aspect ratio (.png or .svg)\n"
-         "  --plot-slice FILE  the slice alone, 800 pixels wide (.png or .svg)\n"
-         "  --slice AXIS=V     the plane of the slice: x=V, y=V or z=V; the curved elements it cuts are\n"
-         "                     drawn coloured by scaled Jacobian; default z at the middle of the mesh\n"
-         "  --worst N          list the N worst elements (by scaled Jacobian), default 10\n"
-         "  --quad-order Q     quadrature exact for order Q (MFEM's -qo), default 8\n"
-         "  --quad-type T      gll (default, MFEM -qt 1) or gauss (MFEM -qt 0)\n"
-         "  --quad-points Q    points per direction (overrides --quad-order)\n"
-         "  --validity         prove det J > 0 on whole elements (Bernstein bound): the line\n"
-         "                     'valid: proven | not proven | invalid' and its JSON fields; on by default up\n"
-         "                     to order 4 (its cost grows as p^6: at order 7 about ten times the rest)\n"
-         "  --no-validity      leave the proof out at every order\n");
+static int picture_check(const char *flag, const char *path);
+
+static int slice_check(const char *flag, const char *v) {
+  int axis, mid;
+  double at;
+  return hx_slice_parse(flag, v, &axis, &at, &mid);
 }
 
-/* Parse the quality flags shared by quality, demo and pebble; 1 consumed, 0 not ours. */
-int hx_cli_quality_flag(int argc, char **argv, int *i, hx_quality_opts *o, hx_cli_plot *plot) {
-  const char *a = argv[*i], *v = NULL;
-  if (!strcmp(a, "--plot")) {
-    return hx_cli_value(argc, argv, i, &plot->path) ? -1 : 1;
-  }
-  if (!strcmp(a, "--plot-slice")) {
-    return hx_cli_value(argc, argv, i, &plot->slice_path) ? -1 : 1;
-  }
-  if (!strcmp(a, "--slice")) {
-    return hx_cli_value(argc, argv, i, &plot->slice) ? -1 : 1;
-  }
-  if (!strcmp(a, "--worst")) {
-    if (hx_cli_value(argc, argv, i, &v) || hx_cli_int("--worst", v, 0, 100000000, &o->num_worst)) return -1;
-    return 1;
-  }
-  if (!strcmp(a, "--quad-order")) {
-    if (hx_cli_value(argc, argv, i, &v) || hx_cli_int("--quad-order", v, 0, 2 * HX_MAX_Q - 3, &o->quad_order)) return -1;
-    return 1;
-  }
-  if (!strcmp(a, "--quad-points")) {
-    if (hx_cli_value(argc, argv, i, &v) || hx_cli_int("--quad-points", v, 1, HX_MAX_Q, &o->quad_points)) return -1;
-    return 1;
-  }
-  if (!strcmp(a, "--quad-type")) {
-    if (hx_cli_value(argc, argv, i, &v)) return -1;
-    if (!strcmp(v, "gll")) o->quad_type = HX_QUAD_GLL;
-    else if (!strcmp(v, "gauss")) o->quad_type = HX_QUAD_GL;
-    else {
-      HX_ERROR(HX_ERR_INPUT, "flag --quad-type expects gll or gauss, got '%s'", v);
-      return -1;
-    }
-    return 1;
-  }
-  return 0;
+const hx_opt hx_cli_quality_table[] = {
+    HX_STR("--plot", "FILE", NULL, 0,
+           "draw a slice through the mesh (--slice) above histograms of the scaled Jacobians, det J and aspect ratio "
+           "(.png or .svg)",
+           picture_check),
+    HX_STR("--plot-slice", "FILE", NULL, 0, "draw the slice alone, 800 pixels wide (.png or .svg)", picture_check),
+    HX_STR("--slice", "AXIS=V", "auto", 0,
+           "the plane of the slice: x=V, y=V or z=V, its curved elements coloured by scaled Jacobian (auto: z at the middle)",
+           slice_check),
+    HX_INT("--worst", "N", "10", 0, 100000000, 0, "list the N worst elements (by scaled Jacobian)"),
+    HX_INT("--quad-order", "Q", "8", 0, 2 * HX_MAX_Q - 3, HX_OPT_EXPERT, "quadrature exact for order Q (MFEM's -qo)"),
+    HX_CHOICE("--quad-type", "gll|gauss", "gll", HX_OPT_EXPERT, "quadrature points: Gauss-Lobatto (MFEM -qt 1) or Gauss (-qt 0)"),
+    HX_INT("--quad-points", "Q", NULL, 1, HX_MAX_Q, HX_OPT_EXPERT,
+           "quadrature points per direction (default: from --quad-order)"),
+    {0},
+};
+
+/* whether the row of name in s is the one of table (not another table's row of the same name) */
+static int row_from(const hx_optset *s, const char *name, const hx_opt *table) {
+  const hx_opt *r = NULL, *t = NULL;
+  for (int k = 0; k < s->num; k++)
+    if (!strcmp(s->opt[k].name, name)) r = &s->opt[k];
+  for (const hx_opt *q = table; q->name; q++)
+    if (!strcmp(q->name, name)) t = q;
+  return r && t && r->type == t->type && r->lo == t->lo && r->hi == t->hi && r->choices == t->choices;
+}
+
+int hx_cli_quality_get(const hx_optset *s, hx_quality_opts *o, hx_cli_plot *plot) {
+  plot->path = hx_opts_str(s, "--plot");
+  plot->slice_path = hx_opts_str(s, "--plot-slice");
+  const char *slice = hx_opts_str(s, "--slice");
+  plot->slice = slice && strcmp(slice, "auto") ? slice : NULL;
+  hx_opts_int(s, "--worst", &o->num_worst);
+  if (row_from(s, "--quad-order", hx_cli_quality_table)) hx_opts_int(s, "--quad-order", &o->quad_order);
+  if (row_from(s, "--quad-points", hx_cli_quality_table)) hx_opts_int(s, "--quad-points", &o->quad_points);
+  if (row_from(s, "--quad-type", hx_cli_quality_table))
+    o->quad_type = hx_opts_choice(s, "--quad-type") == 1 ? HX_QUAD_GL : HX_QUAD_GLL;
+  return HX_OK;
 }
 
 static int picture_check(const char *flag, const char *path) {
@@ -174,54 +161,66 @@ int hx_cli_quality_report(const hx_mesh *m, const hx_quality_opts *o, const hx_c
   }
   char vline[400] = "";
   if (rc == HX_OK && chk) r.verdict = verdict(&r, chk, vline, sizeof vline);
-  if (rc == HX_OK && hx_comm_rank(m->comm) == 0) {
-    if (!json && chk) printf("%s\n", vline);
-    if (json) hx_quality_json(&r, stdout);
-    else hx_quality_print(&r, stdout);
-    if (plot->path && !json) printf("wrote %s\n", plot->path);
-    if (plot->slice_path && !json) printf("wrote %s\n", plot->slice_path);
+  if (rc == HX_OK && json) {
+    /* the report's members: in the document itself (quality) or under "quality" (demo, pebble) */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&buf, &len);
+    if (mem) {
+      hx_quality_json(&r, mem);
+      fclose(mem);
+      char *lo = strchr(buf, '{'), *hi = strrchr(buf, '}');
+      if (json == 2) hx_cli_json_open("quality");
+      if (lo && hi && hi > lo + 1) hx_cli_json_add("%.*s", (int)(hi - lo - 1), lo + 1);
+      if (json == 2) hx_cli_json_close();
+      free(buf);
+    }
+    if (plot->path) hx_cli_json_string(hx_cli_json_key("plot"), plot->path);
+    if (plot->slice_path) hx_cli_json_string(hx_cli_json_key("plot_slice"), plot->slice_path);
+  }
+  if (rc == HX_OK && hx_comm_rank(m->comm) == 0 && !json) {
+    if (chk) printf("%s\n", vline);
+    hx_quality_print(&r, stdout);
+    if (plot->path) printf("wrote %s\n", plot->path);
+    if (plot->slice_path) printf("wrote %s\n", plot->slice_path);
   }
   if (have_r) hx_quality_report_free(&r);
   hx_free(&q);
   return rc;
 }
 
+static const hx_opt quality_table[] = {
+    HX_FLAG("--force", 0, "report on a mesh the read checks find broken (else refused)"),
+    HX_FLAG("--validity", 0, "prove det J > 0 on whole elements by the Bernstein bound (default: up to order 4)"),
+    HX_FLAG("--no-validity", 0, "leave the proof out at every order"),
+    {0},
+};
+
+void hx_cmd_quality_opts(hx_optset *s) {
+  hx_opts_init(s, "quality", "quality MESH [options]",
+               "The quality report of a mesh file (any format with a reader). The first line is the verdict: valid,\n"
+               "inverted (det J <= 0 somewhere) or broken (the read checks: non-finite coordinates, faces of three\n"
+               "elements, duplicate elements, neighbours that disagree on a face's nodes, boundary records on interior\n"
+               "faces, holes); then det J, the scaled Jacobians and the aspect ratio, and the worst elements.");
+  hx_opts_add(s, quality_table);
+  hx_opts_add(s, hx_cli_quality_table);
+}
+
 int hx_cmd_quality(hx_comm comm, int argc, char **argv) {
+  hx_optset s;
+  hx_cmd_quality_opts(&s);
+  HX_CALL(hx_opts_parse(&s, argc, argv, 1));
+  if (s.stop) return HX_OK;
   hx_quality_opts o;
   hx_quality_opts_default(&o);
-  o.validity = -1; /* by the mesh's order */
-  const char *path = NULL;
   hx_cli_plot plot = {0};
-  int json = 0, force = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      quality_help();
-      return HX_OK;
-    }
-    if (!strcmp(a, "--json")) {
-      json = 1;
-      continue;
-    }
-    if (!strcmp(a, "--force")) {
-      force = 1;
-      continue;
-    }
-    if (!strcmp(a, "--no-validity") || !strcmp(a, "--validity")) {
-      o.validity = a[2] == 'v';
-      continue;
-    }
-    if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-      hx_set_verbosity(hx_verbosity() + 1);
-      continue;
-    }
-    int r = hx_cli_quality_flag(argc, argv, &i, &o, &plot);
-    if (r < 0) return HX_ERR_INPUT;
-    if (r > 0) continue;
-    if (a[0] == '-' && a[1]) return hx_cli_unknown_flag("quality", a);
-    HX_CHECK(!path, HX_ERR_INPUT, "quality takes one mesh file, got '%s' and '%s'", path, a);
-    path = a;
-  }
+  HX_CALL(hx_cli_quality_get(&s, &o, &plot));
+  int json = hx_opts_given(&s, "--json") > 0, force = hx_opts_given(&s, "--force") > 0;
+  /* --validity and --no-validity: the later one wins; neither: by the mesh's order */
+  int wv = hx_opts_where(&s, "--validity"), wn = hx_opts_where(&s, "--no-validity");
+  o.validity = wv || wn ? wv > wn : -1;
+  HX_CHECK(s.num_args <= 1, HX_ERR_INPUT, "quality takes one mesh file, got '%s' and '%s'", s.args[0], s.args[1]);
+  const char *path = s.num_args ? s.args[0] : NULL;
   HX_CHECK(path, HX_ERR_INPUT, "quality needs a mesh file: hexpack quality MESH");
   HX_CALL(hx_cli_plot_check(&plot));
   hx_mesh *m = NULL;
