@@ -33,11 +33,12 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 fail=0
 
-# Strip what changes from run to run: timings, memory, thread counts.
+# Strip what changes from run to run: timings, memory, thread counts, and the run's own temporary
+# folder in the paths that --json echoes.
 norm_json() {
-  /usr/bin/python3 - "$1" << 'EOF'
+  /usr/bin/python3 - "$1" "$dir" << 'EOF'
 import json, re, sys
-txt = open(sys.argv[1]).read()
+txt = open(sys.argv[1]).read().replace(sys.argv[2], 'DIR')
 drop = re.compile(r'^(time|wall|peak_rss|rss|threads|seconds)|_(s|ms|time|seconds|mb|rss)$')
 def clean(v):
     if isinstance(v, dict):
