@@ -217,9 +217,10 @@ double pb_column_q(const builder *bd, const facet *F, hx_lid qi, int side, int f
             double t = sg[jj][ii][lay + h];
             for (int k = 0; k < 3; k++) P[3 * (v + 4 * h) + k] = Y[jj][ii][k] + t * (X[jj][ii][k] - Y[jj][ii][k]);
           }
-        double q = pb_min_corner_sj(P, cn), lo, hi;
-        pb_corner_det_range(P, cn, &lo, &hi);
-        dlo = fmin(dlo, lo), dhi = fmax(dhi, hi);
+        double q, lo, hi;
+        pb_corner_quality(P, cn, &q, &lo, &hi);
+        if (lo < dlo) dlo = lo;
+        if (hi > dhi) dhi = hi;
         if (!(q > -1)) q = -1; /* NaN */
         if (q < worst) worst = q;
       }
@@ -403,7 +404,8 @@ double pb_quad_aspect_est(const builder *bd, const facet *F, hx_lid qi) {
   double lo = INFINITY, hi = 0; /* the quad's own edges (a wall facet's, on the wall) */
   for (int v = 0; v < 4; v++) {
     double l = dist3(bd->X + 3 * Q->x[v], bd->X + 3 * Q->x[(v + 1) % 4]);
-    hi = fmax(hi, l), lo = fmin(lo, l);
+    if (l > hi) hi = l; /* a NaN skipped, as fmin / fmax do */
+    if (l < lo) lo = l;
   }
   double worst = hi / fmax(lo, 1e-300);
   for (int side = 0; side < 2; side++) {
@@ -432,11 +434,13 @@ double pb_quad_aspect_est(const builder *bd, const facet *F, hx_lid qi) {
       for (int t = 0; t < 2; t++)
         for (int v = 0; v < 4; v++) {
           double l = dist3(lev[(k - t) & 1][v], lev[(k - t) & 1][(v + 1) % 4]);
-          elo = fmin(elo, l), ehi = fmax(ehi, l);
+          if (l < elo) elo = l;
+          if (l > ehi) ehi = l;
         }
       for (int v = 0; v < 4; v++) {
         double l = (fr[v][k] - fr[v][k - 1]) * h[v];
-        elo = fmin(elo, l), ehi = fmax(ehi, l);
+        if (l < elo) elo = l;
+        if (l > ehi) ehi = l;
       }
       worst = fmax(worst, ehi / fmax(elo, 1e-300));
     }
