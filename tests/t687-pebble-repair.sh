@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t687: beds whose diagram clean-up leaves a facet that no tessellation variant sweeps without
-# folding, kept from the beds where they were found (docs/benchmarks.md, "Local repair"):
+# folding, kept from the beds where they were found (docs/pebble.md, "Local repair"):
 #   pebble-near-contact-offplane  a vertex collapsed 0.07 d off a near contact's plane (18 linear
 #                                 elements inverted before the repair);
 #   pebble-poly-seed23            a warped triangle facet at the wall (3 inverted before);
