@@ -44,6 +44,7 @@ typedef struct re2_ctx {
   int *bmap; /* boundary id -> 1..n */
   int nb;
   double gll[HX_MAX_ND];
+  double gll_den[HX_MAX_ND]; /* the Lagrange basis' denominators prod_b (x_a - x_b) at gll */
   int force;
   int nchk, chk_nd[2]; /* the check: Nek's rule at chk_nd GLL points per direction */
   double chk_g[2][HX_MAX_ND], chk_G[2][HX_MAX_ND * HX_MAX_ND];
@@ -59,6 +60,17 @@ enum { RE2_SET_A, RE2_SET_B, RE2_SET_C, RE2_SET_D, RE2_SET_NONE, RE2_SET_PLAIN }
 static void corner_xyz(const hx_mesh *v, hx_lid e, int s, double X[3]) {
   int c = RE2_PRE[s];
   for (int d = 0; d < 3; d++) X[d] = hx_mesh_elem_x(v, e, d)[hx_corner_lex(v->nd, c)];
+}
+
+/* the Lagrange basis at gll, phi[a] = prod_b (t - x_b) / den[a]: hx_lagrange_eval's products
+   in its order (the same bits), the denominators computed once */
+static void lagrange_phi(int nd, const double *x, const double *den, double t, double *phi) {
+  for (int a = 0; a < nd; a++) {
+    double num = 1.0;
+    for (int b = 0; b < nd; b++)
+      if (b != a) num *= t - x[b];
+    phi[a] = num / den[a];
+  }
 }
 
 /* the point of edge (a, b) (preprocessor corners, 1-based) of element e over the middle of
@@ -79,7 +91,7 @@ static void edge_mid(const re2_ctx *c, const hx_mesh *v, hx_lid e, int a, int b,
   double lo = 0, hi = 1;
   for (int it = 0; it < 52; it++) {
     double tm = 0.5 * (lo + hi), proj = 0;
-    hx_lagrange_eval(nd, c->gll, tm, phi, NULL);
+    lagrange_phi(nd, c->gll, c->gll_den, tm, phi);
     for (int d = 0; d < 3; d++) {
       M[d] = 0;
       for (int t = 0; t < nd; t++) M[d] += phi[t] * E[t][d];
@@ -90,11 +102,17 @@ static void edge_mid(const re2_ctx *c, const hx_mesh *v, hx_lid e, int a, int b,
   }
 }
 
+/* the edge midpoints of one element, each found once (elem_curves_set asks for them per set) */
+typedef struct edge_mids {
+  double M[13][3];
+  unsigned char have[13];
+} edge_mids;
+
 /* Curves of element e of block view v with the surface indices bsurf[6] of its faces
    (-1: none), with 's' (use_s) and 'C' (use_c) where they apply. Returns the count; *lost:
    edge curves that lost their slot to an 's'. */
 static int elem_curves_set(const re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bsurf, int use_s, int use_c,
-                           re2_curve *out, int *lost) {
+                           re2_curve *out, int *lost, edge_mids *em) {
   int n = 0, used[13] = {0};
   *lost = 0;
   int nd = v->nd;
@@ -161,7 +179,8 @@ static int elem_curves_set(const re2_ctx *c, const hx_mesh *v, hx_lid e, const i
     double P1[3], P2[3], M[3];
     corner_xyz(v, e, a - 1, P1);
     corner_xyz(v, e, b - 1, P2);
-    edge_mid(c, v, e, a, b, M);
+    if (!em->have[q]) edge_mid(c, v, e, a, b, em->M[q]), em->have[q] = 1;
+    memcpy(M, em->M[q], sizeof M);
     double len2 = 0, dev2 = 0;
     for (int d = 0; d < 3; d++) {
       len2 += (P2[d] - P1[d]) * (P2[d] - P1[d]);
@@ -260,11 +279,13 @@ static int elem_choose(const re2_ctx *c, const hx_mesh *v, hx_lid e, const int32
     has_s |= sf->type == HX_SURF_SPHERE;
     has_c |= sf->type == HX_SURF_CYLINDER && fabs(fabs(sf->n[2]) - 1) < 1e-12;
   }
-  n = elem_curves_set(c, v, e, bsurf, 1, 1, out, &lost);
+  edge_mids em;
+  memset(em.have, 0, sizeof em.have);
+  n = elem_curves_set(c, v, e, bsurf, 1, 1, out, &lost, &em);
   if (n == 0) return RE2_SET_PLAIN;
   if (!lost && nek_valid(c, v, e, out, n)) return RE2_SET_A;
-  if (has_s && (n = elem_curves_set(c, v, e, bsurf, 0, 1, out, &lost)) && nek_valid(c, v, e, out, n)) return RE2_SET_B;
-  if (has_c && (n = elem_curves_set(c, v, e, bsurf, 0, 0, out, &lost)) && nek_valid(c, v, e, out, n)) return RE2_SET_C;
+  if (has_s && (n = elem_curves_set(c, v, e, bsurf, 0, 1, out, &lost, &em)) && nek_valid(c, v, e, out, n)) return RE2_SET_B;
+  if (has_c && (n = elem_curves_set(c, v, e, bsurf, 0, 0, out, &lost, &em)) && nek_valid(c, v, e, out, n)) return RE2_SET_C;
   if (nek_valid(c, v, e, out, 0)) return RE2_SET_D;
   return RE2_SET_NONE;
 }
@@ -272,12 +293,14 @@ static int elem_choose(const re2_ctx *c, const hx_mesh *v, hx_lid e, const int32
 /* the curves of set `set` for element e; returns the count */
 static int elem_curves(const re2_ctx *c, const hx_mesh *v, hx_lid e, const int32_t *bsurf, int set, re2_curve *out) {
   int lost;
+  edge_mids em;
+  memset(em.have, 0, sizeof em.have);
   switch (set) {
-  case RE2_SET_B: return elem_curves_set(c, v, e, bsurf, 0, 1, out, &lost);
-  case RE2_SET_C: return elem_curves_set(c, v, e, bsurf, 0, 0, out, &lost);
+  case RE2_SET_B: return elem_curves_set(c, v, e, bsurf, 0, 1, out, &lost, &em);
+  case RE2_SET_C: return elem_curves_set(c, v, e, bsurf, 0, 0, out, &lost, &em);
   case RE2_SET_D:
   case RE2_SET_PLAIN: return 0;
-  default: return elem_curves_set(c, v, e, bsurf, 1, 1, out, &lost);
+  default: return elem_curves_set(c, v, e, bsurf, 1, 1, out, &lost, &em);
   }
 }
 
@@ -669,6 +692,11 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force,
 static int check_setup(re2_ctx *c, int order) {
   double w[HX_MAX_ND];
   HX_CALL(hx_gll(order + 1, c->gll, w));
+  for (int a = 0; a <= order; a++) {
+    c->gll_den[a] = 1.0;
+    for (int b = 0; b <= order; b++)
+      if (b != a) c->gll_den[a] *= c->gll[a] - c->gll[b];
+  }
   c->nchk = order >= 2 ? 1 : 2;
   c->chk_nd[0] = order >= 2 ? order + 1 : 4, c->chk_nd[1] = 8;
   for (int h = 0; h < c->nchk; h++) {
