@@ -41,12 +41,15 @@ static double chord_clearance(const builder *bd, const facet *F, hx_lid qi) {
    with 10 sweeps unguarded, 0 / 7 / 17 guarded, the worst element 0.106 unguarded, 0.195
    guarded (the 300-sphere poured cylinder: 0 / 14 / 0 at 0.173, 0 / 10 / 2 at 0.212;
    H200). */
-static double smooth_quad_q(const builder *bd, const facet *F, hx_lid qi) {
+static double smooth_quad_q(const builder *bd, const facet *F, hx_lid qi, double stop) {
+  /* stop: a trial move is kept only where every quad's value exceeds it, so the evaluation
+     ends once the value is down to it (some value <= stop: the same decision as the exact one) */
   double w = 1;
   for (int side = 0; side < 2; side++) {
     if (bd->smask[side ? F->b : F->a]) break;
-    w = pb_column_q(bd, F, qi, side, 3, w, -INFINITY);
+    w = pb_column_q(bd, F, qi, side, 3, w, stop);
     if (w < -1.5) return -1;
+    if (w <= stop) return w;
     if (w > 0 && !pb_column_linear_ok(bd, F, qi, side)) return 0;
   }
   return w;
@@ -100,7 +103,7 @@ int pb_smooth_facets(builder *bd, int sweeps, hx_pebble_stats *st) {
     if (!nn) continue;
     double fq = 1;
     for (int j = 0; j < F->nq; j++) {
-      qq[j] = smooth_quad_q(bd, F, F->q0 + j), fq = fmin(fq, qq[j]);
+      qq[j] = smooth_quad_q(bd, F, F->q0 + j, -INFINITY), fq = fmin(fq, qq[j]);
       clr[j] = fmin(1.25, chord_clearance(bd, F, F->q0 + j));
       asp[j] = o->aspect > 0 ? pb_quad_aspect_est(bd, F, F->q0 + j) : 0;
     }
@@ -125,7 +128,7 @@ int pb_smooth_facets(builder *bd, int sweeps, hx_pebble_stats *st) {
               mn = -INFINITY;
               break;
             }
-            qn[i] = smooth_quad_q(bd, F, F->q0 + inc[t][i]);
+            qn[i] = smooth_quad_q(bd, F, F->q0 + inc[t][i], fmax(cur + 1e-9, best));
             mn = fmin(mn, qn[i]);
             /* and none of the node's quads taken from SMOOTH_GOOD or more to below it, nor
                (--aspect A) to an estimated aspect ratio above max(ASPECT_EST_MARGIN A, its value) */
