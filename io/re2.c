@@ -627,6 +627,8 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force,
   opened = rc == HX_OK;
   int32_t *ids = NULL;
   if (rc == HX_OK) rc = hx_malloc((size_t)(src.block > 0 ? src.block : 1) * sizeof *ids, &ids);
+  hx_progress prog;
+  hx_progress_start(&prog, "writing the field file", m->num_elem);
   for (hx_lid e0 = 0; rc == HX_OK && e0 < m->num_elem; e0 += src.block) {
     hx_lid cnt = m->num_elem - e0 < src.block ? m->num_elem - e0 : src.block;
     const hx_mesh *v;
@@ -642,7 +644,9 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force,
       for (hx_lid e = 0; e < cnt; e++) s += re2_field_sum(v->x + (size_t)e * 3 * npe, 3 * npe, (uint64_t)(g0 + e) * 3 * npe);
       local += s;
     }
+    hx_progress_update(&prog, e0 + cnt);
   }
+  hx_progress_finish(&prog);
   hx_free(&ids);
   if (opened) hx_elemsrc_close(&src);
   if (rank != 0 && fd >= 0) close(fd);

@@ -598,7 +598,14 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
   if (!rc) rc = hx_mesh_create(comm, 1, cape, &m);
   sweep_out w = {bd->plan->o, bed, m, 0, NULL, 0, 0, Xl, 0, nfacetnodes, stamp, colbase, einfo, &P, c_lo, L, NE, debug};
   /* sweep of this rank's sphere cells */
-  for (hx_lid a = c_lo; a < c_hi && a < bed->n && !rc; a++) rc = sweep_cell(bd, &w, a);
+  hx_progress prog;
+  hx_lid a_hi = c_hi < bed->n ? c_hi : bed->n;
+  hx_progress_start(&prog, "sweep", a_hi > c_lo ? a_hi - c_lo : 0);
+  for (hx_lid a = c_lo; a < a_hi && !rc; a++) {
+    rc = sweep_cell(bd, &w, a);
+    hx_progress_update(&prog, a + 1 - c_lo);
+  }
+  hx_progress_finish(&prog);
   /* extrusion of the plane facets (pseudo-cells n, n+1) */
   for (int k = 0; k < 2 && !rc; k++) {
     hx_lid c = bed->n + k;
