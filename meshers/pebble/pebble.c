@@ -669,6 +669,20 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
   return HX_OK;
 }
 
+void hx_pebble_opts_lower(const hx_pebble_opts *o, int P, int attempt, hx_pebble_opts *out) {
+  int N = o->order;
+  *out = *o;
+  out->order = P;
+  out->lazy = 0;
+  if (attempt == 0) {
+    out->map_order = N;
+  } else {
+    int *f[3] = {&out->radial_volume, &out->ring_volume, &out->edge_volume};
+    for (int k = 0; k < 3; k++)
+      if (*f[k] < 0) *f[k] = N >= 3;
+  }
+}
+
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed_in, const hx_pebble_opts *o_in, hx_mesh **out,
                      hx_pebble_stats *stats) {
   *out = NULL;
