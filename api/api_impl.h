@@ -103,10 +103,3 @@ void api_tmop_pebble_defaults(hx_tmop_opts *o);
 int api_pebble_optimize(hexpack_mesh *hm, api_run *r);
 /** The optimize command's (and box --optimize's) solve of hm->m with r's options (a box: then hx_mesh_check). */
 int api_generic_optimize(hexpack_mesh *hm, api_run *r);
-/** The .re2 writer's rule as the optimizer's hold-back (o->elem_ok) for mesh m; close after. */
-typedef struct api_re2_guard {
-  hx_re2_rule *rule;
-  int32_t *bsurf; /* [num_elem][6] surface index of each face, -1 */
-} api_re2_guard;
-int api_re2_guard_open(const hx_mesh *m, api_re2_guard *g, hx_tmop_opts *o);
-void api_re2_guard_close(api_re2_guard *g, hx_tmop_opts *o);

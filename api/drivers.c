@@ -58,85 +58,33 @@ void api_run_defaults(api_run *r, int op, int kind) {
   r->re2_guard = 1;
 }
 
-static int re2_guard_ok(void *ctx, hx_lid e, const double *xe) {
-  const api_re2_guard *g = ctx;
-  return hx_re2_rule_ok(g->rule, xe, g->bsurf + (size_t)e * 6);
-}
-
-int api_re2_guard_open(const hx_mesh *m, api_re2_guard *g, hx_tmop_opts *o) {
-  memset(g, 0, sizeof *g);
-  HX_CALL(hx_malloc(((size_t)m->num_elem * 6 + 1) * sizeof *g->bsurf, &g->bsurf));
-  for (size_t i = 0; i < (size_t)m->num_elem * 6; i++) g->bsurf[i] = -1;
-  for (hx_lid k = 0; k < m->num_faces; k++) g->bsurf[(size_t)m->faces[k].elem * 6 + m->faces[k].face] = m->faces[k].surf;
-  int rc = hx_re2_rule_create(m, &g->rule);
-  if (rc) {
-    hx_free(&g->bsurf);
-    return rc;
-  }
-  o->elem_ok = re2_guard_ok;
-  o->elem_ok_ctx = g;
-  return HX_OK;
-}
-
-void api_re2_guard_close(api_re2_guard *g, hx_tmop_opts *o) {
-  hx_re2_rule_destroy(&g->rule);
-  hx_free(&g->bsurf);
-  o->elem_ok = NULL;
-  o->elem_ok_ctx = NULL;
-}
-
 /* the pebble optimizer's quadrature at order P: -qo 2P - 2 (the GLL nodes) from order 5, else 8 */
 static int default_quad_order(int P) { return 2 * P - 2 > 8 ? 2 * P - 2 : 8; }
 
+/* the order-P copy of the bed (hx_tmop_lower_order's callback) */
+typedef struct lower_ctx {
+  const hexpack_mesh *hm;
+  int P;
+} lower_ctx;
+
+static int lower_copy(void *ctx, int attempt, hx_mesh **lo) {
+  const lower_ctx *l = ctx;
+  hx_pebble_opts op;
+  hx_pebble_stats st;
+  hx_pebble_opts_lower(&l->hm->po, l->P, attempt, &op);
+  return hx_mesher_pebble(l->hm->m->comm, l->hm->bed, &op, lo, &st);
+}
+
 /* The solve at order P < N: the bed meshed at order P by the order-N mesh's own map (a second
    attempt with the order-P mesher's own spacings where that copy folds at the quadrature points),
-   solved, its moves carried to m, then the elements left below repair_sj solved again at order N.
-   *done = 0 when both copies fold: the caller solves at order N. */
+   solved, its moves carried to m, then the elements left below repair_sj solved again at order N
+   (hx_tmop_lower_order). *done = 0 when both copies fold: the caller solves at order N. */
 static int optimize_at_order(const hexpack_mesh *hm, hx_mesh *m, int P, hx_tmop_opts *topt, int user_qo, int *done) {
-  int N = hm->po.order;
-  *done = 0;
-  for (int attempt = 0; attempt < 2; attempt++) {
-    hx_pebble_opts op = hm->po;
-    op.order = P;
-    op.lazy = 0;
-    if (attempt == 0) {
-      op.map_order = N;
-    } else {
-      int *f[3] = {&op.radial_volume, &op.ring_volume, &op.edge_volume};
-      for (int k = 0; k < 3; k++)
-        if (*f[k] < 0) *f[k] = N >= 3;
-    }
-    hx_pebble_stats st;
-    hx_mesh *lo = NULL;
-    double *x0 = NULL;
-    HX_CALL(hx_mesher_pebble(m->comm, hm->bed, &op, &lo, &st));
-    size_t n = (size_t)lo->num_elem * 3 * (size_t)hx_mesh_nodes_per_elem(lo);
-    int rc = hx_malloc((n + 1) * sizeof *x0, &x0);
-    if (!rc) memcpy(x0, lo->x, n * sizeof *x0);
-    hx_tmop_opts lo_opt = *topt; /* the .re2 rule is for the order-N mesh */
-    lo_opt.elem_ok = NULL, lo_opt.elem_ok_ctx = NULL;
-    hx_tmop_result res;
-    if (!rc) rc = hx_tmop_optimize(lo, &lo_opt, &res);
-    if (rc == HX_ERR_INVALID_MESH) { /* the copy folds at the quadrature points: next attempt */
-      hx_error_clear();
-      hx_free(&x0);
-      hx_mesh_destroy(&lo);
-      continue;
-    }
-    long long held = 0;
-    int rounds = 0;
-    if (!rc) rc = hx_tmop_transfer(m, lo, x0, topt, &held, &rounds);
-    if (!rc) *done = 1;
-    if (!rc && topt->repair_sj > 0) {
-      hx_tmop_opts ro = *topt;
-      if (!user_qo) ro.quad_order = default_quad_order(N);
-      rc = hx_tmop_repair(m, &ro, &res);
-    }
-    hx_free(&x0);
-    hx_mesh_destroy(&lo);
-    return rc;
-  }
-  return HX_OK;
+  lower_ctx l = {hm, P};
+  hx_tmop_lower r;
+  int rc = hx_tmop_lower_order(m, topt, user_qo ? 0 : default_quad_order(hm->po.order), lower_copy, NULL, &l, &r);
+  *done = !rc && r.order > 0;
+  return rc;
 }
 
 int api_pebble_optimize(hexpack_mesh *hm, api_run *r) {
@@ -151,15 +99,15 @@ int api_pebble_optimize(hexpack_mesh *hm, api_run *r) {
   int solve_order = r->opt_order ? r->opt_order : order > 3 ? 3 : order, user_qo = topt->quad_order != 0;
   if (!topt->quad_order) topt->quad_order = default_quad_order(solve_order);
   topt->log = r->verbose ? stderr : NULL;
-  api_re2_guard guard = {0};
-  int rc = r->re2_guard ? api_re2_guard_open(m, &guard, topt) : HX_OK, done = 0;
+  hx_re2_guard guard = {0};
+  int rc = r->re2_guard ? hx_re2_guard_open(m, &guard, &topt->elem_ok, &topt->elem_ok_ctx) : HX_OK, done = 0;
   if (!rc && solve_order < order) {
     rc = optimize_at_order(hm, m, solve_order, topt, user_qo, &done);
     if (!rc && !done && !user_qo) topt->quad_order = default_quad_order(order); /* no valid order-P copy: at order N */
   }
   hx_tmop_result res;
   if (!rc && !done) rc = hx_tmop_optimize(m, topt, &res);
-  if (r->re2_guard) api_re2_guard_close(&guard, topt);
+  if (r->re2_guard) hx_re2_guard_close(&guard, &topt->elem_ok, &topt->elem_ok_ctx);
   hx_mesh_check_report rep;
   if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
   return rc;
@@ -169,11 +117,11 @@ int api_generic_optimize(hexpack_mesh *hm, api_run *r) {
   hx_mesh *m = hm->m;
   HX_CHECK(!m->lazy, HX_ERR_INPUT, "optimize: needs the whole order-N mesh, not a streamed one (option stream)");
   r->to.log = r->verbose ? stderr : NULL;
-  api_re2_guard guard = {0};
-  int rc = r->re2_guard ? api_re2_guard_open(m, &guard, &r->to) : HX_OK;
+  hx_re2_guard guard = {0};
+  int rc = r->re2_guard ? hx_re2_guard_open(m, &guard, &r->to.elem_ok, &r->to.elem_ok_ctx) : HX_OK;
   hx_tmop_result res;
   if (!rc) rc = hx_tmop_optimize(m, &r->to, &res);
-  if (r->re2_guard) api_re2_guard_close(&guard, &r->to);
+  if (r->re2_guard) hx_re2_guard_close(&guard, &r->to.elem_ok, &r->to.elem_ok_ctx);
   /* box and rods --optimize check the result again (and their writers then skip their check);
      optimize leaves that to the writers */
   int own = hm->kind == API_KIND_BOX || hm->kind == API_KIND_RODS;

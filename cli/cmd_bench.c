@@ -432,7 +432,7 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
 
 int hx_cmd_bench(hx_comm comm, int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    printf("usage: hexpack bench tmop|kernels [options]   (hexpack bench tmop --help, hexpack bench kernels --help)\n\n"
+    printf("usage: hexpack bench tmop|kernels [options]\n       (hexpack bench tmop --help, hexpack bench kernels --help)\n\n"
            "  tmop     the Kershaw benchmark: the optimizer's solve and kernel throughput per order\n"
            "  kernels  one backend's kernels against problem size\n");
     return argc < 2 ? HX_ERROR(HX_ERR_INPUT, "bench needs a benchmark name: hexpack bench tmop|kernels") : HX_OK;

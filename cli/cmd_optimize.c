@@ -29,12 +29,7 @@ void hx_cli_tmop_sj_defaults(hx_optset *s, hx_tmop_opts *o) {
   o->untangle = 0;
 }
 
-static int re2_guard_ok(void *ctx, hx_lid e, const double *xe) {
-  const hx_cli_re2_guard *g = ctx;
-  return hx_re2_rule_ok(g->rule, xe, g->bsurf + (size_t)e * 6);
-}
-
-int hx_cli_re2_guard_open(const hx_mesh *m, const hx_cli_common *c, hx_cli_re2_guard *g, hx_tmop_opts *o) {
+int hx_cli_re2_guard_open(const hx_mesh *m, const hx_cli_common *c, hx_re2_guard *g, hx_tmop_opts *o) {
   memset(g, 0, sizeof *g);
   int any = 0;
   for (int k = 0; k < c->num_out; k++) {
@@ -43,24 +38,7 @@ int hx_cli_re2_guard_open(const hx_mesh *m, const hx_cli_common *c, hx_cli_re2_g
     else any |= f->write == hx_export_re2;
   }
   if (!any) return HX_OK;
-  HX_CALL(hx_malloc(((size_t)m->num_elem * 6 + 1) * sizeof *g->bsurf, &g->bsurf));
-  for (size_t i = 0; i < (size_t)m->num_elem * 6; i++) g->bsurf[i] = -1;
-  for (hx_lid k = 0; k < m->num_faces; k++) g->bsurf[(size_t)m->faces[k].elem * 6 + m->faces[k].face] = m->faces[k].surf;
-  int rc = hx_re2_rule_create(m, &g->rule);
-  if (rc) {
-    hx_free(&g->bsurf);
-    return rc;
-  }
-  o->elem_ok = re2_guard_ok;
-  o->elem_ok_ctx = g;
-  return HX_OK;
-}
-
-void hx_cli_re2_guard_close(hx_cli_re2_guard *g, hx_tmop_opts *o) {
-  hx_re2_rule_destroy(&g->rule);
-  hx_free(&g->bsurf);
-  o->elem_ok = NULL;
-  o->elem_ok_ctx = NULL;
+  return hx_re2_guard_open(m, g, &o->elem_ok, &o->elem_ok_ctx);
 }
 
 static int metric_check(const char *flag, const char *v) {
@@ -335,10 +313,10 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, const char *json_key
 }
 
 int hx_cli_optimize_for(hx_mesh *m, hx_tmop_opts *o, const hx_cli_common *c, int quiet, const char *json_key) {
-  hx_cli_re2_guard guard;
+  hx_re2_guard guard;
   int rc = hx_cli_re2_guard_open(m, c, &guard, o);
   if (!rc) rc = hx_cli_optimize(m, o, quiet, json_key);
-  hx_cli_re2_guard_close(&guard, o);
+  hx_re2_guard_close(&guard, &o->elem_ok, &o->elem_ok_ctx);
   return rc;
 }
 

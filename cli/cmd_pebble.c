@@ -66,71 +66,50 @@ static int parse_pair(const char *flag, const char *v, double *len, int *layers)
 static int default_quad_order(int P) { return 2 * P - 2 > 8 ? 2 * P - 2 : 8; }
 
 typedef struct transfer_stats {
-  int order;
-  long long held;
-  int rounds;
-  double seconds;        /* the order-P mesh, the solve, the transfer and the repair */
-  hx_tmop_result repair; /* --repair at order N, after the transfer */
+  hx_tmop_lower lower; /* the solve at order P (lower.order 0: none) */
+  double seconds;      /* the order-P mesh, the solve, the transfer and the repair */
 } transfer_stats;
+
+/* the order-P copy of the bed and its solve (hx_tmop_lower_order's callbacks) */
+typedef struct lower_ctx {
+  hx_comm comm;
+  const hx_pebble_bed *bed;
+  const hx_pebble_opts *o;
+  int P, quiet;
+} lower_ctx;
+
+static int lower_copy(void *ctx, int attempt, hx_mesh **lo) {
+  const lower_ctx *l = ctx;
+  hx_pebble_opts op;
+  hx_pebble_stats st;
+  hx_pebble_opts_lower(l->o, l->P, attempt, &op);
+  return hx_mesher_pebble(l->comm, l->bed, &op, lo, &st);
+}
+
+static int lower_solve(void *ctx, hx_mesh *lo, hx_tmop_opts *o) {
+  const lower_ctx *l = ctx;
+  return hx_cli_optimize(lo, o, l->quiet, "optimize");
+}
 
 /* --optimize-order P: TMOP on the same bed meshed at order P (the same elements: the
    tessellation does not depend on the order), then the moves carried to the order-N mesh m
-   (hx_tmop_transfer: interpolated, boundary nodes put back on their surfaces, held back where
+   (hx_tmop_lower_order: interpolated, boundary nodes put back on their surfaces, held back where
    an element would end below min(--keep-sj, its value as meshed) or folded). The order-P copy
-   samples the order-N mesh's own map (map_order: its point spacings and its guard's choices),
-   so that both share one parametrization; where that copy folds at the solve's quadrature
-   points (fewer points can miss a thin layer's curve), the order-P mesher's own guard places
-   them (the spacings still as at order N); where that folds too, tr->order stays 0 and the
-   caller solves at order N. At order 7 the solve at the mesh's own order stops early: its quadrature
-   at the GLL nodes lets steps fold elements between them, which the line search refuses. */
+   samples the order-N mesh's own map (hx_pebble_opts_lower), so that both share one
+   parametrization; where that copy folds at the solve's quadrature points (fewer points can miss
+   a thin layer's curve), the order-P mesher's own guard places them; where that folds too,
+   tr->lower.order stays 0 and the caller solves at order N. At order 7 the solve at the mesh's
+   own order stops early: its quadrature at the GLL nodes lets steps fold elements between them,
+   which the line search refuses. */
 static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh *m, int P,
                              hx_tmop_opts *topt, int user_qo, int quiet, transfer_stats *tr) {
-  int N = o->order;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  for (int attempt = 0; attempt < 2; attempt++) {
-    hx_pebble_opts op = *o;
-    op.order = P;
-    op.lazy = 0;
-    if (attempt == 0) {
-      op.map_order = N;
-    } else {
-      int *f[3] = {&op.radial_volume, &op.ring_volume, &op.edge_volume};
-      for (int k = 0; k < 3; k++)
-        if (*f[k] < 0) *f[k] = N >= 3;
-    }
-    hx_pebble_stats st;
-    hx_mesh *lo = NULL;
-    double *x0 = NULL;
-    HX_CALL(hx_mesher_pebble(comm, bed, &op, &lo, &st));
-    size_t n = (size_t)lo->num_elem * 3 * (size_t)hx_mesh_nodes_per_elem(lo);
-    int rc = hx_malloc((n + 1) * sizeof *x0, &x0);
-    if (!rc) memcpy(x0, lo->x, n * sizeof *x0);
-    hx_tmop_opts lo_opt = *topt; /* topt's elem_ok (the .re2 guard) is for the order-N mesh */
-    lo_opt.elem_ok = NULL, lo_opt.elem_ok_ctx = NULL;
-    if (!rc) rc = hx_cli_optimize(lo, &lo_opt, quiet, "optimize");
-    if (rc == HX_ERR_INVALID_MESH) { /* the copy folds at the quadrature points: next attempt */
-      hx_error_clear();
-      hx_free(&x0);
-      hx_mesh_destroy(&lo);
-      continue;
-    }
-    if (!rc) rc = hx_tmop_transfer(m, lo, x0, topt, &tr->held, &tr->rounds);
-    if (!rc) tr->order = P;
-    if (!rc && topt->repair_sj > 0) {
-      /* the transfer's own elements below --repair (an order-N element meshed below it that
-         the order-P solve raised, which the transfer raises less) solved again at order N */
-      hx_tmop_opts ro = *topt;
-      if (!user_qo) ro.quad_order = default_quad_order(N);
-      rc = hx_tmop_repair(m, &ro, &tr->repair);
-    }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    tr->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    hx_free(&x0);
-    hx_mesh_destroy(&lo);
-    return rc;
-  }
-  return HX_OK;
+  lower_ctx l = {comm, bed, o, P, quiet};
+  int rc = hx_tmop_lower_order(m, topt, user_qo ? 0 : default_quad_order(o->order), lower_copy, lower_solve, &l, &tr->lower);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  tr->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  return rc;
 }
 
 /* the values of --debug's classify= and elems= (o->debug borrows them) */
@@ -540,12 +519,12 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     }
     /* TMOP with every boundary node sliding on its analytic surface (pebble spheres,
        chamfer cylinders, container wall, planes); the order-N mesh is the mesher's */
-    hx_cli_re2_guard guard = {0};
+    hx_re2_guard guard = {0};
     if (!rc && c.optimize) rc = hx_cli_re2_guard_open(m, &c, &guard, &topt);
     if (!rc && c.optimize) {
       if (solve_order < order) {
         rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, user_qo, tquiet || c.json, &tr);
-        if (!rc && !tr.order) { /* no valid order-P copy: solve at order N */
+        if (!rc && !tr.lower.order) { /* no valid order-P copy: solve at order N */
           if (!user_qo) topt.quad_order = default_quad_order(order);
           if (hx_comm_rank(comm) == 0)
             fprintf(hx_cli_log(), "optimize: the order-%d copy folds at its quadrature points; solving at order %d\n",
@@ -553,8 +532,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
           solve_order = order;
         }
       }
-      if (!rc && !tr.order) rc = hx_cli_optimize(m, &topt, tquiet || c.json, "optimize");
-      hx_cli_re2_guard_close(&guard, &topt);
+      if (!rc && !tr.lower.order) rc = hx_cli_optimize(m, &topt, tquiet || c.json, "optimize");
+      hx_re2_guard_close(&guard, &topt.elem_ok, &topt.elem_ok_ctx);
       hx_mesh_check_report rep;
       if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
       if (!rc) num_bad = rep.bad_elems, vol_mesh = rep.volume;
@@ -601,9 +580,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
           (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even, o.aspect, (int)st.num_cut_edges,
           (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap, o.wall_gap, order,
           m->lazy ? "true" : "false", (long long)num_bad, st.bridge_volume, st.t_diagram, st.t_mesh, t_curve,
-          c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.held,
-          tr.rounds, c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.repair.repair_bad,
-          tr.repair.repair_after);
+          c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.lower.held,
+          tr.lower.rounds, c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.lower.repair.repair_bad,
+          tr.lower.repair.repair_after);
       hx_cli_json_outputs(&c);
     }
     FILE *log = hx_cli_log();
@@ -655,17 +634,17 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     fprintf(log, "  order %d%s: %lld element(s) with det J <= 0; time %.3f s diagram + %.3f s mesh + %.3f s %s\n", order,
             m->lazy ? " (streamed: evaluated a block at a time)" : "", (long long)num_bad, st.t_diagram, st.t_mesh, t_curve,
             m->lazy ? "check" : "curving");
-    if (tr.order)
+    if (tr.lower.order)
       fprintf(log,
               "  optimized at order %d, the moves carried to order %d: %lld element(s) held back in %d round(s); "
               "%.2f s\n",
-              tr.order, order, tr.held, tr.rounds, tr.seconds);
-    if (tr.order && topt.repair_sj > 0)
+              tr.lower.order, order, tr.lower.held, tr.lower.rounds, tr.seconds);
+    if (tr.lower.order && topt.repair_sj > 0)
       fprintf(log,
               "  --repair %g at order %d: %lld element(s) below it after the transfer, %lld in their patches, %lld "
               "after %d Newton step(s) in %d pass(es)\n",
-              topt.repair_sj, order, tr.repair.repair_bad, tr.repair.repair_free, tr.repair.repair_after, tr.repair.repair_newton,
-              tr.repair.repair_passes);
+              topt.repair_sj, order, tr.lower.repair.repair_bad, tr.lower.repair.repair_free, tr.lower.repair.repair_after,
+              tr.lower.repair.repair_newton, tr.lower.repair.repair_passes);
     for (int k = 0; k < c.num_out; k++) fprintf(log, "wrote %s\n", c.out[k]);
   }
   if (!rc && quality) rc = hx_cli_quality_report(m, &qo, &plot, c.json ? 2 : 0, NULL);

@@ -6,6 +6,7 @@
    recorded message once and exits non-zero. */
 #pragma once
 #include "hx_comm.h"
+#include "hx_io.h"
 #include "hx_mesh.h"
 
 #include <stdio.h>
@@ -265,14 +266,10 @@ int hx_cli_optimize(hx_mesh *m, struct hx_tmop_opts *o, int quiet, const char *j
 /** The .re2 writer's rule (hx_re2_rule) as an optimizer hold-back: where an output of c is a
     .re2, hx_cli_re2_guard_open points o->elem_ok at it for mesh m (the order-N mesh written), so
     that no element the writer would have written is moved to one it refuses (Nek5000's geometry
-    from corners and curved sides folding). Nothing where no output is a .re2. Close after the
-    optimizer, before m changes order or elements. */
-typedef struct hx_cli_re2_guard {
-  struct hx_re2_rule *rule;
-  int32_t *bsurf; /* [num_elem][6] surface index of each face, -1 */
-} hx_cli_re2_guard;
-int hx_cli_re2_guard_open(const hx_mesh *m, const hx_cli_common *c, hx_cli_re2_guard *g, struct hx_tmop_opts *o);
-void hx_cli_re2_guard_close(hx_cli_re2_guard *g, struct hx_tmop_opts *o);
+    from corners and curved sides folding). Nothing where no output is a .re2. Close it after the
+    optimizer, before m changes order or elements: hx_re2_guard_close(g, &o->elem_ok,
+    &o->elem_ok_ctx). */
+int hx_cli_re2_guard_open(const hx_mesh *m, const hx_cli_common *c, hx_re2_guard *g, struct hx_tmop_opts *o);
 /** hx_cli_optimize of m, the mesh c's outputs are written from, with the .re2 guard where one
     is a .re2 (box, rods, optimize; pebble holds its guard across its transfer itself). */
 int hx_cli_optimize_for(hx_mesh *m, struct hx_tmop_opts *o, const hx_cli_common *c, int quiet, const char *json_key);

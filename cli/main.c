@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
     /* version, commit and features (core/build.c); --json: one JSON object */
     int json = argc == 3 && !strcmp(argv[2], "--json");
     if (argc > 2 && !json) rc = HX_ERROR(HX_ERR_INPUT, "flag --version: takes only --json, got '%s'", argv[2]);
-    else if (cli_rank(comm) == 0) hx_build_print(stdout, json);
+    else if (cli_rank(comm) == 0) hx_build_print(stdout, json ? HX_JSON_SCHEMA_VERSION : 0);
     goto report;
   }
   const hx_command *cmd = NULL;

@@ -501,28 +501,91 @@ static void flag_text(const hx_opt *o, char *buf, size_t cap) {
   else if (takes_value(o)) n += (size_t)snprintf(buf + n, cap - n, (o->flags & HX_OPT_OPTVAL) ? " [%s]" : " %s", o->meta);
 }
 
+enum { HELP_WIDTH = 100, HELP_COLUMN = 29 }; /* --help's lines at most; where a flag's help starts */
+
+/* The len characters of t (one line) from column col on, wrapped at spaces so that no line
+   passes HELP_WIDTH (a word longer than that stands alone); a continuation starts at column
+   indent. Spaces inside [keep, keep_end) and inside square brackets do not break. */
+static void wrap_line(FILE *out, const char *t, size_t len, int col, int indent, const char *keep, const char *keep_end) {
+  const char *p = t, *end = t + len;
+  while (p < end) {
+    /* the longest run from p that fits, ending before a space that may break */
+    const char *brk = NULL;
+    int depth = 0;
+    for (const char *q = p; q <= end; q++) {
+      if (q < end) depth += (*q == '[') - (*q == ']');
+      int breakable = q == end || (*q == ' ' && depth <= 0 && !(q >= keep && q < keep_end));
+      if (!breakable) continue;
+      if (col + (q - p) > HELP_WIDTH && brk) break;
+      brk = q;
+      if (col + (q - p) > HELP_WIDTH) break; /* one word longer than the width */
+    }
+    fprintf(out, "%.*s", (int)(brk - p), p);
+    p = brk;
+    while (p < end && *p == ' ') p++;
+    if (p < end) fprintf(out, "\n%*s", indent, ""), col = indent;
+  }
+}
+
+/* text of lines (each ending in a newline or the end), a line longer than HELP_WIDTH wrapped at
+   its last space that fits: what is cut off goes before the next line where that continues the
+   paragraph (the same indent, not empty), else on a line of its own (wrap_line) */
+static void wrap_text(FILE *out, const char *t) {
+  char carry[4096] = "", line[8192];
+  while (*t || carry[0]) {
+    size_t len = strcspn(t, "\n");
+    int indent = (int)strspn(t, " "), cont = len > (size_t)indent && carry[0];
+    if (carry[0] && !cont) { /* the cut-off part alone */
+      wrap_line(out, carry, strlen(carry), 0, 0, NULL, NULL);
+      fprintf(out, "\n");
+      carry[0] = 0;
+      continue;
+    }
+    int n = cont ? snprintf(line, sizeof line, "%*s%s %.*s", indent, "", carry, (int)(len - (size_t)indent), t + indent)
+                 : snprintf(line, sizeof line, "%.*s", (int)len, t);
+    n = n < (int)sizeof line ? n : (int)sizeof line - 1;
+    carry[0] = 0;
+    t += len + (t[len] == '\n');
+    const char *cut = NULL;
+    if (n > HELP_WIDTH && *t && t[strspn(t, " ")] != '\n' && (int)strspn(t, " ") == indent)
+      for (const char *q = line + HELP_WIDTH; q > line + indent && !cut; q--)
+        if (*q == ' ') cut = q;
+    if (cut) {
+      snprintf(carry, sizeof carry, "%s", cut + 1);
+      n = (int)(cut - line);
+    }
+    wrap_line(out, line, (size_t)n, 0, indent, NULL, NULL);
+    fprintf(out, "\n");
+  }
+}
+
 static void help_rows(const hx_optset *s, FILE *out, int expert) {
   for (int pass = 0; pass < 2; pass++) /* the command's rows, then the ones every command has */
     for (int k = 0; k < s->num; k++) {
       const hx_opt *o = &s->opt[k];
       if (!(o->flags & HX_OPT_EXPERT) != !expert || !(o->flags & HX_OPT_BASE) != !pass) continue;
-      char f[128];
+      char f[128], text[2048];
       flag_text(o, f, sizeof f);
-      if (strlen(f) <= 25) fprintf(out, "  %-26s %s", f, o->help);
-      else fprintf(out, "  %s  %s", f, o->help);
-      if (o->def) fprintf(out, " (default: %s)", o->def);
+      int col = strlen(f) <= 25 ? fprintf(out, "  %-26s ", f) : fprintf(out, "  %s  ", f);
+      int n = snprintf(text, sizeof text, "%s", o->help), d = n;
+      if (o->def) n += snprintf(text + n, sizeof text - (size_t)n, " (default: %s)", o->def);
+      n = n < (int)sizeof text ? n : (int)sizeof text - 1;
+      /* the help wrapped under the help column, "(default: X)" kept on one line */
+      wrap_line(out, text, (size_t)n, col, HELP_COLUMN, text + d + 1, text + n);
       fprintf(out, "\n");
     }
 }
 
 void hx_opts_help(const hx_optset *s, FILE *out) {
-  fprintf(out, "usage: hexpack %s\n\n", s->usage);
-  if (s->about) fprintf(out, "%s\n\n", s->about);
+  fprintf(out, "usage: hexpack ");
+  wrap_line(out, s->usage, strlen(s->usage), 15, 15, NULL, NULL);
+  fprintf(out, "\n\n");
+  if (s->about) wrap_text(out, s->about), fprintf(out, "\n");
   fprintf(out, "options:\n");
   help_rows(s, out, 0);
   fprintf(out, "\nexpert options:\n");
   help_rows(s, out, 1);
-  if (s->epilog) fprintf(out, "\n%s\n", s->epilog);
+  if (s->epilog) fprintf(out, "\n"), wrap_text(out, s->epilog);
 }
 
 /* text for troff: a leading '.' or '\'' guarded, '\' and '-' escaped */

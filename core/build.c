@@ -33,15 +33,15 @@ int hx_build_features(const hx_build_feature **out) {
   return (int)(sizeof features / sizeof features[0]);
 }
 
-void hx_build_print(FILE *out, int json) {
+void hx_build_print(FILE *out, int json_schema) {
   const hx_build_feature *f;
   int n = hx_build_features(&f);
-  if (json) {
+  if (json_schema) {
     fprintf(out,
-            "{\"name\": \"hexpack\", \"version\": \"%s\", \"commit\": \"%s\", \"dirty\": %s, \"build_type\": \"%s\", "
-            "\"compiler\": \"%s\", \"cuda_architectures\": \"%s\", \"features\": {",
-            hx_build_version(), hx_build_commit(), hx_build_dirty() ? "true" : "false", hx_build_type(), hx_build_compiler(),
-            hx_build_cuda_arch_text);
+            "{\"schema_version\": %d, \"name\": \"hexpack\", \"version\": \"%s\", \"commit\": \"%s\", \"dirty\": %s, "
+            "\"build_type\": \"%s\", \"compiler\": \"%s\", \"cuda_architectures\": \"%s\", \"features\": {",
+            json_schema, hx_build_version(), hx_build_commit(), hx_build_dirty() ? "true" : "false", hx_build_type(),
+            hx_build_compiler(), hx_build_cuda_arch_text);
     for (int k = 0; k < n; k++) fprintf(out, "%s\"%s\": %s", k ? ", " : "", f[k].name, f[k].on ? "true" : "false");
     fprintf(out, "}}\n");
     return;

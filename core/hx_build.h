@@ -3,7 +3,7 @@
 
    Usage:
      hx_build_print(stdout, 0);         text, one item a line
-     hx_build_print(stdout, 1);         one JSON object
+     hx_build_print(stdout, 1);         one JSON object, "schema_version": 1
      const hx_build_feature *f; int n = hx_build_features(&f);   the table itself */
 #pragma once
 #include <stdio.h>
@@ -26,6 +26,7 @@ const char *hx_build_type(void);
 const char *hx_build_compiler(void);
 /** The optional parts, compiled in or not: *out points to a static table; returns its length. */
 int hx_build_features(const hx_build_feature **out);
-/** Print the version, commit, build and features: text (one "key: value" a line) or, with
-    json, one JSON object on one line. */
-void hx_build_print(FILE *out, int json);
+/** Print the version, commit, build and features: text (one "key: value" a line) where
+    json_schema is 0, else one JSON object on one line whose "schema_version" is json_schema
+    (the caller's document version: the CLI's, docs/json.md). */
+void hx_build_print(FILE *out, int json_schema);

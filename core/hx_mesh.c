@@ -7,6 +7,7 @@
 #include "hx_basis.h"
 #include "hx_error.h"
 #include "hx_memory.h"
+#include "hx_progress.h"
 
 int hx_mesh_create(hx_comm comm, int order, hx_lid num_elem, hx_mesh **out) {
   HX_CHECK(order >= 1 && order <= HX_MAX_ORDER, HX_ERR_INPUT, "order must be in 1..%d, got %d", HX_MAX_ORDER, order);
@@ -639,6 +640,8 @@ int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report
   if (!rc) rc = hx_malloc((size_t)block * sizeof *ev, &ev);
   hx_gid bad_elems = 0;
   hx_lid first_bad = ne;
+  hx_progress prog;
+  hx_progress_start(&prog, "check", ne);
   for (hx_lid e0 = 0; !rc && e0 < ne; e0 += block) {
     hx_lid cnt = ne - e0 < block ? ne - e0 : block;
     rc = lz->block(lz->ctx, m, e0, cnt, xb, NULL);
@@ -662,7 +665,9 @@ int hx_mesh_check_lazy(hx_mesh *m, double surf_tol, hx_mesh_check_report *report
         const hx_bface *bf = &m->faces[order[k]];
         if (bf->surf >= 0) face_on_surface(&v, e, bf, diag, surf_tol, &r);
       }
+    hx_progress_update(&prog, e0 + cnt);
   }
+  hx_progress_finish(&prog);
   hx_free(&start);
   hx_free(&order);
   hx_free(&xb);

@@ -62,6 +62,7 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
 }
 
 static void gs_free(hx_gsrc *g) {
+  hx_progress_finish(&g->prog);
   hx_elemsrc_close(&g->src);
   hx_free(&g->bid_count);
   hx_free(&g->rank_elems);
@@ -365,8 +366,17 @@ static int drain(hx_gsrc *g) {
   return recv_block(g, r, g->pend_mask, g->pend_cnt);
 }
 
+/* the progress of a pass over the elements: the passes of one output are numbered from 1 */
+static void pass_progress(hx_gsrc *g, hx_gid total) {
+  char label[32];
+  hx_progress_finish(&g->prog);
+  snprintf(label, sizeof label, "writing, pass %d", ++g->npass);
+  hx_progress_start(&g->prog, label, total);
+}
+
 int hx_gsrc_pass(hx_gsrc *g, int mask) {
   HX_CALL(drain(g));
+  pass_progress(g, g->num_elem);
   g->mask = mask;
   g->cur = 0;
   g->pos = 0;
@@ -403,6 +413,7 @@ static const hx_gblock *fill_block(hx_gsrc *g, hx_gid e0, hx_lid cnt, const void
 
 int hx_gsrc_next(hx_gsrc *g, const hx_gblock **b) {
   *b = NULL;
+  hx_progress_update(&g->prog, g->gbase + g->pos); /* the blocks handed out before are done */
   while (g->cur < g->size && g->pos >= g->rank_elems[g->cur]) {
     g->gbase += g->rank_elems[g->cur];
     g->cur++;
@@ -445,6 +456,8 @@ static const hx_gblock *fill_block(hx_gsrc *g, hx_gid e0, hx_lid cnt, const void
 int hx_gsrc_own_next(hx_gsrc *g, int mask, hx_gid *pos, const hx_gblock **b) {
   *b = NULL;
   const hx_mesh *m = g->m;
+  if (*pos == 0) pass_progress(g, m->num_elem);
+  hx_progress_update(&g->prog, *pos); /* the blocks handed out before are done */
   if (*pos >= m->num_elem) return HX_OK;
   hx_gid base = 0;
   for (int r = 0; r < g->rank; r++) base += g->rank_elems[r];
@@ -477,6 +490,7 @@ void hx_gsrc_own_close(hx_gsrc *g) { gs_free(g); }
 
 int hx_gsrc_face_pass(hx_gsrc *g, int bid, int what) {
   HX_CALL(drain(g));
+  hx_progress_finish(&g->prog);
   g->fbid = bid;
   g->fwhat = what;
   g->cur = 0;

@@ -141,6 +141,18 @@ typedef struct hx_re2_rule hx_re2_rule;
 int hx_re2_rule_create(const hx_mesh *m, hx_re2_rule **out);
 int hx_re2_rule_ok(const hx_re2_rule *r, const double *xe, const int32_t bsurf[6]);
 void hx_re2_rule_destroy(hx_re2_rule **r);
+/** The rule for the elements of mesh m by index, as the optimizer's hold-back: open builds each
+    element's boundary surfaces from m's faces and the rule at m's order (m borrowed, unchanged
+    until close) and points *ok and *ok_ctx (hx_tmop_opts' elem_ok and elem_ok_ctx) at
+    hx_re2_guard_ok and g; close frees g and sets them to NULL. */
+typedef struct hx_re2_guard {
+  hx_re2_rule *rule;
+  int32_t *bsurf; /* [num_elem][6] surface index of each face, -1 */
+} hx_re2_guard;
+typedef int (*hx_re2_guard_fn)(void *ctx, hx_lid e, const double *xe);
+int hx_re2_guard_open(const hx_mesh *m, hx_re2_guard *g, hx_re2_guard_fn *ok, void **ok_ctx);
+int hx_re2_guard_ok(void *ctx, hx_lid e, const double *xe);
+void hx_re2_guard_close(hx_re2_guard *g, hx_re2_guard_fn *ok, void **ok_ctx);
 /** The field-file name our .re2 writer uses: "a/b.re2" -> "a/b0.f00000". */
 int hx_re2_field_path(const char *re2_path, char *out, size_t cap);
 /** Read the coordinates of a Nek field file ('X', nelt elements) as an E-vector. */

@@ -22,6 +22,7 @@
    blocks (output order != mesh order) are made and checked by their owner;
    a failure there reaches rank 0 with its message. */
 #pragma once
+#include "hx_progress.h"
 #include "io_impl.h"
 
 /* what a block carries */
@@ -86,6 +87,8 @@ typedef struct hx_gsrc {
   hx_gblock blk;
   hx_gfaces fch;
   double D[HX_MAX_ND * HX_MAX_ND];
+  hx_progress prog; /* the element pass in progress, "writing, pass N" */
+  int npass;
 } hx_gsrc;
 
 /** Collective on m->comm: open the local source and agree on the global counts.

@@ -153,6 +153,25 @@ void hx_io_set_vert_ids(hx_mesh *m);
 /** hx_export_check_space; verbose = 0: no -v estimate lines (hx_export's own check). */
 int hx_io_check_space(const hx_mesh *m, const char *const *paths, int n, const hx_export_opts *o, int verbose);
 
+/* ---- legacy VTK (vtk_legacy.c): the cursor of vtk_read.c and particles.c ------------- */
+typedef struct hx_vtk_cursor {
+  const char *path, *base, *p, *end;
+  int line; /* > 0: the line of p, counted by hx_vtk_word; 0: positions are given as bytes */
+  int binary;
+} hx_vtk_cursor;
+/** "path:line", or "path: byte N" where c->line is 0, into buf (returned). */
+const char *hx_vtk_at(const hx_vtk_cursor *c, char *buf, size_t cap);
+/** The next whitespace-separated word into out (cut to cap - 1); 0 at the end of the file. */
+int hx_vtk_word(hx_vtk_cursor *c, char *out, size_t cap);
+/** The bytes of VTK data type t (0: not read, e.g. bit), whether it is a float and signed. */
+int hx_vtk_type(const char *t, int *is_float, int *is_signed);
+/** Past a METADATA block (the cursor just after the keyword): the rest of its line, then lines
+    up to the first blank one. */
+void hx_vtk_skip_metadata(hx_vtk_cursor *c);
+/** One big-endian value of sz bytes at q, a float (fl) or an integer (sg: signed), as a double;
+ *i: the integer (0 for a float). */
+double hx_vtk_be_value(const unsigned char *q, int sz, int fl, int sg, int64_t *i);
+
 /* ---- particles (hx_particles.h) ---------------------------------------------------- */
 /** The points of a particle file and one point-data array of it. */
 typedef struct hx_io_points {

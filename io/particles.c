@@ -753,92 +753,40 @@ static int read_vtkxml(const char *path, const hx_particles_opts *o, hx_particle
   return rc;
 }
 
-/* legacy VTK: a cursor that counts lines while the data is ASCII */
-typedef struct vleg {
-  const char *path, *base, *p, *end;
-  int line; /* 0 once binary data was passed: positions are then given as bytes */
-  int binary;
-} vleg;
-
-static const char *vleg_at(const vleg *c, char *buf, size_t cap) {
-  if (c->line > 0) snprintf(buf, cap, "%s:%d", c->path, c->line);
-  else snprintf(buf, cap, "%s: byte %ld", c->path, (long)(c->p - c->base));
-  return buf;
-}
-
-static int vleg_word(vleg *c, char *out, size_t cap) {
-  while (c->p < c->end && isspace((unsigned char)*c->p)) {
-    if (*c->p == '\n' && c->line > 0) c->line++;
-    c->p++;
-  }
-  size_t n = 0;
-  while (c->p < c->end && !isspace((unsigned char)*c->p)) {
-    if (n + 1 < cap) out[n++] = *c->p;
-    c->p++;
-  }
-  out[n] = 0;
-  return n > 0;
-}
-
-static int vleg_type(const char *t, int *is_float, int *is_signed) {
-  static const struct {
-    const char *n;
-    int b, f, s;
-  } T[] = {{"unsigned_char", 1, 0, 0}, {"char", 1, 0, 1},         {"unsigned_short", 2, 0, 0}, {"short", 2, 0, 1},
-           {"unsigned_int", 4, 0, 0},  {"int", 4, 0, 1},          {"unsigned_long", 8, 0, 0},  {"long", 8, 0, 1},
-           {"float", 4, 1, 1},         {"double", 8, 1, 1},       {"vtktypeint64", 8, 0, 1},   {"vtktypeuint64", 8, 0, 0},
-           {"vtkIdType", 8, 0, 1},     {"vtktypeint32", 4, 0, 1}, {"vtktypeuint32", 4, 0, 0}};
-  for (size_t k = 0; k < sizeof T / sizeof T[0]; k++)
-    if (!strcmp(t, T[k].n)) {
-      *is_float = T[k].f, *is_signed = T[k].s;
-      return T[k].b;
-    }
-  return 0;
-}
+/* legacy VTK: the shared cursor (vtk_legacy.c), counting lines while the data is ASCII */
+typedef hx_vtk_cursor vleg;
 
 /* n values of type t: into dv (NULL: skipped); line3 (optional): the line of every third value */
 static int vleg_values(vleg *c, const char *t, size_t n, double *dv, int *line3, const char *what) {
   char at[1100];
-  int fl, sg, sz = vleg_type(t, &fl, &sg);
+  int fl, sg, sz = hx_vtk_type(t, &fl, &sg);
   HX_CHECK(sz > 0, HX_ERR_INPUT, "%s: %s: data type '%s' is not read; expected float, double or an integer type",
-           vleg_at(c, at, sizeof at), what, t);
+           hx_vtk_at(c, at, sizeof at), what, t);
   if (!c->binary) {
     char b[128];
     for (size_t k = 0; k < n; k++) {
-      HX_CHECK(vleg_word(c, b, sizeof b), HX_ERR_INPUT, "%s: %s ends after %zu of its %zu values", vleg_at(c, at, sizeof at),
+      HX_CHECK(hx_vtk_word(c, b, sizeof b), HX_ERR_INPUT, "%s: %s ends after %zu of its %zu values", hx_vtk_at(c, at, sizeof at),
                what, k, n);
       if (line3 && k % 3 == 0) line3[k / 3] = c->line;
       if (!dv) continue;
-      HX_CHECK(token_number(b, &dv[k]), HX_ERR_INPUT, "%s: %s: expected a number, found '%.40s'", vleg_at(c, at, sizeof at), what,
-               b);
+      HX_CHECK(token_number(b, &dv[k]), HX_ERR_INPUT, "%s: %s: expected a number, found '%.40s'", hx_vtk_at(c, at, sizeof at),
+               what, b);
       HX_CHECK(isfinite(dv[k]), HX_ERR_INPUT, "%s: %s: value %zu is not a finite number (NaN or infinity)",
-               vleg_at(c, at, sizeof at), what, k + 1);
+               hx_vtk_at(c, at, sizeof at), what, k + 1);
     }
     return HX_OK;
   }
   /* binary: big-endian values after the newline that ends the header line */
   while (c->p < c->end && *c->p != '\n') c->p++;
-  HX_CHECK(c->p < c->end, HX_ERR_INPUT, "%s: the file ends before the binary %s", vleg_at(c, at, sizeof at), what);
+  HX_CHECK(c->p < c->end, HX_ERR_INPUT, "%s: the file ends before the binary %s", hx_vtk_at(c, at, sizeof at), what);
   c->p++;
   c->line = 0;
   HX_CHECK((size_t)(c->end - c->p) / (size_t)sz >= n, HX_ERR_INPUT, "%s: %s need %zu bytes, %zu are left",
-           vleg_at(c, at, sizeof at), what, n * (size_t)sz, (size_t)(c->end - c->p));
+           hx_vtk_at(c, at, sizeof at), what, n * (size_t)sz, (size_t)(c->end - c->p));
   const unsigned char *q = (const unsigned char *)c->p;
   for (size_t k = 0; dv && k < n; k++, q += sz) {
-    uint64_t u = 0;
-    for (int i = 0; i < sz; i++) u = (u << 8) | q[i];
-    double d;
-    if (fl && sz == 4) {
-      uint32_t u32 = (uint32_t)u;
-      float f;
-      memcpy(&f, &u32, 4);
-      d = f;
-    } else if (fl) {
-      memcpy(&d, &u, 8);
-    } else {
-      if (sg && sz < 8 && (u >> (8 * sz - 1))) u |= ~0ull << (8 * sz);
-      d = sg ? (double)(int64_t)u : (double)u;
-    }
+    int64_t iv;
+    double d = hx_vtk_be_value(q, sz, fl, sg, &iv);
     HX_CHECK(isfinite(d), HX_ERR_INPUT, "%s: byte %ld: %s: value %zu is not a finite number (NaN or infinity)", c->path,
              (long)((const char *)q - c->base), what, k + 1);
     dv[k] = d;
@@ -847,30 +795,11 @@ static int vleg_values(vleg *c, const char *t, size_t n, double *dv, int *line3,
   return HX_OK;
 }
 
-/* a METADATA block: the rest of its line, then lines up to the first blank one */
-static void vleg_skip_metadata(vleg *c) {
-  const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
-  c->p = nl ? nl + 1 : c->end;
-  if (c->line > 0) c->line++;
-  while (c->p < c->end) {
-    const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
-    if (!nl) {
-      c->p = c->end;
-      return;
-    }
-    int is_blank = 1;
-    for (const char *q = c->p; q < nl; q++) is_blank &= isspace((unsigned char)*q) != 0;
-    c->p = nl + 1;
-    if (c->line > 0) c->line++;
-    if (is_blank) return;
-  }
-}
-
 static int vleg_count(vleg *c, const char *what, long long *v) {
   char b[64], at[1100];
-  vleg_at(c, at, sizeof at);
+  hx_vtk_at(c, at, sizeof at);
   char *e;
-  HX_CHECK(vleg_word(c, b, sizeof b), HX_ERR_INPUT, "%s: the file ends where %s was expected", at, what);
+  HX_CHECK(hx_vtk_word(c, b, sizeof b), HX_ERR_INPUT, "%s: the file ends where %s was expected", at, what);
   *v = strtoll(b, &e, 10);
   HX_CHECK(*e == 0 && *v >= 0 && *v <= (long long)(c->end - c->base), HX_ERR_INPUT,
            "%s: %s must be a count the file can hold, found '%.40s'", at, what, b);
@@ -919,27 +848,27 @@ static int read_vtk_legacy(const char *path, const hx_particles_opts *o, hx_part
       c.p = nl + 1;
       c.line++;
     }
-    vleg_word(&c, b, sizeof b);
+    hx_vtk_word(&c, b, sizeof b);
     if (!strcmp(b, "BINARY")) c.binary = 1;
     else if (strcmp(b, "ASCII")) FAIL("%s:%d: expected ASCII or BINARY, found '%.40s'", path, c.line, b);
-    vleg_word(&c, b, sizeof b);
-    vleg_word(&c, t, sizeof t);
+    hx_vtk_word(&c, b, sizeof b);
+    hx_vtk_word(&c, t, sizeof t);
     if (strcmp(b, "DATASET") || (strcmp(t, "POLYDATA") && strcmp(t, "UNSTRUCTURED_GRID")))
       FAIL("%s:%d: unknown layout: expected 'DATASET POLYDATA' or 'DATASET UNSTRUCTURED_GRID' (particles as points), found "
            "'%.40s %.40s'",
            path, c.line, b, t);
   }
-  while (vleg_word(&c, b, sizeof b)) {
-    vleg_at(&c, at, sizeof at);
+  while (hx_vtk_word(&c, b, sizeof b)) {
+    hx_vtk_at(&c, at, sizeof at);
     if (!strcmp(b, "METADATA")) {
-      vleg_skip_metadata(&c);
+      hx_vtk_skip_metadata(&c);
     } else if (!strcmp(b, "POINTS")) {
       if (pts.xyz) FAIL("%s: a second POINTS section", at);
       TRY(vleg_count(&c, "the point count", &np));
-      if (!vleg_word(&c, t, sizeof t)) FAIL("%s: POINTS without a data type", at);
+      if (!hx_vtk_word(&c, t, sizeof t)) FAIL("%s: POINTS without a data type", at);
       {
         /* refuse before allocating: a value takes at least its size (binary) or 2 bytes (ASCII) */
-        int fl, sg, sz = vleg_type(t, &fl, &sg);
+        int fl, sg, sz = hx_vtk_type(t, &fl, &sg);
         long long per = c.binary ? (sz > 0 ? sz : 1) : 2;
         if (np > (long long)(c.end - c.p) / (3 * per)) FAIL("%s: %lld points cannot fit in the rest of the file", at, np);
       }
@@ -954,10 +883,10 @@ static int read_vtk_legacy(const char *path, const hx_particles_opts *o, hx_part
       TRY(vleg_count(&c, "the cell list size", &n2));
       if (v51) {
         char kw[64];
-        if (!vleg_word(&c, kw, sizeof kw) || strcmp(kw, "OFFSETS") || !vleg_word(&c, t, sizeof t))
+        if (!hx_vtk_word(&c, kw, sizeof kw) || strcmp(kw, "OFFSETS") || !hx_vtk_word(&c, t, sizeof t))
           FAIL("%s: %s: expected 'OFFSETS <type>' (file version 5.1)", at, b);
         TRY(vleg_values(&c, t, (size_t)n1, NULL, NULL, "OFFSETS"));
-        if (!vleg_word(&c, kw, sizeof kw) || strcmp(kw, "CONNECTIVITY") || !vleg_word(&c, t, sizeof t))
+        if (!hx_vtk_word(&c, kw, sizeof kw) || strcmp(kw, "CONNECTIVITY") || !hx_vtk_word(&c, t, sizeof t))
           FAIL("%s: %s: expected 'CONNECTIVITY <type>' (file version 5.1)", at, b);
         TRY(vleg_values(&c, t, (size_t)n2, NULL, NULL, "CONNECTIVITY"));
       } else {
@@ -979,27 +908,27 @@ static int read_vtk_legacy(const char *path, const hx_particles_opts *o, hx_part
                !strcmp(b, "TENSORS6") || !strcmp(b, "TEXTURE_COORDINATES") || !strcmp(b, "COLOR_SCALARS")) {
       if (!section) FAIL("%s: %s before POINT_DATA or CELL_DATA", at, b);
       long long ncomp = 1, count = section == 1 ? np : ncell_data;
-      if (!vleg_word(&c, name, sizeof name)) FAIL("%s: %s without a name", at, b);
+      if (!hx_vtk_word(&c, name, sizeof name)) FAIL("%s: %s without a name", at, b);
       if (!strcmp(b, "COLOR_SCALARS")) {
         TRY(vleg_count(&c, "the number of colour components", &ncomp));
         snprintf(t, sizeof t, "%s", c.binary ? "unsigned_char" : "float");
       } else if (!strcmp(b, "TEXTURE_COORDINATES")) {
         TRY(vleg_count(&c, "the texture dimension", &ncomp));
-        if (!vleg_word(&c, t, sizeof t)) FAIL("%s: %s %s without a data type", at, b, name);
+        if (!hx_vtk_word(&c, t, sizeof t)) FAIL("%s: %s %s without a data type", at, b, name);
       } else {
-        if (!vleg_word(&c, t, sizeof t)) FAIL("%s: %s %s without a data type", at, b, name);
+        if (!hx_vtk_word(&c, t, sizeof t)) FAIL("%s: %s %s without a data type", at, b, name);
         ncomp = !strcmp(b, "SCALARS") ? 1 : !strcmp(b, "TENSORS") ? 9 : !strcmp(b, "TENSORS6") ? 6 : 3;
       }
       if (!strcmp(b, "SCALARS")) {
         /* SCALARS name type [ncomp] then LOOKUP_TABLE name */
         char look[64];
-        if (!vleg_word(&c, look, sizeof look)) FAIL("%s: SCALARS %s without LOOKUP_TABLE", at, name);
+        if (!hx_vtk_word(&c, look, sizeof look)) FAIL("%s: SCALARS %s without LOOKUP_TABLE", at, name);
         if (strcmp(look, "LOOKUP_TABLE")) {
           ncomp = strtoll(look, NULL, 10);
           if (ncomp < 1 || ncomp > 4) FAIL("%s: SCALARS %s: expected 1 to 4 components, found '%.40s'", at, name, look);
-          vleg_word(&c, look, sizeof look);
+          hx_vtk_word(&c, look, sizeof look);
         }
-        if (strcmp(look, "LOOKUP_TABLE") || !vleg_word(&c, look, sizeof look))
+        if (strcmp(look, "LOOKUP_TABLE") || !hx_vtk_word(&c, look, sizeof look))
           FAIL("%s: SCALARS %s: expected 'LOOKUP_TABLE <name>'", at, name);
       }
       int pick = section == 1 && !strcmp(b, "SCALARS") && ncomp == 1 ? vleg_pick(name, &pts) : -1;
@@ -1015,21 +944,21 @@ static int read_vtk_legacy(const char *path, const hx_particles_opts *o, hx_part
       }
     } else if (!strcmp(b, "LOOKUP_TABLE")) {
       long long size;
-      if (!vleg_word(&c, name, sizeof name)) FAIL("%s: LOOKUP_TABLE without a name", at);
+      if (!hx_vtk_word(&c, name, sizeof name)) FAIL("%s: LOOKUP_TABLE without a name", at);
       TRY(vleg_count(&c, "the LOOKUP_TABLE size", &size));
       TRY(vleg_values(&c, c.binary ? "unsigned_char" : "float", (size_t)size * 4, NULL, NULL, "LOOKUP_TABLE"));
     } else if (!strcmp(b, "FIELD")) {
       long long k;
-      if (!vleg_word(&c, name, sizeof name)) FAIL("%s: FIELD without a name", at);
+      if (!hx_vtk_word(&c, name, sizeof name)) FAIL("%s: FIELD without a name", at);
       TRY(vleg_count(&c, "the FIELD array count", &k));
       for (long long a = 0; a < k; a++) {
         long long ncomp, ntup;
-        vleg_at(&c, at, sizeof at);
-        if (!vleg_word(&c, name, sizeof name)) FAIL("%s: the FIELD ends after %lld of its %lld arrays", at, a, k);
+        hx_vtk_at(&c, at, sizeof at);
+        if (!hx_vtk_word(&c, name, sizeof name)) FAIL("%s: the FIELD ends after %lld of its %lld arrays", at, a, k);
         if (!strcmp(name, "NULL_ARRAY")) continue;
         TRY(vleg_count(&c, "the array's component count", &ncomp));
         TRY(vleg_count(&c, "the array's tuple count", &ntup));
-        if (!vleg_word(&c, t, sizeof t)) FAIL("%s: FIELD array %s without a data type", at, name);
+        if (!hx_vtk_word(&c, t, sizeof t)) FAIL("%s: FIELD array %s without a data type", at, name);
         int pick = section == 1 && ncomp == 1 && ntup == np ? vleg_pick(name, &pts) : -1;
         if (pick >= 0) {
           hx_free(&pts.val);

@@ -650,6 +650,8 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force,
   opened = rc == HX_OK;
   int32_t *ids = NULL;
   if (rc == HX_OK) rc = hx_malloc((size_t)(src.block > 0 ? src.block : 1) * sizeof *ids, &ids);
+  hx_progress prog;
+  hx_progress_start(&prog, "writing the field file", m->num_elem);
   for (hx_lid e0 = 0; rc == HX_OK && e0 < m->num_elem; e0 += src.block) {
     hx_lid cnt = m->num_elem - e0 < src.block ? m->num_elem - e0 : src.block;
     const hx_mesh *v;
@@ -665,7 +667,9 @@ static int write_field(const hx_mesh *m, const char *path, int order, int force,
       for (hx_lid e = 0; e < cnt; e++) s += re2_field_sum(v->x + (size_t)e * 3 * npe, 3 * npe, (uint64_t)(g0 + e) * 3 * npe);
       local += s;
     }
+    hx_progress_update(&prog, e0 + cnt);
   }
+  hx_progress_finish(&prog);
   hx_free(&ids);
   if (opened) hx_elemsrc_close(&src);
   if (rank != 0 && fd >= 0) close(fd);
@@ -731,6 +735,31 @@ int hx_re2_rule_ok(const hx_re2_rule *r, const double *xe, const int32_t bsurf[6
 }
 
 void hx_re2_rule_destroy(hx_re2_rule **r) { hx_free(r); }
+
+int hx_re2_guard_open(const hx_mesh *m, hx_re2_guard *g, hx_re2_guard_fn *ok, void **ok_ctx) {
+  memset(g, 0, sizeof *g);
+  HX_CALL(hx_malloc(((size_t)m->num_elem * 6 + 1) * sizeof *g->bsurf, &g->bsurf));
+  for (size_t i = 0; i < (size_t)m->num_elem * 6; i++) g->bsurf[i] = -1;
+  for (hx_lid k = 0; k < m->num_faces; k++) g->bsurf[(size_t)m->faces[k].elem * 6 + m->faces[k].face] = m->faces[k].surf;
+  int rc = hx_re2_rule_create(m, &g->rule);
+  if (rc) {
+    hx_free(&g->bsurf);
+    return rc;
+  }
+  *ok = hx_re2_guard_ok, *ok_ctx = g;
+  return HX_OK;
+}
+
+int hx_re2_guard_ok(void *ctx, hx_lid e, const double *xe) {
+  const hx_re2_guard *g = ctx;
+  return hx_re2_rule_ok(g->rule, xe, g->bsurf + (size_t)e * 6);
+}
+
+void hx_re2_guard_close(hx_re2_guard *g, hx_re2_guard_fn *ok, void **ok_ctx) {
+  hx_re2_rule_destroy(&g->rule);
+  hx_free(&g->bsurf);
+  *ok = NULL, *ok_ctx = NULL;
+}
 
 int hx_re2_field_path(const char *re2_path, char *out, size_t cap) {
   size_t l = strlen(re2_path);

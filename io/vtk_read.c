@@ -25,30 +25,14 @@
 #include "hx_memory.h"
 #include "io_impl.h"
 
-typedef struct vcur {
-  const char *path;
-  const char *base, *p, *end;
-  int binary;
-} vcur;
+typedef hx_vtk_cursor vcur; /* the shared legacy-VTK cursor (vtk_legacy.c), positions in bytes */
 
 static long off_of(const vcur *c) { return (long)(c->p - c->base); }
-
-/* next whitespace-separated word into out (empty at the end of the file) */
-static int word(vcur *c, char *out, size_t cap) {
-  while (c->p < c->end && isspace((unsigned char)*c->p)) c->p++;
-  size_t n = 0;
-  while (c->p < c->end && !isspace((unsigned char)*c->p)) {
-    if (n + 1 < cap) out[n++] = *c->p;
-    c->p++;
-  }
-  out[n] = 0;
-  return n > 0;
-}
 
 static int word_ll(vcur *c, long long lo, long long hi, const char *what, long long *v) {
   char b[64];
   long at = off_of(c);
-  HX_CHECK(word(c, b, sizeof b), HX_ERR_INPUT, "%s: byte %ld: file ends where %s was expected", c->path, at, what);
+  HX_CHECK(hx_vtk_word(c, b, sizeof b), HX_ERR_INPUT, "%s: byte %ld: file ends where %s was expected", c->path, at, what);
   char *e;
   *v = strtoll(b, &e, 10);
   HX_CHECK(*e == 0 && *v >= lo && *v <= hi, HX_ERR_INPUT, "%s: byte %ld: %s must be an integer in %lld..%lld, got '%s'", c->path,
@@ -56,33 +40,17 @@ static int word_ll(vcur *c, long long lo, long long hi, const char *what, long l
   return HX_OK;
 }
 
-/* VTK data type name -> bytes (0: unknown), is_float */
-static int type_bytes(const char *t, int *is_float) {
-  static const struct {
-    const char *n;
-    int b, f;
-  } T[] = {{"bit", 0, 0},           {"unsigned_char", 1, 0}, {"char", 1, 0},        {"unsigned_short", 2, 0},
-           {"short", 2, 0},         {"unsigned_int", 4, 0},  {"int", 4, 0},         {"unsigned_long", 8, 0},
-           {"long", 8, 0},          {"float", 4, 1},         {"double", 8, 1},      {"vtktypeint64", 8, 0},
-           {"vtktypeuint64", 8, 0}, {"vtkIdType", 8, 0},     {"vtktypeint32", 4, 0}};
-  for (size_t k = 0; k < sizeof T / sizeof T[0]; k++)
-    if (!strcmp(t, T[k].n)) {
-      *is_float = T[k].f;
-      return T[k].b;
-    }
-  return 0;
-}
-
 /* n values of type t at the cursor into dv (doubles) or iv (int64); ASCII tokens or raw big-endian
    bytes (after the header line's newline) */
 static int read_values(vcur *c, const char *t, size_t n, double *dv, int64_t *iv, const char *what) {
-  int fl = 0, sz = type_bytes(t, &fl);
+  int fl = 0, sgn = 1, sz = hx_vtk_type(t, &fl, &sgn);
   HX_CHECK(sz > 0, HX_ERR_INPUT, "%s: byte %ld: data type '%s' of %s is not read", c->path, off_of(c), t, what);
   if (!c->binary) {
     char b[128];
     for (size_t k = 0; k < n; k++) {
       long at = off_of(c);
-      HX_CHECK(word(c, b, sizeof b), HX_ERR_INPUT, "%s: byte %ld: %s end after %zu of %zu values", c->path, at, what, k, n);
+      HX_CHECK(hx_vtk_word(c, b, sizeof b), HX_ERR_INPUT, "%s: byte %ld: %s end after %zu of %zu values", c->path, at, what, k,
+               n);
       char *e;
       if (dv) {
         dv[k] = strtod(b, &e);
@@ -103,30 +71,15 @@ static int read_values(vcur *c, const char *t, size_t n, double *dv, int64_t *iv
            off_of(c), what, n * (size_t)sz, (size_t)(c->end - c->p));
   const unsigned char *q = (const unsigned char *)c->p;
   for (size_t k = 0; k < n; k++, q += sz) {
-    uint64_t u = 0;
-    for (int b = 0; b < sz; b++) u = (u << 8) | q[b]; /* big-endian */
-    double d;
-    int64_t i = 0;
+    int64_t i;
+    double d = hx_vtk_be_value(q, sz, fl, sgn, &i);
     if (fl) {
-      if (sz == 4) {
-        uint32_t u32 = (uint32_t)u;
-        float f;
-        memcpy(&f, &u32, 4);
-        d = f;
-      } else {
-        memcpy(&d, &u, 8);
-      }
       /* integers stored as reals (an index array of type float): only finite, in range */
       if (!dv) {
         HX_CHECK(isfinite(d) && fabs(d) < 9.0e18, HX_ERR_INPUT, "%s: byte %ld: %s: value %zu is not an integer", c->path,
                  (long)((const char *)q - c->base), what, k);
         i = (int64_t)d;
       }
-    } else {
-      int sgn = strncmp(t, "unsigned", 8) && strcmp(t, "vtktypeuint64");
-      if (sgn && sz < 8 && (u >> (8 * sz - 1))) u |= ~0ull << (8 * sz); /* sign extension */
-      i = (int64_t)u;
-      d = (double)i;
     }
     if (dv) {
       HX_CHECK(isfinite(d), HX_ERR_INPUT, "%s: byte %ld: %s: value %zu is not a finite number", c->path,
@@ -146,26 +99,11 @@ static int is_attr_name(const char *n) {
 /* refuse before allocating: n values of type t need at least n * size bytes (binary) or 2 n bytes
    (ASCII: a digit and a separator) in what is left of the file */
 static int values_fit(const vcur *c, const char *t, size_t n, const char *what) {
-  int fl = 0, sz = type_bytes(t, &fl);
+  int fl = 0, sg = 1, sz = hx_vtk_type(t, &fl, &sg);
   size_t per = c->binary ? (size_t)(sz > 0 ? sz : 1) : 2, left = (size_t)(c->end - c->p);
   HX_CHECK(n <= left / per, HX_ERR_INPUT, "%s: byte %ld: %s: %zu values cannot fit in the %zu bytes left", c->path, off_of(c),
            what, n, left);
   return HX_OK;
-}
-
-/* skip a METADATA block: lines up to the first empty line */
-static void skip_metadata(vcur *c) {
-  while (c->p < c->end) {
-    const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
-    if (!nl) {
-      c->p = c->end;
-      return;
-    }
-    int blank = 1;
-    for (const char *q = c->p; q < nl; q++) blank &= isspace((unsigned char)*q) != 0;
-    c->p = nl + 1;
-    if (blank) return;
-  }
 }
 
 /* the serendipity interpolant of a 20-node cell at its face and body centres (equispaced lex
@@ -204,7 +142,7 @@ void hx_io_serendipity_centres(double *g27) { serendipity_centres(g27); }
 int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
   hx_infile in;
   HX_CALL(hx_infile_read(&in, path));
-  vcur c = {path, in.data, in.data, in.data + in.size, 0};
+  vcur c = {path, in.data, in.data, in.data + in.size, 0, 0};
   hx_mesh *m = NULL;
   double *pts = NULL;
   int64_t *cells = NULL, *offs = NULL, *types = NULL, *attr = NULL, *rep = NULL;
@@ -231,21 +169,21 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
       if (!nl) FAIL("%s: byte %ld: file ends in the header", path, off_of(&c));
       c.p = nl + 1;
     }
-    word(&c, b, sizeof b);
+    hx_vtk_word(&c, b, sizeof b);
     if (!strcmp(b, "BINARY")) c.binary = 1;
     else if (strcmp(b, "ASCII")) FAIL("%s: byte %ld: expected ASCII or BINARY, found '%s'", path, off_of(&c), b);
-    word(&c, b, sizeof b);
-    word(&c, t, sizeof t);
+    hx_vtk_word(&c, b, sizeof b);
+    hx_vtk_word(&c, t, sizeof t);
     if (strcmp(b, "DATASET") || strcmp(t, "UNSTRUCTURED_GRID"))
       FAIL("%s: byte %ld: expected 'DATASET UNSTRUCTURED_GRID', found '%s %s'", path, off_of(&c), b, t);
   }
   int in_cell_data = 0;
-  while (word(&c, b, sizeof b)) {
+  while (hx_vtk_word(&c, b, sizeof b)) {
     if (!strcmp(b, "METADATA")) {
-      skip_metadata(&c);
+      hx_vtk_skip_metadata(&c);
     } else if (!strcmp(b, "POINTS")) {
       TRY(word_ll(&c, 0, (long long)in.size, "the point count", &np));
-      if (!word(&c, t, sizeof t)) FAIL("%s: byte %ld: POINTS without a data type", path, off_of(&c));
+      if (!hx_vtk_word(&c, t, sizeof t)) FAIL("%s: byte %ld: POINTS without a data type", path, off_of(&c));
       if (pts) FAIL("%s: byte %ld: a second POINTS section", path, off_of(&c));
       TRY(values_fit(&c, t, (size_t)np * 3, "POINTS"));
       TRY(hx_malloc(((size_t)np * 3 + 1) * sizeof *pts, &pts));
@@ -259,12 +197,12 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
         /* OFFSETS type, n1 values; CONNECTIVITY type, n2 values */
         nc = n1 - 1, nconn = n2;
         if (nc < 0) FAIL("%s: byte %ld: CELLS %lld: 5.1 files give the offsets count (cells + 1)", path, off_of(&c), n1);
-        if (!word(&c, b, sizeof b) || strcmp(b, "OFFSETS") || !word(&c, t, sizeof t))
+        if (!hx_vtk_word(&c, b, sizeof b) || strcmp(b, "OFFSETS") || !hx_vtk_word(&c, t, sizeof t))
           FAIL("%s: byte %ld: expected 'OFFSETS <type>' (file version 5.1)", path, off_of(&c));
         TRY(values_fit(&c, t, (size_t)n1, "OFFSETS"));
         TRY(hx_malloc((size_t)n1 * sizeof *offs + 8, &offs));
         TRY(read_values(&c, t, (size_t)n1, NULL, offs, "OFFSETS"));
-        if (!word(&c, b, sizeof b) || strcmp(b, "CONNECTIVITY") || !word(&c, t, sizeof t))
+        if (!hx_vtk_word(&c, b, sizeof b) || strcmp(b, "CONNECTIVITY") || !hx_vtk_word(&c, t, sizeof t))
           FAIL("%s: byte %ld: expected 'CONNECTIVITY <type>' (file version 5.1)", path, off_of(&c));
         TRY(values_fit(&c, t, (size_t)n2, "CONNECTIVITY"));
         TRY(hx_malloc((size_t)n2 * sizeof *cells + 8, &cells));
@@ -304,23 +242,23 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
       /* SCALARS name type [ncomp], LOOKUP_TABLE name, values */
       char name[128], look[64];
       long long ncomp = 1;
-      if (!word(&c, name, sizeof name) || !word(&c, t, sizeof t))
+      if (!hx_vtk_word(&c, name, sizeof name) || !hx_vtk_word(&c, t, sizeof t))
         FAIL("%s: byte %ld: SCALARS without a name and type", path, off_of(&c));
-      if (!word(&c, look, sizeof look)) FAIL("%s: byte %ld: SCALARS %s without LOOKUP_TABLE", path, off_of(&c), name);
+      if (!hx_vtk_word(&c, look, sizeof look)) FAIL("%s: byte %ld: SCALARS %s without LOOKUP_TABLE", path, off_of(&c), name);
       if (strcmp(look, "LOOKUP_TABLE")) {
         ncomp = strtoll(look, NULL, 10);
         if (ncomp < 1 || ncomp > 4) FAIL("%s: byte %ld: SCALARS %s: %s components", path, off_of(&c), name, look);
-        word(&c, look, sizeof look);
+        hx_vtk_word(&c, look, sizeof look);
       }
-      if (strcmp(look, "LOOKUP_TABLE") || !word(&c, look, sizeof look))
+      if (strcmp(look, "LOOKUP_TABLE") || !hx_vtk_word(&c, look, sizeof look))
         FAIL("%s: byte %ld: SCALARS %s: expected 'LOOKUP_TABLE <name>'", path, off_of(&c), name);
       long long n = in_cell_data ? nc : np;
       if (n < 0) FAIL("%s: byte %ld: SCALARS %s before the cells and points", path, off_of(&c), name);
       int64_t *v = NULL;
       TRY(values_fit(&c, t, (size_t)n * (size_t)ncomp, name));
       TRY(hx_malloc(((size_t)n * (size_t)ncomp + 1) * sizeof *v, &v));
-      int fl = 0;
-      type_bytes(t, &fl);
+      int fl = 0, sg = 1;
+      hx_vtk_type(t, &fl, &sg);
       double *dv = NULL;
       if (fl && (rc = hx_malloc(((size_t)n * (size_t)ncomp + 1) * sizeof *dv, &dv))) {
         hx_free(&v);
@@ -338,15 +276,15 @@ int hx_import_vtk(hx_comm comm, const char *path, hx_mesh **out) {
       /* FIELD name n, then n arrays: name ncomp ntuples type, values */
       char name[128];
       long long na;
-      if (!word(&c, name, sizeof name)) FAIL("%s: byte %ld: FIELD without a name", path, off_of(&c));
+      if (!hx_vtk_word(&c, name, sizeof name)) FAIL("%s: byte %ld: FIELD without a name", path, off_of(&c));
       TRY(word_ll(&c, 0, 100000, "the FIELD array count", &na));
       for (long long a = 0; a < na; a++) {
         long long ncomp, ntup;
-        if (!word(&c, name, sizeof name)) FAIL("%s: byte %ld: FIELD array %lld without a name", path, off_of(&c), a);
+        if (!hx_vtk_word(&c, name, sizeof name)) FAIL("%s: byte %ld: FIELD array %lld without a name", path, off_of(&c), a);
         TRY(word_ll(&c, 1, 1000000, "a FIELD array's components", &ncomp));
         TRY(word_ll(&c, 0, (long long)in.size, "a FIELD array's tuples", &ntup));
-        if (!word(&c, t, sizeof t)) FAIL("%s: byte %ld: FIELD array %s without a type", path, off_of(&c), name);
-        int fl = 0, sz = type_bytes(t, &fl);
+        if (!hx_vtk_word(&c, t, sizeof t)) FAIL("%s: byte %ld: FIELD array %s without a type", path, off_of(&c), name);
+        int fl = 0, sg = 1, sz = hx_vtk_type(t, &fl, &sg);
         if (!sz) FAIL("%s: byte %ld: FIELD array %s: data type '%s' is not read", path, off_of(&c), name, t);
         size_t n = (size_t)ncomp * (size_t)ntup;
         TRY(values_fit(&c, t, n, name));

@@ -7,7 +7,9 @@ cube in rotated frames (mfem_gen.py) mapped by F1 (trilinear) or F2 (degree 2 pe
 serendipity space too); each read must give the analytic volume per element and in total, the
 area of the mapped cube's surface as boundary id 1 (24 faces) and the attributes. The point
 positions inside each cell come from VTK's own cell classes (GetParametricCoords,
-PointIndexFromIJK), not from our tables. Broken files: one line with the file and byte offset."""
+PointIndexFromIJK), not from our tables. Broken files: one line with the file and byte offset. A
+METADATA block (INFORMATION records up to a blank line) is skipped whole."""
+import json
 import os
 import subprocess
 import sys
@@ -175,4 +177,15 @@ with tempfile.TemporaryDirectory() as tmp:
         err = r.stderr.strip()
         check(r.returncode != 0 and bad[name][1] in err and len(err.split("\n")) == 1,
               f"hexpack quality {name}: exit {r.returncode}, one line: {err}")
+    # a METADATA block (as VTK 9 writes after an array: INFORMATION records up to a blank line)
+    # is skipped whole: the unit cube reads with volume 1
+    md = os.path.join(tmp, "metadata.vtk")
+    with open(md, "w") as f:
+        f.write("# vtk DataFile Version 5.1\ncube\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 8 float\n"
+                "0 0 0 1 0 0 0 1 0 1 1 0 0 0 1 1 0 1 0 1 1 1 1 1\nMETADATA\nINFORMATION 1\n"
+                "NAME L2_NORM_RANGE LOCATION vtkDataArray\nDATA 2 0 1.73205\n\nCELLS 2 8\n"
+                "OFFSETS vtktypeint64\n0 8\nCONNECTIVITY vtktypeint64\n0 1 3 2 4 5 7 6\nCELL_TYPES 1\n12\n")
+    r = subprocess.run([HEXPACK, "quality", md, "--json"], capture_output=True, text=True)
+    doc = json.loads(r.stdout) if r.stdout.strip() else {}
+    check(r.returncode == 0 and doc.get("num_elem") == 1, f"METADATA block skipped: exit {r.returncode} {r.stderr.strip()}")
 sys.exit(1 if fail else 0)

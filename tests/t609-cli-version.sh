@@ -2,7 +2,7 @@
 # t609: hexpack --version. Its first line is "hexpack <the project's version in CMakeLists.txt>";
 # the commit line holds the source tree's git HEAD (or "unknown" outside git); each feature line
 # says yes exactly where the build's hx_config.h has HX_HAVE_<FEATURE> 1; --version --json is one
-# JSON object with the same facts; --version with another flag is one error line. Then the
+# JSON object with the same facts and the schema_version of every --json document; --version with another flag is one error line. Then the
 # capture script itself (cmake/hx_buildinfo.cmake): a directory outside git gives "unknown", a
 # fresh git repository its HEAD, and a change to a tracked file the dirty flag.
 set -u
@@ -21,9 +21,12 @@ if command -v git > /dev/null && top=$(git -C "$SRC" rev-parse --show-toplevel 2
    [ "$(realpath "$top")" = "$(realpath "$SRC")" ]; then
   want_commit=$(git -C "$SRC" rev-parse --short=12 HEAD)
 fi
-"$PY" - "$dir/v.txt" "$dir/v.json" "$SRC/CMakeLists.txt" "$BUILD/include/hx_config.h" "$want_commit" <<'EOF' || fail=1
+"$HEXPACK" box --n 2 --dry-run --json > "$dir/box.json" 2> /dev/null || { echo "FAIL: box --dry-run --json"; exit 1; }
+"$PY" - "$dir/v.txt" "$dir/v.json" "$SRC/CMakeLists.txt" "$BUILD/include/hx_config.h" "$want_commit" "$dir/box.json" <<'EOF' ||
+  fail=1
 import json, re, sys
-text, js, cml, cfg, want_commit = sys.argv[1:]
+text, js, cml, cfg, want_commit, box = sys.argv[1:]
+schema = json.load(open(box))["schema_version"]
 lines = open(text).read().splitlines()
 version = re.search(r"project\(hexpack VERSION ([0-9.]+)", open(cml).read()).group(1)
 have = {m.group(1).lower(): m.group(2) == "1" for m in re.finditer(r"#define HX_HAVE_(\w+) (\d)", open(cfg).read())}
@@ -41,6 +44,8 @@ for f, on in have.items():
     if got != ("yes" if on else "no"):
         bad.append("feature %s: %r, expected %s (hx_config.h)" % (f, got, "yes" if on else "no"))
 doc = json.load(open(js))
+if doc.get("schema_version") != schema:
+    bad.append("JSON schema_version %r, expected %r (that of every --json document)" % (doc.get("schema_version"), schema))
 if doc.get("version") != version or doc.get("commit") != want_commit:
     bad.append("JSON version/commit %r/%r" % (doc.get("version"), doc.get("commit")))
 if doc.get("features") != have:

@@ -1,6 +1,7 @@
 # t620: the option tables (hexpack --options) against the command line, for every command:
 # every flag parses (all of them given at once, with a value of its type other than the
-# default), shows in --help with the table's default, and comes back in the --json echo with
+# default), shows in --help with the table's default (no line of any --help longer than 100
+# columns: a row's help wrapped under the help column), and comes back in the --json echo with
 # the value given; a run with no flag echoes every table default; a number out of range names
 # the flag, the value and the range in one line; an unknown flag names the closest one; the man
 # page and the bash completion are generated from the same tables.
@@ -96,6 +97,13 @@ def default_echo(o, echoed):
     return echoed == d
 
 
+# the help of hexpack itself and of bench (no table of its own): no line longer than 100 columns
+for words in ([], ["bench"]):
+    rc, helptext, err = run(words + ["--help"])
+    long = [l for l in helptext.splitlines() if len(l) > 100]
+    check(rc == 0 and not long, "hexpack %s--help: exit %d, %d line(s) longer than 100 columns: %r"
+          % ("".join(w + " " for w in words), rc, len(long), long[:1]))
+
 rc, out, err = run(["--options"])
 check(rc == 0, "hexpack --options: exit %d %s" % (rc, err))
 tables = json.loads(out)
@@ -113,6 +121,16 @@ for cmd, opts in commands.items():
     check(rc == 0, "%s --help: exit %d" % (cmd, rc))
     lines = helptext.splitlines()
     check("expert options:" in lines, "%s --help: no 'expert options:' heading" % cmd)
+    long = [l for l in lines if len(l) > 100]
+    check(not long, "%s --help: %d line(s) longer than 100 columns, the first: %r" % (cmd, len(long), long[:1]))
+    # a flag's row continues on the lines indented under the help column (29 spaces)
+    rows = []
+    for l in lines:
+        if rows and l.startswith(" " * 29) and not l[29:].startswith(" "):
+            rows[-1] += " " + l[29:]
+        else:
+            rows.append(l)
+    lines = rows
     for o in opts:
         line = [l for l in lines if re.match(r"\s+(-\w, )?%s( |$)" % re.escape(o["name"]), l)]
         check(len(line) == 1, "%s --help: %d line(s) for %s" % (cmd, len(line), o["name"]))

@@ -3,6 +3,8 @@
 # plain progress line (stage, fraction, elapsed, ETA) while the run is still going (quality of
 # a 46656-element mesh, --progress-interval 0.1), and the optimizer's per-iteration log lines
 # appear while it runs, not at exit (stdout line-buffered); --progress-interval 0 prints none.
+# The same for the pebble mesher's own stages (a 60-sphere bed at order 7) and, with --quiet, for
+# the optimizer's Newton loop (iterations done of --newton-iters).
 . "$(dirname "$0")/lib.sh"
 cd "$dir"
 "$HEXPACK" box --n 36 --order 2 -o big.vtu > /dev/null || { echo "FAIL: box"; exit 1; }
@@ -32,4 +34,21 @@ seen=$?
 kill $pid 2> /dev/null
 wait $pid 2> /dev/null
 check "optimize: its first Newton line in the file while it runs" "[ $seen -eq 0 ]"
+"$HEXPACK" optimize k.vtu -o o.vtu --newton-iters 30 --coarse-start off --threads 1 --quiet --progress-interval 0.1 \
+  > oq.log 2>&1 &
+pid=$!
+wait_line $pid oq.log '^progress: newton [0-9.]* % ([0-9]* of 30), [0-9.]* s elapsed, eta [0-9.]* s$'
+seen=$?
+kill $pid 2> /dev/null
+wait $pid 2> /dev/null
+check "optimize --quiet: a Newton progress line in the file while it runs" "[ $seen -eq 0 ]"
+"$HEXPACK" pack --n 60 --container cyl:4 -o bed.txt > /dev/null || { echo "FAIL: pack"; exit 1; }
+"$HEXPACK" pebble bed.txt -o bed.re2 --progress-interval 0.1 > p.log 2>&1 &
+pid=$!
+stages='\(tessellation\|point spacing\|sweep\|order-N map\)'
+wait_line $pid p.log "^progress: $stages [0-9.]* % ([0-9]* of [0-9]*), [0-9.]* s elapsed, eta [0-9.]* s\$"
+seen=$?
+kill $pid 2> /dev/null
+wait $pid 2> /dev/null
+check "pebble: a progress line of a mesher stage in the file while it runs" "[ $seen -eq 0 ]"
 exit $fail

@@ -211,6 +211,22 @@ int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res);
     corner below alpha 1; *rounds: the rounds. */
 int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback, int *rounds);
 
+/** What hx_tmop_lower_order did: the copy's order (0: every copy folded, m unchanged), the
+    transfer's held elements and rounds, and the repair at m's order. */
+typedef struct hx_tmop_lower {
+  int order;
+  long long held;
+  int rounds;
+  hx_tmop_result repair;
+} hx_tmop_lower;
+/** The copy of m at a lower order made by copy(ctx, attempt, &lo) (attempt 0, then 1 where the
+    solve refuses copy 0 with HX_ERR_INVALID_MESH: it folds at the quadrature points), solved by
+    solve(ctx, lo, o) (NULL: hx_tmop_optimize) with o less its elem_ok (that is for m), its moves
+    carried to m (hx_tmop_transfer with o); then, with o->repair_sj > 0, hx_tmop_repair of m with
+    o at quadrature order repair_qo (0: o's). Collective. */
+int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*copy)(void *ctx, int attempt, hx_mesh **lo),
+                        int (*solve)(void *ctx, hx_mesh *lo, hx_tmop_opts *o), void *ctx, hx_tmop_lower *r);
+
 typedef struct hx_tmop hx_tmop;
 /** Set up the problem for mesh (borrowed: must outlive tm; its x is the initial state). */
 int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out);

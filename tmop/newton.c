@@ -25,6 +25,7 @@
 #include "hx_error.h"
 #include "hx_memory.h"
 #include "hx_metrics.h"
+#include "hx_progress.h"
 #include "hx_tmop_impl.h"
 
 /* Every vector below is a backend L-vector (device memory for cuda); the loop
@@ -283,6 +284,8 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   double *x = NULL, *xt = NULL, *r = NULL, *rt = NULL, *c = NULL, *xbest = NULL;
   lin_ws w = {0};
   int rc = HX_OK;
+  hx_progress prog; /* the iterations done of the cap (on stderr where the CLI turned it on) */
+  hx_progress_start(&prog, "newton", o->newton_iters);
   double *bufs[6] = {0};
   for (int k = 0; k < 6 && !rc; k++) rc = BE->vec_alloc(PA, n, &bufs[k]);
   for (int k = 0; k < 7 && !rc; k++) rc = BE->vec_alloc(PA, n, &w.v[k]);
@@ -388,6 +391,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     ls_rule cur = relaxed ? quad_rule : rule;
     ls_out ls;
     if ((rc = line_search(tm, x, c, E, rn, cur, xt, rt, &ls))) goto done;
+    hx_progress_finish(&prog);                    /* a bar on a terminal erased before the log's lines */
     const char *how = relaxed ? "relaxed" : NULL; /* the log's note on the accepted step */
     if (!ls.accepted && !o->recover) {
       snprintf(res->stop_reason, sizeof res->stop_reason, "line search failed");
@@ -474,6 +478,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
       if (log) fprintf(log, "newton %3d  %d steps in a row fail the det J check: stop\n", it + 1, relaxed_run);
       break;
     }
+    hx_progress_update(&prog, it + 1);
   }
   if (it == o->newton_iters && rn <= o->newton_rtol * rn0) {
     res->converged = 1;
@@ -497,6 +502,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   if ((rc = BE->vec_download(PA, xres, xout, n))) goto done;
   bufs[0] = x, bufs[1] = xt, bufs[2] = r, bufs[3] = rt;
 done:
+  hx_progress_finish(&prog);
   res->time_total = hx_tmop_now() - t_start;
   res->time_energy = tm->t_energy;
   res->time_grad = tm->t_grad;

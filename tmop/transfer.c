@@ -218,3 +218,39 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   hx_tmop_destroy(&tm);
   return rc;
 }
+
+int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*copy)(void *ctx, int attempt, hx_mesh **lo),
+                        int (*solve)(void *ctx, hx_mesh *lo, hx_tmop_opts *o), void *ctx, hx_tmop_lower *r) {
+  memset(r, 0, sizeof *r);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    hx_mesh *lo = NULL;
+    double *x0 = NULL;
+    HX_CALL(copy(ctx, attempt, &lo));
+    size_t n = (size_t)lo->num_elem * 3 * (size_t)hx_mesh_nodes_per_elem(lo);
+    int rc = hx_malloc((n + 1) * sizeof *x0, &x0);
+    if (!rc) memcpy(x0, lo->x, n * sizeof *x0);
+    hx_tmop_opts lo_opt = *o; /* o's elem_ok (the .re2 guard) is for m */
+    lo_opt.elem_ok = NULL, lo_opt.elem_ok_ctx = NULL;
+    hx_tmop_result res;
+    if (!rc) rc = solve ? solve(ctx, lo, &lo_opt) : hx_tmop_optimize(lo, &lo_opt, &res);
+    if (rc == HX_ERR_INVALID_MESH) { /* the copy folds at the quadrature points: the next attempt */
+      hx_error_clear();
+      hx_free(&x0);
+      hx_mesh_destroy(&lo);
+      continue;
+    }
+    if (!rc) rc = hx_tmop_transfer(m, lo, x0, o, &r->held, &r->rounds);
+    if (!rc) r->order = lo->order;
+    if (!rc && o->repair_sj > 0) {
+      /* the transfer's own elements below --repair (an order-N element meshed below it that the
+         lower-order solve raised, which the transfer raises less) solved again at m's order */
+      hx_tmop_opts ro = *o;
+      if (repair_qo > 0) ro.quad_order = repair_qo;
+      rc = hx_tmop_repair(m, &ro, &r->repair);
+    }
+    hx_free(&x0);
+    hx_mesh_destroy(&lo);
+    return rc;
+  }
+  return HX_OK;
+}

@@ -180,6 +180,11 @@ typedef struct hx_pebble_shrink {
     smaller diameter, or the sphere's), by o->contact_shrink's rule. hx_mesher_pebble calls it
     itself when o->contact is HX_PEBBLE_GAP. */
 int hx_pebble_contact_shrink(const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_pebble_bed **out, hx_pebble_shrink *info);
+/** The options of the order-P copy of the bed meshed with o, for a solve at order P carried to
+    o's order: attempt 0 samples the order-N mesh's own map (map_order: its point spacings and
+    its guard's choices), attempt 1 places the points by the order-P mesher's guard with the
+    spacings still as at order N. Whole (not lazy). */
+void hx_pebble_opts_lower(const hx_pebble_opts *o, int P, int attempt, hx_pebble_opts *out);
 /** Mesh the fluid around the bed (order 1, with boundary faces and analytic surfaces). */
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out, hx_pebble_stats *stats);
 

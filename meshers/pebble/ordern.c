@@ -376,14 +376,21 @@ int pb_ring_points_guard(const sweep_ctx *sc0, int order, hx_comm comm, hx_lid *
     }
     if (!nl) break;
     hx_lid lo = nl * me / np, hi = nl * (me + 1) / np;
+    hx_progress prog;
+    hx_progress_start(&prog, "point spacing", hi - lo);
+    for (hx_lid k0 = lo; k0 < hi; k0 += 256) { /* in blocks of facets, the progress between them */
+      hx_lid k1 = hi - k0 < 256 ? hi : k0 + 256;
 #pragma omp parallel for schedule(dynamic, 8)
-    for (hx_lid k = lo; k < hi; k++) {
-      const facet *F = &bd->F[list[k]];
-      double *xe = malloc((size_t)3 * nd * nd * nd * sizeof *xe);
-      uint8_t *keep = malloc((size_t)F->nq + 1);
-      bad[list[k]] = xe && keep ? facet_guard(sc0, F, nd, g, D, xe, keep) : 1 | 4; /* no memory: even */
-      free(xe), free(keep);
+      for (hx_lid k = k0; k < k1; k++) {
+        const facet *F = &bd->F[list[k]];
+        double *xe = malloc((size_t)3 * nd * nd * nd * sizeof *xe);
+        uint8_t *keep = malloc((size_t)F->nq + 1);
+        bad[list[k]] = xe && keep ? facet_guard(sc0, F, nd, g, D, xe, keep) : 1 | 4; /* no memory: even */
+        free(xe), free(keep);
+      }
+      hx_progress_update(&prog, k1 - lo);
     }
+    hx_progress_finish(&prog);
     if (np > 1) rc = hx_comm_max_int64(comm, bad, (int)bd->nf);
     if (rc) break;
     hx_lid nnew = 0;
@@ -436,8 +443,15 @@ int pb_sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mesh **
   }
   memcpy(m->vert_id, m1->vert_id, (size_t)m1->num_elem * 8 * sizeof *m->vert_id);
   memcpy(m->elem_attr, m1->elem_attr, (size_t)m1->num_elem * sizeof *m->elem_attr);
+  hx_progress prog;
+  hx_progress_start(&prog, "order-N map", m1->num_elem);
+  for (hx_lid e0 = 0; e0 < m1->num_elem; e0 += 16384) { /* in blocks, the progress between them */
+    hx_lid e1 = m1->num_elem - e0 < 16384 ? m1->num_elem : e0 + 16384;
 #pragma omp parallel for schedule(dynamic, 16)
-  for (hx_lid e = 0; e < m1->num_elem; e++) pb_sweep_elem(sc, e, nd, g, m->x + (size_t)e * 3 * nd3);
+    for (hx_lid e = e0; e < e1; e++) pb_sweep_elem(sc, e, nd, g, m->x + (size_t)e * 3 * nd3);
+    hx_progress_update(&prog, e1);
+  }
+  hx_progress_finish(&prog);
   if (sc->o->debug.facets) {
     double *Dm = NULL;
     if (!hx_malloc((size_t)nd * nd * sizeof *Dm, &Dm)) {

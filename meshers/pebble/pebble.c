@@ -598,7 +598,14 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
   if (!rc) rc = hx_mesh_create(comm, 1, cape, &m);
   sweep_out w = {bd->plan->o, bed, m, 0, NULL, 0, 0, Xl, 0, nfacetnodes, stamp, colbase, einfo, &P, c_lo, L, NE, debug};
   /* sweep of this rank's sphere cells */
-  for (hx_lid a = c_lo; a < c_hi && a < bed->n && !rc; a++) rc = sweep_cell(bd, &w, a);
+  hx_progress prog;
+  hx_lid a_hi = c_hi < bed->n ? c_hi : bed->n;
+  hx_progress_start(&prog, "sweep", a_hi > c_lo ? a_hi - c_lo : 0);
+  for (hx_lid a = c_lo; a < a_hi && !rc; a++) {
+    rc = sweep_cell(bd, &w, a);
+    hx_progress_update(&prog, a + 1 - c_lo);
+  }
+  hx_progress_finish(&prog);
   /* extrusion of the plane facets (pseudo-cells n, n+1) */
   for (int k = 0; k < 2 && !rc; k++) {
     hx_lid c = bed->n + k;
@@ -660,6 +667,20 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
   *stats = st;
   *out = m;
   return HX_OK;
+}
+
+void hx_pebble_opts_lower(const hx_pebble_opts *o, int P, int attempt, hx_pebble_opts *out) {
+  int N = o->order;
+  *out = *o;
+  out->order = P;
+  out->lazy = 0;
+  if (attempt == 0) {
+    out->map_order = N;
+  } else {
+    int *f[3] = {&out->radial_volume, &out->ring_volume, &out->edge_volume};
+    for (int k = 0; k < 3; k++)
+      if (*f[k] < 0) *f[k] = N >= 3;
+  }
 }
 
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed_in, const hx_pebble_opts *o_in, hx_mesh **out,

@@ -15,6 +15,7 @@
 #include "hx_memory.h"
 #include "hx_pebble.h"
 #include "hx_power3d.h"
+#include "hx_progress.h"
 #include "hx_quality.h"
 #define MAXW 6 /* walls */
 
@@ -298,6 +299,7 @@ int pb_tessellate(builder *bd, hx_pebble_stats *st);
 double pb_layer_range(const pb_plan *pl, double h, double ra, double *thick);
 int pb_mark_splits(builder *bd, hx_lid *ncut);
 int pb_nthreads(void);
+int pb_thread(void); /* this OpenMP thread (0 without OpenMP) */
 int pb_score_facets(builder *bd, hx_lid lo, hx_lid hi, const hx_pebble_stats *st);
 
 /* ---- sweep.c ------------------------------------------------------------------------------- */

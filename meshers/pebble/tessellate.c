@@ -1306,7 +1306,12 @@ int pb_tessellate(builder *bd, hx_pebble_stats *st) {
   }
   int rc = HX_OK;
   hx_lid f_end = bd->f_hi ? bd->f_hi : bd->nf;
+  /* the scoring of every facet on one thread (pb_score_facets shows its own progress) */
+  hx_progress prog;
+  int show = !bd->forced && !bd->f_hi;
+  if (show) hx_progress_start(&prog, "tessellation", f_end - bd->f_lo);
   for (hx_lid f = bd->f_lo; f < f_end && !rc; f++) {
+    if (show && (f - bd->f_lo) % 64 == 0) hx_progress_update(&prog, f - bd->f_lo);
     facet *F = &bd->F[f];
     tess t;
     t.f = f, t.F = F, t.a = F->a, t.b = F->b;
@@ -1326,6 +1331,7 @@ int pb_tessellate(builder *bd, hx_pebble_stats *st) {
     if (bd->fbad && !bd->forced) bd->fbad[f] = t.pre < 0 && t.fq <= 0;
     if (bd->choice && !bd->forced) bd->choice[f] = (int8_t)t.kept;
   }
+  if (show) hx_progress_finish(&prog);
   pb_emap_free(&em);
   return rc;
 }
@@ -1465,6 +1471,14 @@ int pb_nthreads(void) {
 #endif
 }
 
+int pb_thread(void) {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
 /* The variant scoring of facets [lo, hi) (most of the tessellation time) on the OpenMP
    threads: each thread tessellates chunks of the range in its own copy of the node, quad
    and bridge arrays (the polygons' vertices are the first nn nodes, the same in every
@@ -1476,6 +1490,9 @@ int pb_score_facets(builder *bd, hx_lid lo, hx_lid hi, const hx_pebble_stats *st
   int nt = pb_nthreads();
   hx_lid n = hi - lo, nchunk = n < 16 * (hx_lid)nt ? n : 16 * (hx_lid)nt;
   int rc = HX_OK;
+  hx_lid done = 0; /* facets scored, counted by every thread; the first thread shows them */
+  hx_progress prog;
+  hx_progress_start(&prog, "tessellation", n);
 #pragma omp parallel num_threads(nt)
   {
     builder c = *bd;
@@ -1499,10 +1516,15 @@ int pb_score_facets(builder *bd, hx_lid lo, hx_lid hi, const hx_pebble_stats *st
       c.f_lo = lo + n * k / nchunk, c.f_hi = lo + n * (k + 1) / nchunk;
       hx_pebble_stats scratch = *st;
       if (c.f_lo < c.f_hi) trc = pb_tessellate(&c, &scratch);
+      hx_lid now;
+#pragma omp atomic capture
+      now = done += c.f_hi - c.f_lo;
+      if (pb_thread() == 0) hx_progress_update(&prog, now);
     }
     hx_free(&c.X), hx_free(&c.nbridge), hx_free(&c.nmask), hx_free(&c.Q), hx_free(&c.B);
 #pragma omp critical(hx_pebble_score)
     if (trc && !rc) rc = trc;
   }
+  hx_progress_finish(&prog);
   return rc;
 }
