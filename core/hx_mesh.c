@@ -580,16 +580,23 @@ int hx_mesh_check(const hx_mesh *m, double surf_tol, hx_mesh_check_report *repor
   HX_CALL(hx_gll(nd, xg, wg));
   HX_CALL(hx_malloc(((size_t)m->num_elem + 1) * sizeof *ev, &ev));
   hx_gid bad_elems = 0;
-  hx_lid first_bad = m->num_elem;
+  hx_lid first_bad = m->num_elem, block = 65536;
+  hx_progress prog; /* blocks of elements between the progress updates */
+  hx_progress_start(&prog, "check", m->num_elem);
+  for (hx_lid e0 = 0; e0 < m->num_elem; e0 += block) {
+    hx_lid e1 = m->num_elem - e0 < block ? m->num_elem : e0 + block;
 #pragma omp parallel for reduction(min : min_detj, first_bad) reduction(+ : bad_elems) schedule(static)
-  for (hx_lid e = 0; e < m->num_elem; e++) {
-    double emin = elem_min_detj(nd, D, wg, m->x + (size_t)e * 3 * npe, &ev[e]);
-    if (emin < min_detj) min_detj = emin;
-    if (!(emin > 0)) {
-      if (e < first_bad) first_bad = e;
-      bad_elems++;
+    for (hx_lid e = e0; e < e1; e++) {
+      double emin = elem_min_detj(nd, D, wg, m->x + (size_t)e * 3 * npe, &ev[e]);
+      if (emin < min_detj) min_detj = emin;
+      if (!(emin > 0)) {
+        if (e < first_bad) first_bad = e;
+        bad_elems++;
+      }
     }
+    hx_progress_update(&prog, e1);
   }
+  hx_progress_finish(&prog);
   r.min_detj = min_detj;
   r.bad_elems = bad_elems;
   r.first_bad_elem = first_bad < m->num_elem ? first_bad : -1;
