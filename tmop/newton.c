@@ -391,7 +391,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     ls_rule cur = relaxed ? quad_rule : rule;
     ls_out ls;
     if ((rc = line_search(tm, x, c, E, rn, cur, xt, rt, &ls))) goto done;
-    hx_progress_finish(&prog);                    /* a bar on a terminal erased before the log's lines */
+    if (log) hx_progress_finish(&prog);           /* a bar on a terminal erased before the log's lines */
     const char *how = relaxed ? "relaxed" : NULL; /* the log's note on the accepted step */
     if (!ls.accepted && !o->recover) {
       snprintf(res->stop_reason, sizeof res->stop_reason, "line search failed");

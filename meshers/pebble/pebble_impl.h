@@ -303,7 +303,6 @@ int pb_thread(void); /* this OpenMP thread (0 without OpenMP) */
 int pb_score_facets(builder *bd, hx_lid lo, hx_lid hi, const hx_pebble_stats *st);
 
 /* ---- sweep.c ------------------------------------------------------------------------------- */
-void pb_corner_det_range(const double *X, const int32_t *cn, double *lo, double *hi);
 void pb_corner_quality(const double *X, const int32_t *cn, double *sj, double *lo, double *hi);
 double pb_min_corner_det(const double *X, const int32_t *cn);
 double pb_min_corner_sj(const double *X, const int32_t *cn);

@@ -34,18 +34,8 @@ static double corner_det(const double *X, const int32_t *cn, int sj) {
   return mn;
 }
 
-/* smallest and largest corner Jacobian determinant of the trilinear hex with corners cn */
-void pb_corner_det_range(const double *X, const int32_t *cn, double *lo, double *hi) {
-  double mn = INFINITY, mx = -INFINITY;
-  for (int c = 0; c < 8; c++) {
-    double J[3][3], det = corner_jac(X, cn, c, J);
-    if (det < mn) mn = det;
-    if (det > mx) mx = det;
-  }
-  *lo = mn, *hi = mx;
-}
-
-/* both at once: smallest corner scaled Jacobian, smallest and largest corner det J */
+/* smallest corner scaled Jacobian and smallest and largest corner det J of the trilinear hex
+   with corners cn, in one pass */
 void pb_corner_quality(const double *X, const int32_t *cn, double *sj, double *lo, double *hi) {
   double ms = INFINITY, mn = INFINITY, mx = -INFINITY;
   for (int c = 0; c < 8; c++) {
