@@ -74,7 +74,7 @@ int main(void) {
       for (int i = 0; i < 9; i++) d[i] = dP[i] - (8 * (Pp[i] - Pm[i]) - (Pp2[i] - Pm2[i])) / (12 * h);
       e = norm9(d, 9) / fmax(norm9(dP, 9), 1e-12);
       if (e > err_dP) err_dP = e;
-      /* full H: H:dT == dP, symmetric; hkk == its diagonal blocks */
+      /* full H: H:dT == dP, symmetric; hkk == its diagonal blocks, bitwise (303 has its own closed form) */
       double H[81], hkk[27], r[9];
       m->H(T, par, H);
       m->hkk(T, par, hkk);

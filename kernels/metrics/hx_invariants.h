@@ -159,15 +159,19 @@ static inline HX_HD void hx_inv_ddI2b_dT(const double *T, const hx_inv3 *v, cons
    signature (const double *T, double par, const double *dT, double *dP)) build:
    NAME_H:   the full Hessian, H[9*(3i+j) + 3k+l] = H_ijkl (81 doubles, MFEM's stored form);
    NAME_hkk: the diagonal blocks used by the Jacobi preconditioner,
-             Hkk[9k + 3j + l] = H_kjkl (27 doubles). */
-#define HX_METRIC_DERIVED(NAME)                                                                                                  \
+             Hkk[9k + 3j + l] = H_kjkl (27 doubles).
+   HX_METRIC_DERIVED_H(NAME) gives NAME_H alone, for a metric that writes its own NAME_hkk. */
+#define HX_METRIC_DERIVED_H(NAME)                                                                                                \
   static inline HX_HD void NAME##_H(const double *T, double par, double *H) {                                                    \
     for (int ij = 0; ij < 9; ij++) {                                                                                             \
       double E[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};                                                                                 \
       E[ij] = 1.0;                                                                                                               \
       NAME##_dP(T, par, E, H + 9 * ij);                                                                                          \
     }                                                                                                                            \
-  }                                                                                                                              \
+  }
+
+#define HX_METRIC_DERIVED(NAME)                                                                                                  \
+  HX_METRIC_DERIVED_H(NAME)                                                                                                      \
   static inline HX_HD void NAME##_hkk(const double *T, double par, double *Hkk) {                                                \
     for (int k = 0; k < 3; k++)                                                                                                  \
       for (int j = 0; j < 3; j++) {                                                                                              \

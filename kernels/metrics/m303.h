@@ -33,4 +33,28 @@ static inline HX_HD void hx_m303_dP(const double *T, double par, const double *d
   for (int i = 0; i < 9; i++) dP[i] *= 1.0 / 3.0;
 }
 
-HX_METRIC_DERIVED(hx_m303)
+/* H_kjkl in closed form, the Jacobi diagonal's 27 entries at the cost of one dP: hx_m303_dP with
+   dT = e_k e_j^T has C:dT = C_kj, T:dT = T_kj and (C dT^T C)_kl = C_kj C_kl, so
+   H_kjkl = (1/3){a[(2/3) C_kj C_kl + C_kj C_kl] + b delta_jl + g (T_kj C_kl + C_kj T_kl)}
+   (a, b, g of hx_inv_ddI1b_dT), evaluated in the order dP evaluates it: the same doubles as
+   the nine dP calls of HX_METRIC_DERIVED (the terms it drops are exact zeros). */
+static inline HX_HD void hx_m303_hkk(const double *T, double par, double *Hkk) {
+  (void)par;
+  hx_inv3 v;
+  hx_m303_inv(T, &v);
+  double t13 = hx_cbrt(v.tau), t23 = t13 * t13;
+  double a = (2.0 / 3.0) * v.I1 / (v.tau * v.tau * t23);
+  double b = 2.0 / t23;
+  double g = -(4.0 / 3.0) / (v.tau * t23);
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < 3; j++) {
+      double ckj = v.C[3 * k + j], tkj = T[3 * k + j];
+      for (int l = 0; l < 3; l++) {
+        double ckl = v.C[3 * k + l];
+        Hkk[9 * k + 3 * j + l] =
+            (a * ((2.0 / 3.0) * ckj * ckl + ckj * ckl) + (j == l ? b : 0.0) + g * (tkj * ckl + ckj * T[3 * k + l])) * (1.0 / 3.0);
+      }
+    }
+}
+
+HX_METRIC_DERIVED_H(hx_m303)
