@@ -32,6 +32,7 @@ typedef struct cpu_data {
   double *scratch;      /* [num_threads][scratch_len] */
   double *elem_val;     /* [num_elem] per-element energy / min det J */
   double *H;            /* HX_HESS_STORED: [num_elem][nq^3][81] */
+  double *t13;          /* HX_HESS_ONTHEFLY, mu_303, W^{-1} = s I: [num_elem][nq^3] tau^(1/3) at x_lin */
   const double *x_lin;  /* HX_HESS_ONTHEFLY: borrowed linearization point (E-vector) */
   double *BB, *BG, *GG; /* [nq][nd] products of the 1D matrices for the diagonal */
   double *w3;           /* [nq^3] tensor quadrature weights w_qx w_qy w_qz */
@@ -56,6 +57,15 @@ static int thread_id(void) {
 }
 
 /* ---------------------------------------------------------------- contractions */
+
+/* The hot loops (contractions, the mu_303 point loop) are compiled twice on x86-64 with GCC: for
+   x86-64-v3 (AVX2) and the baseline, the one the CPU runs chosen at load time. Without
+   floating-point contraction (ISO C) both give the same doubles: only the vector width differs. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __GNUC__ >= 12 && !defined(HX_NO_CLONES)
+#define HX_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define HX_CLONES
+#endif
 
 /* A[q][3c+d] = dx_c / dxi_d at quadrature point q = qx + nq (qy + nq qz), for
    element nodal values xe [3][nd^3]. work: 3 nd^2 nq + 3 nd nq^2 doubles. */
@@ -184,8 +194,8 @@ HX_INLINE void jact_body(int nd, int nq, const double *restrict B, const double 
   X(2, 2) X(2, 3) X(2, 4) X(2, 6) X(3, 3) X(3, 4) X(3, 5) X(3, 6) X(4, 4) X(4, 5) X(4, 6) X(5, 5) X(5, 6) \
   X(5, 7) X(6, 6) X(6, 7) X(6, 8)
 /* clang-format on */
-static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A, int qs, int ms,
-                                  double *work) {
+HX_CLONES static void elem_jacobian_strided(int nd, int nq, const double *B, const double *G, const double *xe, double *A, int qs,
+                                            int ms, double *work) {
 #define X(ND, NQ)                                                                                                                \
   if (nd == ND && nq == NQ) {                                                                                                    \
     if (qs == 1) jac_body(ND, NQ, B, G, xe, A, 1, NQ *NQ *NQ, work);                                                             \
@@ -196,8 +206,8 @@ static void elem_jacobian_strided(int nd, int nq, const double *B, const double 
 #undef X
   jac_body(nd, nq, B, G, xe, A, qs, ms, work);
 }
-static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye, int qs, int ms,
-                                    double *work) {
+HX_CLONES static void elem_jacobian_t_strided(int nd, int nq, const double *B, const double *G, const double *F, double *ye,
+                                              int qs, int ms, double *work) {
 #define X(ND, NQ)                                                                                                                \
   if (nd == ND && nq == NQ) {                                                                                                    \
     if (qs == 1) jact_body(ND, NQ, B, G, F, ye, 1, NQ *NQ *NQ, work);                                                            \
@@ -399,12 +409,27 @@ static int cpu_grad(const hx_pa *pa, const double *x, double *g) {
   return HX_OK;
 }
 
+static void t13_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, double *restrict t13);
+
 static int cpu_hess_setup(hx_pa *pa, const double *x) {
   cpu_data *cd = (cpu_data *)pa->data;
   cd->x_lin = x;
-  if (pa->hess_strategy != HX_HESS_STORED) return HX_OK;
   int nd = pa->nd, nq = pa->nq, nq3 = nq * nq * nq;
   size_t npe = (size_t)3 * nd * nd * nd;
+  if (pa->hess_strategy != HX_HESS_STORED) {
+    if (!(cd->wscalar && pa->metric == 303)) return HX_OK;
+    /* the on-the-fly mu_303 action's tau^(1/3) at every point, once per linearization */
+    if (!cd->t13) HX_CALL(hx_malloc((size_t)pa->num_elem * nq3 * sizeof(double) + 8, &cd->t13));
+    CPU_PAR_BEGIN(pa, cd)
+    double *A = scr_, *work = A + 9 * (size_t)nq3;
+#pragma omp for schedule(static)
+    for (hx_lid el = 0; el < pa->num_elem; el++) {
+      elem_jacobian_strided(nd, nq, pa->B, pa->G, x + el * npe, A, 1, nq3, work);
+      t13_303_soa(pa, el, nq3, A, cd->t13 + (size_t)el * nq3);
+    }
+    CPU_PAR_END
+    return HX_OK;
+  }
   if (!cd->H) HX_CALL(hx_malloc((size_t)pa->num_elem * nq3 * 81 * sizeof(double) + 8, &cd->H));
   CPU_PAR_BEGIN(pa, cd)
   double *A = scr_, *work = A + 9 * (size_t)nq3;
@@ -422,48 +447,61 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
   return HX_OK;
 }
 
+/* One point of onthefly_303_soa (a function of its own so that its 3x3 arrays are scalars
+   after inlining, not per-lane arrays of the simd loop) */
+HX_INLINE void point_303_soa(int nq3, int q, double sq, double u, double f, const double *restrict A, const double *restrict dA,
+                             double *restrict F) {
+  double T[9], D[9], C[9];
+  for (int m = 0; m < 9; m++) {
+    T[m] = sq * A[m * nq3 + q];
+    D[m] = sq * dA[m * nq3 + q];
+  }
+  hx_m3_cof(T, C);
+  double tau = T[0] * C[0] + T[1] * C[1] + T[2] * C[2];
+  double I1 = 0, cd_ = 0, td = 0;
+  for (int m = 0; m < 9; m++) {
+    I1 += T[m] * T[m];
+    cd_ += C[m] * D[m];
+    td += T[m] * D[m];
+  }
+  double u2 = u * u, itau = 1.0 / tau;
+  double b = 2.0 / u2;                           /* 2 tau^(-2/3) */
+  double g = -(2.0 / 3.0) * b * itau;            /* -(4/3) tau^(-5/3) */
+  double a = (1.0 / 3.0) * b * I1 * itau * itau; /* (2/3) I1 tau^(-8/3) */
+  /* M = C dT^T, then K = C dT^T C */
+  double M[9], K[9];
+  hx_m3_mul_abt(C, D, M);
+  hx_m3_mul(M, C, K);
+  for (int m = 0; m < 9; m++)
+    F[m * nq3 + q] = f * (a * ((2.0 / 3.0) * cd_ * C[m] + K[m]) + b * D[m] + g * (td * C[m] + cd_ * T[m]));
+}
+
 /* The on-the-fly Hessian action of mu_303 with W^{-1} = s I, entry-major (SoA)
    so that the point loop vectorizes: T = s A, dT = s dA, and
    dP = (1/3){a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T]},
    a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3);
-   F = wt s dP. tau^(1/3) comes from a separate scalar loop (hx_cbrt). */
-static void onthefly_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, const double *restrict dA,
-                             double *restrict F, double *restrict t13) {
+   F = wt s dP. tau^(1/3) at every point of the linearization comes from hess_setup (t13);
+   sv, wv [nq3] are scratch for the per-point s and wt s / 3. */
+HX_CLONES static void onthefly_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, const double *restrict dA,
+                                       double *restrict F, const double *restrict t13, double *restrict sv, double *restrict wv) {
+  for (int q = 0; q < nq3; q++) {
+    size_t gq = (size_t)el * nq3 + q;
+    sv[q] = point_winv(pa, el, gq)[0];
+    wv[q] = point_weight(pa, q, el, gq) * sv[q] / 3.0;
+  }
+#pragma omp simd
+  for (int q = 0; q < nq3; q++) point_303_soa(nq3, q, sv[q], t13[q], wv[q], A, dA, F);
+}
+
+/* tau^(1/3) at every point of element el for onthefly_303_soa (A: the SoA Jacobian at the
+   linearization point) */
+static void t13_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, double *restrict t13) {
   for (int q = 0; q < nq3; q++) {
     double sq = point_winv(pa, el, (size_t)el * nq3 + q)[0];
     double T0 = sq * A[q], T1 = sq * A[nq3 + q], T2 = sq * A[2 * nq3 + q];
     double T3 = sq * A[3 * nq3 + q], T4 = sq * A[4 * nq3 + q], T5 = sq * A[5 * nq3 + q];
     double T6 = sq * A[6 * nq3 + q], T7 = sq * A[7 * nq3 + q], T8 = sq * A[8 * nq3 + q];
-    t13[q] = T0 * (T4 * T8 - T5 * T7) - T1 * (T3 * T8 - T5 * T6) + T2 * (T3 * T7 - T4 * T6);
-  }
-  for (int q = 0; q < nq3; q++) t13[q] = hx_cbrt(t13[q]);
-  for (int q = 0; q < nq3; q++) {
-    double sq = point_winv(pa, el, (size_t)el * nq3 + q)[0];
-    double wt = point_weight(pa, q, el, (size_t)el * nq3 + q) * sq;
-    double T[9], D[9], C[9];
-    for (int m = 0; m < 9; m++) {
-      T[m] = sq * A[m * nq3 + q];
-      D[m] = sq * dA[m * nq3 + q];
-    }
-    hx_m3_cof(T, C);
-    double tau = T[0] * C[0] + T[1] * C[1] + T[2] * C[2];
-    double I1 = 0, cd_ = 0, td = 0;
-    for (int m = 0; m < 9; m++) {
-      I1 += T[m] * T[m];
-      cd_ += C[m] * D[m];
-      td += T[m] * D[m];
-    }
-    double u = t13[q], u2 = u * u, itau = 1.0 / tau;
-    double b = 2.0 / u2;                           /* 2 tau^(-2/3) */
-    double g = -(2.0 / 3.0) * b * itau;            /* -(4/3) tau^(-5/3) */
-    double a = (1.0 / 3.0) * b * I1 * itau * itau; /* (2/3) I1 tau^(-8/3) */
-    /* M = C dT^T, then K = C dT^T C */
-    double M[9], K[9];
-    hx_m3_mul_abt(C, D, M);
-    hx_m3_mul(M, C, K);
-    double f = wt / 3.0;
-    for (int m = 0; m < 9; m++)
-      F[m * nq3 + q] = f * (a * ((2.0 / 3.0) * cd_ * C[m] + K[m]) + b * D[m] + g * (td * C[m] + cd_ * T[m]));
+    t13[q] = hx_cbrt(T0 * (T4 * T8 - T5 * T7) - T1 * (T3 * T8 - T5 * T6) + T2 * (T3 * T7 - T4 * T6));
   }
 }
 
@@ -479,14 +517,15 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   int soa = !stored && cd->wscalar && metric == 303;
   CPU_PAR_BEGIN(pa, cd)
   double *dA = scr_, *A = dA + 9 * (size_t)nq3, *work = A + 9 * (size_t)nq3;
-  double *F = dA;                             /* the flux overwrites dA point by point */
-  double *Fs = work + work_len(nd, nq) + nq3; /* SoA flux, after the contraction work (cpu_setup) */
+  double *F = dA;                                       /* the flux overwrites dA point by point */
+  double *sv = work + work_len(nd, nq), *wv = sv + nq3; /* per-point s and weight (onthefly_303_soa) */
+  double *Fs = wv + nq3;                                /* SoA flux, after them (cpu_setup) */
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
     if (soa) {
       elem_jacobian_strided(nd, nq, pa->B, pa->G, dx + el * npe, dA, 1, nq3, work);
       elem_jacobian_strided(nd, nq, pa->B, pa->G, xl + el * npe, A, 1, nq3, work);
-      onthefly_303_soa(pa, el, nq3, A, dA, Fs, work);
+      onthefly_303_soa(pa, el, nq3, A, dA, Fs, cd->t13 + (size_t)el * nq3, sv, wv);
       elem_jacobian_t_strided(nd, nq, pa->B, pa->G, Fs, y + el * npe, 1, nq3, work);
       if (pa->lim) lim_elem(pa, el, dx + el * npe, y + el * npe, LIM_HESS, scr_ + cd->lim_off);
       continue;
@@ -521,6 +560,35 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   return HX_OK;
 }
 
+/* One (m, n, c) term of the diagonal: y[k][j][i] += sum_q X0(qx, i) X1(qy, j) X2(qz, k) h[q]
+   (t1 [nq^2 nd], t2 [nq nd^2] scratch) */
+HX_CLONES static void diag_contract(int nd, int nq, const double *const *X, const double *restrict h, double *restrict t1,
+                                    double *restrict t2, double *restrict y) {
+  int nq2 = nq * nq, nd2 = nd * nd;
+  /* contract qx -> i: t1[qz][qy][i] */
+  for (int qzy = 0; qzy < nq2; qzy++)
+    for (int i = 0; i < nd; i++) {
+      double s = 0;
+      for (int qx = 0; qx < nq; qx++) s += X[0][qx * nd + i] * h[qzy * nq + qx];
+      t1[qzy * nd + i] = s;
+    }
+  /* contract qy -> j: t2[qz][j][i] */
+  for (int qz = 0; qz < nq; qz++)
+    for (int j = 0; j < nd; j++)
+      for (int i = 0; i < nd; i++) {
+        double s = 0;
+        for (int qy = 0; qy < nq; qy++) s += X[1][qy * nd + j] * t1[(qz * nq + qy) * nd + i];
+        t2[(qz * nd + j) * nd + i] = s;
+      }
+  /* contract qz -> k */
+  for (int k = 0; k < nd; k++)
+    for (int ji = 0; ji < nd2; ji++) {
+      double s = 0;
+      for (int qz = 0; qz < nq; qz++) s += X[2][qz * nd + k] * t2[qz * nd2 + ji];
+      y[k * nd2 + ji] += s;
+    }
+}
+
 /* diag_{c,b} = sum_q wt sum_{m,n} Hh^c_mn D_{b,m} D_{b,n}, Hh^c = W^{-1} H_{c.c.} W^{-T}.
    D_{b,m} D_{b,n} is a product over the three directions of B*B, B*G or G*G, so
    each (m, n) term is three 1D contractions with those squared matrices. */
@@ -531,7 +599,7 @@ static int cpu_diag(const hx_pa *pa, double *dg) {
   size_t npe = (size_t)3 * nd * nd * nd;
   int stored = pa->hess_strategy == HX_HESS_STORED;
   CPU_PAR_BEGIN(pa, cd)
-  double *A = scr_, *Hh = A + 9 * (size_t)nq3; /* Hh: [nq3][3][3][3] = 27 nq3 */
+  double *A = scr_, *Hh = A + 9 * (size_t)nq3; /* Hh: [3][3][3][nq3] = 27 nq3 (entry-major) */
   double *t1 = Hh + 27 * (size_t)nq3, *t2 = t1 + (size_t)nq2 * nd;
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
@@ -551,11 +619,16 @@ static int cpu_diag(const hx_pa *pa, double *dg) {
         hx_metric_hkk(pa->metric, pa->metric_param, T, hkk);
       }
       double wt = point_weight(pa, q, el, gq);
+      if (cd->wscalar) { /* the products below with W^{-1} = s I: the same doubles */
+        double s = Wi[0];
+        for (int i = 0; i < 27; i++) Hh[(size_t)i * nq3 + q] = wt * (s * hkk[i] * s);
+        continue;
+      }
       for (int c = 0; c < 3; c++) {
         double M[9], R[9];
         hx_m3_mul(Wi, hkk + 9 * c, M); /* W^{-1} H_c */
         hx_m3_mul_abt(M, Wi, R);       /* W^{-1} H_c W^{-T} */
-        for (int i = 0; i < 9; i++) Hh[(size_t)q * 27 + 9 * c + i] = wt * R[i];
+        for (int i = 0; i < 9; i++) Hh[(size_t)(9 * c + i) * nq3 + q] = wt * R[i];
       }
     }
     double *ye = dg + el * npe;
@@ -565,32 +638,8 @@ static int cpu_diag(const hx_pa *pa, double *dg) {
         /* direction d uses GG if d == m == n, BG if exactly one of m, n is d, else BB */
         const double *X[3];
         for (int d = 0; d < 3; d++) X[d] = (m == d && n == d) ? cd->GG : (m == d || n == d) ? cd->BG : cd->BB;
-        for (int c = 0; c < 3; c++) {
-          int hoff = 9 * c + 3 * m + n;
-          /* contract qx -> i: t1[qz][qy][i] */
-          for (int qzy = 0; qzy < nq2; qzy++)
-            for (int i = 0; i < nd; i++) {
-              double s = 0;
-              for (int qx = 0; qx < nq; qx++) s += X[0][qx * nd + i] * Hh[(size_t)(qzy * nq + qx) * 27 + hoff];
-              t1[qzy * nd + i] = s;
-            }
-          /* contract qy -> j: t2[qz][j][i] */
-          for (int qz = 0; qz < nq; qz++)
-            for (int j = 0; j < nd; j++)
-              for (int i = 0; i < nd; i++) {
-                double s = 0;
-                for (int qy = 0; qy < nq; qy++) s += X[1][qy * nd + j] * t1[(qz * nq + qy) * nd + i];
-                t2[(qz * nd + j) * nd + i] = s;
-              }
-          /* contract qz -> k */
-          double *y = ye + (size_t)c * nd2 * nd;
-          for (int k = 0; k < nd; k++)
-            for (int ji = 0; ji < nd2; ji++) {
-              double s = 0;
-              for (int qz = 0; qz < nq; qz++) s += X[2][qz * nd + k] * t2[qz * nd2 + ji];
-              y[k * nd2 + ji] += s;
-            }
-        }
+        for (int c = 0; c < 3; c++)
+          diag_contract(nd, nq, X, Hh + (size_t)(9 * c + 3 * m + n) * nq3, t1, t2, ye + (size_t)c * nd2 * nd);
       }
     if (pa->lim) lim_diag_elem(pa, cd->BB, el, ye, scr_ + cd->lim_off);
   }
@@ -635,6 +684,7 @@ static int cpu_destroy(hx_pa *pa) {
   hx_free(&cd->scratch);
   hx_free(&cd->elem_val);
   hx_free(&cd->H);
+  hx_free(&cd->t13);
   hx_free(&cd->BB);
   hx_free(&cd->BG);
   hx_free(&cd->GG);
@@ -663,7 +713,7 @@ static int cpu_setup(hx_pa *pa) {
   cd->num_threads = nt;
   int nd = pa->nd, nq = pa->nq;
   size_t nq3 = (size_t)nq * nq * nq;
-  size_t need_kernels = 18 * nq3 + work_len(nd, nq) + 10 * nq3;
+  size_t need_kernels = 18 * nq3 + work_len(nd, nq) + 11 * nq3;
   size_t need_diag = 36 * nq3 + work_len(nd, nq) + (size_t)nq * nq * nd + (size_t)nq * nd * nd;
   cd->scratch_len = need_kernels > need_diag ? need_kernels : need_diag;
   cd->lim_off = cd->scratch_len;
