@@ -493,6 +493,33 @@ HX_CLONES static void onthefly_303_soa(const hx_pa *pa, hx_lid el, int nq3, cons
   for (int q = 0; q < nq3; q++) point_303_soa(nq3, q, sv[q], t13[q], wv[q], A, dA, F);
 }
 
+/* The on-the-fly action of any metric with W^{-1} = s I through its own dP (mu_318, the pebble
+   optimizer's): the generic path's operations, T = s A, dT = s dA, F = (wt s) dP, per point in an
+   omp simd loop (the same doubles); sv, wv [nq3] scratch for s and wt s */
+#define HX_POINT_DP_SOA(NAME)                                                                                                    \
+  HX_INLINE void point_##NAME##_soa(int nq3, int q, double sq, double f, const double *restrict A, const double *restrict dA,    \
+                                    double *restrict F) {                                                                        \
+    double T[9], D[9], dP[9];                                                                                                    \
+    for (int m = 0; m < 9; m++) {                                                                                                \
+      T[m] = sq * A[m * nq3 + q];                                                                                                \
+      D[m] = sq * dA[m * nq3 + q];                                                                                               \
+    }                                                                                                                            \
+    hx_##NAME##_dP(T, 0.0, D, dP);                                                                                               \
+    for (int m = 0; m < 9; m++) F[m * nq3 + q] = f * dP[m];                                                                      \
+  }
+HX_POINT_DP_SOA(m318)
+
+HX_CLONES static void onthefly_318_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, const double *restrict dA,
+                                       double *restrict F, double *restrict sv, double *restrict wv) {
+  for (int q = 0; q < nq3; q++) {
+    size_t gq = (size_t)el * nq3 + q;
+    sv[q] = point_winv(pa, el, gq)[0];
+    wv[q] = point_weight(pa, q, el, gq) * sv[q];
+  }
+#pragma omp simd
+  for (int q = 0; q < nq3; q++) point_m318_soa(nq3, q, sv[q], wv[q], A, dA, F);
+}
+
 /* tau^(1/3) at every point of element el for onthefly_303_soa (A: the SoA Jacobian at the
    linearization point) */
 static void t13_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, double *restrict t13) {
@@ -514,7 +541,7 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   const double *H = cd->H, *xl = cd->x_lin;
   int metric = pa->metric;
   double par = pa->metric_param;
-  int soa = !stored && cd->wscalar && metric == 303;
+  int soa = !stored && cd->wscalar && metric == 303, soa318 = !stored && cd->wscalar && metric == 318;
   CPU_PAR_BEGIN(pa, cd)
   double *dA = scr_, *A = dA + 9 * (size_t)nq3, *work = A + 9 * (size_t)nq3;
   double *F = dA;                                       /* the flux overwrites dA point by point */
@@ -526,6 +553,14 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
       elem_jacobian_strided(nd, nq, pa->B, pa->G, dx + el * npe, dA, 1, nq3, work);
       elem_jacobian_strided(nd, nq, pa->B, pa->G, xl + el * npe, A, 1, nq3, work);
       onthefly_303_soa(pa, el, nq3, A, dA, Fs, cd->t13 + (size_t)el * nq3, sv, wv);
+      elem_jacobian_t_strided(nd, nq, pa->B, pa->G, Fs, y + el * npe, 1, nq3, work);
+      if (pa->lim) lim_elem(pa, el, dx + el * npe, y + el * npe, LIM_HESS, scr_ + cd->lim_off);
+      continue;
+    }
+    if (soa318) {
+      elem_jacobian_strided(nd, nq, pa->B, pa->G, dx + el * npe, dA, 1, nq3, work);
+      elem_jacobian_strided(nd, nq, pa->B, pa->G, xl + el * npe, A, 1, nq3, work);
+      onthefly_318_soa(pa, el, nq3, A, dA, Fs, sv, wv);
       elem_jacobian_t_strided(nd, nq, pa->B, pa->G, Fs, y + el * npe, 1, nq3, work);
       if (pa->lim) lim_elem(pa, el, dx + el * npe, y + el * npe, LIM_HESS, scr_ + cd->lim_off);
       continue;

@@ -31,4 +31,19 @@ static inline HX_HD void hx_m318_dP(const double *T, double par, const double *d
   for (int i = 0; i < 9; i++) dP[i] = g * cd * C[i] + f * dC[i];
 }
 
-HX_METRIC_DERIVED(hx_m318)
+/* H_kjkl in closed form: with dT = e_k e_j^T, C:dT = C_kj and (C dT^T C)_kl = C_kj C_kl, so dC_kl
+   = (C_kj C_kl - C_kj C_kl) / tau = 0 (exactly, in floating point too) and H_kjkl = g C_kj C_kl,
+   g = 1 + 3 tau^-4: the same doubles as the nine dP calls of HX_METRIC_DERIVED. */
+static inline HX_HD void hx_m318_hkk(const double *T, double par, double *Hkk) {
+  (void)par;
+  double C[9];
+  hx_m3_cof(T, C);
+  double tau = T[0] * C[0] + T[1] * C[1] + T[2] * C[2];
+  double t2 = tau * tau, t4 = t2 * t2;
+  double g = 1.0 + 3.0 / t4;
+  for (int k = 0; k < 3; k++)
+    for (int j = 0; j < 3; j++)
+      for (int l = 0; l < 3; l++) Hkk[9 * k + 3 * j + l] = g * C[3 * k + j] * C[3 * k + l];
+}
+
+HX_METRIC_DERIVED_H(hx_m318)
