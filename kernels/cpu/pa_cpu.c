@@ -58,7 +58,7 @@ static int thread_id(void) {
 
 /* ---------------------------------------------------------------- contractions */
 
-/* The hot loops (contractions, the mu_303 point loop) are compiled twice on x86-64 with GCC: for
+/* The hot loops (the contractions, the on-the-fly point loop) are compiled twice on x86-64 with GCC: for
    x86-64-v3 (AVX2) and the baseline, the one the CPU runs chosen at load time. Without
    floating-point contraction (ISO C) both give the same doubles: only the vector width differs. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && __GNUC__ >= 12 && !defined(HX_NO_CLONES)
@@ -409,7 +409,87 @@ static int cpu_grad(const hx_pa *pa, const double *x, double *g) {
   return HX_OK;
 }
 
-static void t13_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, double *restrict t13);
+/* The on-the-fly Hessian action with W^{-1} = s I, entry-major (SoA) so that the point loop
+   vectorizes, for the metrics with a point function below: T = s A, dT = s dA. Each point
+   function is always inlined, so that its 3x3 arrays become scalars and not per-lane arrays of
+   the simd loop. */
+static int soa_path(const hx_pa *pa) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  return pa->hess_strategy != HX_HESS_STORED && cd->wscalar && (pa->metric == 303 || pa->metric == 318);
+}
+
+/* mu_303: dP = (1/3){a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T]},
+   a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3); F = f 3 dP with f = wt s / 3;
+   u = tau^(1/3) at the linearization point (t13, from hess_setup) */
+HX_INLINE void point_303_soa(int nq3, int q, double sq, double u, double f, const double *restrict A, const double *restrict dA,
+                             double *restrict F) {
+  double T[9], D[9], C[9];
+  for (int m = 0; m < 9; m++) {
+    T[m] = sq * A[m * nq3 + q];
+    D[m] = sq * dA[m * nq3 + q];
+  }
+  hx_m3_cof(T, C);
+  double tau = T[0] * C[0] + T[1] * C[1] + T[2] * C[2];
+  double I1 = 0, cd_ = 0, td = 0;
+  for (int m = 0; m < 9; m++) {
+    I1 += T[m] * T[m];
+    cd_ += C[m] * D[m];
+    td += T[m] * D[m];
+  }
+  double u2 = u * u, itau = 1.0 / tau;
+  double b = 2.0 / u2;                           /* 2 tau^(-2/3) */
+  double g = -(2.0 / 3.0) * b * itau;            /* -(4/3) tau^(-5/3) */
+  double a = (1.0 / 3.0) * b * I1 * itau * itau; /* (2/3) I1 tau^(-8/3) */
+  /* M = C dT^T, then K = C dT^T C */
+  double M[9], K[9];
+  hx_m3_mul_abt(C, D, M);
+  hx_m3_mul(M, C, K);
+  for (int m = 0; m < 9; m++)
+    F[m * nq3 + q] = f * (a * ((2.0 / 3.0) * cd_ * C[m] + K[m]) + b * D[m] + g * (td * C[m] + cd_ * T[m]));
+}
+
+/* mu_318 (the pebble optimizer's) through its own dP, the generic path's operations: F = f dP,
+   f = wt s (the same doubles) */
+HX_INLINE void point_318_soa(int nq3, int q, double sq, double f, const double *restrict A, const double *restrict dA,
+                             double *restrict F) {
+  double T[9], D[9], dP[9];
+  for (int m = 0; m < 9; m++) {
+    T[m] = sq * A[m * nq3 + q];
+    D[m] = sq * dA[m * nq3 + q];
+  }
+  hx_m318_dP(T, 0.0, D, dP);
+  for (int m = 0; m < 9; m++) F[m * nq3 + q] = f * dP[m];
+}
+
+/* The SoA flux F of element el; t13 [nq3] for mu_303 (else unused), sv, wv [nq3] scratch for the
+   per-point s and wt s */
+HX_CLONES static void onthefly_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, const double *restrict dA,
+                                   double *restrict F, const double *restrict t13, double *restrict sv, double *restrict wv) {
+  for (int q = 0; q < nq3; q++) {
+    size_t gq = (size_t)el * nq3 + q;
+    sv[q] = point_winv(pa, el, gq)[0];
+    wv[q] = point_weight(pa, q, el, gq) * sv[q];
+  }
+  if (pa->metric == 303) {
+#pragma omp simd
+    for (int q = 0; q < nq3; q++) point_303_soa(nq3, q, sv[q], t13[q], wv[q] / 3.0, A, dA, F);
+  } else {
+#pragma omp simd
+    for (int q = 0; q < nq3; q++) point_318_soa(nq3, q, sv[q], wv[q], A, dA, F);
+  }
+}
+
+/* tau^(1/3) at every point of element el for point_303_soa (A: the SoA Jacobian at the
+   linearization point) */
+static void t13_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, double *restrict t13) {
+  for (int q = 0; q < nq3; q++) {
+    double sq = point_winv(pa, el, (size_t)el * nq3 + q)[0];
+    double T0 = sq * A[q], T1 = sq * A[nq3 + q], T2 = sq * A[2 * nq3 + q];
+    double T3 = sq * A[3 * nq3 + q], T4 = sq * A[4 * nq3 + q], T5 = sq * A[5 * nq3 + q];
+    double T6 = sq * A[6 * nq3 + q], T7 = sq * A[7 * nq3 + q], T8 = sq * A[8 * nq3 + q];
+    t13[q] = hx_cbrt(T0 * (T4 * T8 - T5 * T7) - T1 * (T3 * T8 - T5 * T6) + T2 * (T3 * T7 - T4 * T6));
+  }
+}
 
 static int cpu_hess_setup(hx_pa *pa, const double *x) {
   cpu_data *cd = (cpu_data *)pa->data;
@@ -417,7 +497,7 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
   int nd = pa->nd, nq = pa->nq, nq3 = nq * nq * nq;
   size_t npe = (size_t)3 * nd * nd * nd;
   if (pa->hess_strategy != HX_HESS_STORED) {
-    if (!(cd->wscalar && pa->metric == 303)) return HX_OK;
+    if (!soa_path(pa) || pa->metric != 303) return HX_OK;
     /* the on-the-fly mu_303 action's tau^(1/3) at every point, once per linearization */
     if (!cd->t13) HX_CALL(hx_malloc((size_t)pa->num_elem * nq3 * sizeof(double) + 8, &cd->t13));
     CPU_PAR_BEGIN(pa, cd)
@@ -447,91 +527,6 @@ static int cpu_hess_setup(hx_pa *pa, const double *x) {
   return HX_OK;
 }
 
-/* One point of onthefly_303_soa (a function of its own so that its 3x3 arrays are scalars
-   after inlining, not per-lane arrays of the simd loop) */
-HX_INLINE void point_303_soa(int nq3, int q, double sq, double u, double f, const double *restrict A, const double *restrict dA,
-                             double *restrict F) {
-  double T[9], D[9], C[9];
-  for (int m = 0; m < 9; m++) {
-    T[m] = sq * A[m * nq3 + q];
-    D[m] = sq * dA[m * nq3 + q];
-  }
-  hx_m3_cof(T, C);
-  double tau = T[0] * C[0] + T[1] * C[1] + T[2] * C[2];
-  double I1 = 0, cd_ = 0, td = 0;
-  for (int m = 0; m < 9; m++) {
-    I1 += T[m] * T[m];
-    cd_ += C[m] * D[m];
-    td += T[m] * D[m];
-  }
-  double u2 = u * u, itau = 1.0 / tau;
-  double b = 2.0 / u2;                           /* 2 tau^(-2/3) */
-  double g = -(2.0 / 3.0) * b * itau;            /* -(4/3) tau^(-5/3) */
-  double a = (1.0 / 3.0) * b * I1 * itau * itau; /* (2/3) I1 tau^(-8/3) */
-  /* M = C dT^T, then K = C dT^T C */
-  double M[9], K[9];
-  hx_m3_mul_abt(C, D, M);
-  hx_m3_mul(M, C, K);
-  for (int m = 0; m < 9; m++)
-    F[m * nq3 + q] = f * (a * ((2.0 / 3.0) * cd_ * C[m] + K[m]) + b * D[m] + g * (td * C[m] + cd_ * T[m]));
-}
-
-/* The on-the-fly Hessian action of mu_303 with W^{-1} = s I, entry-major (SoA)
-   so that the point loop vectorizes: T = s A, dT = s dA, and
-   dP = (1/3){a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T]},
-   a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3);
-   F = wt s dP. tau^(1/3) at every point of the linearization comes from hess_setup (t13);
-   sv, wv [nq3] are scratch for the per-point s and wt s / 3. */
-HX_CLONES static void onthefly_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, const double *restrict dA,
-                                       double *restrict F, const double *restrict t13, double *restrict sv, double *restrict wv) {
-  for (int q = 0; q < nq3; q++) {
-    size_t gq = (size_t)el * nq3 + q;
-    sv[q] = point_winv(pa, el, gq)[0];
-    wv[q] = point_weight(pa, q, el, gq) * sv[q] / 3.0;
-  }
-#pragma omp simd
-  for (int q = 0; q < nq3; q++) point_303_soa(nq3, q, sv[q], t13[q], wv[q], A, dA, F);
-}
-
-/* The on-the-fly action of any metric with W^{-1} = s I through its own dP (mu_318, the pebble
-   optimizer's): the generic path's operations, T = s A, dT = s dA, F = (wt s) dP, per point in an
-   omp simd loop (the same doubles); sv, wv [nq3] scratch for s and wt s */
-#define HX_POINT_DP_SOA(NAME)                                                                                                    \
-  HX_INLINE void point_##NAME##_soa(int nq3, int q, double sq, double f, const double *restrict A, const double *restrict dA,    \
-                                    double *restrict F) {                                                                        \
-    double T[9], D[9], dP[9];                                                                                                    \
-    for (int m = 0; m < 9; m++) {                                                                                                \
-      T[m] = sq * A[m * nq3 + q];                                                                                                \
-      D[m] = sq * dA[m * nq3 + q];                                                                                               \
-    }                                                                                                                            \
-    hx_##NAME##_dP(T, 0.0, D, dP);                                                                                               \
-    for (int m = 0; m < 9; m++) F[m * nq3 + q] = f * dP[m];                                                                      \
-  }
-HX_POINT_DP_SOA(m318)
-
-HX_CLONES static void onthefly_318_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, const double *restrict dA,
-                                       double *restrict F, double *restrict sv, double *restrict wv) {
-  for (int q = 0; q < nq3; q++) {
-    size_t gq = (size_t)el * nq3 + q;
-    sv[q] = point_winv(pa, el, gq)[0];
-    wv[q] = point_weight(pa, q, el, gq) * sv[q];
-  }
-#pragma omp simd
-  for (int q = 0; q < nq3; q++) point_m318_soa(nq3, q, sv[q], wv[q], A, dA, F);
-}
-
-/* tau^(1/3) at every point of element el for onthefly_303_soa (A: the SoA Jacobian at the
-   linearization point) */
-static void t13_303_soa(const hx_pa *pa, hx_lid el, int nq3, const double *restrict A, double *restrict t13) {
-  for (int q = 0; q < nq3; q++) {
-    double sq = point_winv(pa, el, (size_t)el * nq3 + q)[0];
-    double T0 = sq * A[q], T1 = sq * A[nq3 + q], T2 = sq * A[2 * nq3 + q];
-    double T3 = sq * A[3 * nq3 + q], T4 = sq * A[4 * nq3 + q], T5 = sq * A[5 * nq3 + q];
-    double T6 = sq * A[6 * nq3 + q], T7 = sq * A[7 * nq3 + q], T8 = sq * A[8 * nq3 + q];
-    t13[q] = hx_cbrt(T0 * (T4 * T8 - T5 * T7) - T1 * (T3 * T8 - T5 * T6) + T2 * (T3 * T7 - T4 * T6));
-  }
-}
-
 static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   cpu_data *cd = (cpu_data *)pa->data;
   HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "hess_apply called before hess_setup");
@@ -541,26 +536,18 @@ static int cpu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   const double *H = cd->H, *xl = cd->x_lin;
   int metric = pa->metric;
   double par = pa->metric_param;
-  int soa = !stored && cd->wscalar && metric == 303, soa318 = !stored && cd->wscalar && metric == 318;
+  int soa = soa_path(pa);
   CPU_PAR_BEGIN(pa, cd)
   double *dA = scr_, *A = dA + 9 * (size_t)nq3, *work = A + 9 * (size_t)nq3;
   double *F = dA;                                       /* the flux overwrites dA point by point */
-  double *sv = work + work_len(nd, nq), *wv = sv + nq3; /* per-point s and weight (onthefly_303_soa) */
+  double *sv = work + work_len(nd, nq), *wv = sv + nq3; /* per-point s and weight (onthefly_soa) */
   double *Fs = wv + nq3;                                /* SoA flux, after them (cpu_setup) */
 #pragma omp for schedule(static)
   for (hx_lid el = 0; el < pa->num_elem; el++) {
     if (soa) {
       elem_jacobian_strided(nd, nq, pa->B, pa->G, dx + el * npe, dA, 1, nq3, work);
       elem_jacobian_strided(nd, nq, pa->B, pa->G, xl + el * npe, A, 1, nq3, work);
-      onthefly_303_soa(pa, el, nq3, A, dA, Fs, cd->t13 + (size_t)el * nq3, sv, wv);
-      elem_jacobian_t_strided(nd, nq, pa->B, pa->G, Fs, y + el * npe, 1, nq3, work);
-      if (pa->lim) lim_elem(pa, el, dx + el * npe, y + el * npe, LIM_HESS, scr_ + cd->lim_off);
-      continue;
-    }
-    if (soa318) {
-      elem_jacobian_strided(nd, nq, pa->B, pa->G, dx + el * npe, dA, 1, nq3, work);
-      elem_jacobian_strided(nd, nq, pa->B, pa->G, xl + el * npe, A, 1, nq3, work);
-      onthefly_318_soa(pa, el, nq3, A, dA, Fs, sv, wv);
+      onthefly_soa(pa, el, nq3, A, dA, Fs, cd->t13 ? cd->t13 + (size_t)el * nq3 : NULL, sv, wv);
       elem_jacobian_t_strided(nd, nq, pa->B, pa->G, Fs, y + el * npe, 1, nq3, work);
       if (pa->lim) lim_elem(pa, el, dx + el * npe, y + el * npe, LIM_HESS, scr_ + cd->lim_off);
       continue;
