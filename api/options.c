@@ -220,6 +220,16 @@ static int opt_linear_rtol(const char *name, const char *v, api_run *r) {
   return HX_OK;
 }
 
+static int opt_adapt(const char *name, const char *v, api_run *r) {
+  char *end;
+  long q = strtol(v, &end, 10);
+  if (!strcmp(v, "auto")) r->to.adapt_quad = -1;
+  else if (!strcmp(v, "off")) r->to.adapt_quad = 0;
+  else if (end != v && !*end && q >= 2 && q <= 40) r->to.adapt_quad = (int)q;
+  else return HX_ERROR(HX_ERR_INPUT, "option %s: expected auto, off or a quadrature order 2..40, got '%s'", name, v);
+  return HX_OK;
+}
+
 static int opt_repair(const char *name, const char *v, api_run *r) {
   double p[4];
   int cnt = 0;
@@ -436,6 +446,7 @@ static const opt_def table[] = {
     {"threads", G_T, T_INT, 1, 4096, R(to.num_threads), NULL, NULL},
     {"recover", G_T, T_BOOL, 0, 0, R(to.recover), NULL, NULL},
     {"relaxed-max", G_T, T_INT, 0, 1000000, R(to.relaxed_max), NULL, NULL},
+    {"adapt-quad", G_T, T_FN, 0, 0, 0, NULL, opt_adapt},
     {"coarse-start", G_T, T_ENUM, 0, 0, R(to.coarse_order), "auto=-1,on=1,off=0", NULL},
     {"untangle", G_T, T_BOOL, 0, 0, R(to.untangle), NULL, NULL},
     {"untangle-iters", G_T, T_INT, 0, 1000000, R(to.untangle_iters), NULL, NULL},

@@ -42,6 +42,7 @@ void hx_cmd_bench_tmop_opts(hx_optset *s) {
                "--coarse-start on. -v: the per-iteration log.");
   hx_opts_add(s, bench_tmop_table);
   hx_cli_tmop_add(s);
+  hx_opts_default(s, "--adapt-quad", "auto");
 }
 
 static const hx_opt bench_kernels_table[] = {
@@ -323,15 +324,16 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
               "p,vector_dofs,newton_iters,linear_iters,energy0,energy,min_detj0,min_detj,seconds,max_dev_h,stop,"
               "mdofs_energy,mdofs_grad,mdofs_hess_setup_a,mdofs_hess_a,mdofs_diag_a,mdofs_hess_setup_b,mdofs_hess_b,"
               "mdofs_diag_b,recover_relaxed,recover_steepest,recover_krylov,relaxed_iters,coarse_newton,coarse_held,"
-              "coarse_seconds,validity\n");
+              "coarse_seconds,validity,adapt_refined,adapt_events\n");
     else
       fprintf(hx_cli_log(),
               "Kershaw %d^3 eps 0.3 smoothness %d, metric %d, target %s, %s -qo %d, boundary %s, %d rank(s)\n"
-              "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s | %s | %s | %s\n",
+              "%2s %10s %6s %6s %11s %10s %10s %10s %8s %9s | MDOF/s: %7s %7s | %8s %8s %8s | %8s %8s %8s | %s | %s | %s | %s\n",
               n, smooth, o.metric, hx_target_name(o.target), o.quad_type == 1 ? "GLL" : "Gauss", o.quad_order,
               o.boundary == HX_BND_SLIDE ? "slide" : "fixed", hx_comm_size(comm), "p", "vDOFs", "newton", "linear", "E0", "E1",
               "minJ0", "minJ1", "time_s", "dev/h", "energy", "grad", "setup(a)", "H.v(a)", "diag(a)", "setup(b)", "H.v(b)",
-              "diag(b)", "recover (quad-only/relaxed steps, steepest, Krylov)", "coarse start (newton, held, s)", "result");
+              "diag(b)", "recover (quad-only/relaxed steps, steepest, Krylov)", "coarse start (newton, held, s)", "result",
+              "adaptive quadrature (elements, steps)");
   }
   hx_cli_json_array("rows"); /* main closes it where a row fails */
   for (int k = 0; k < norders; k++) {
@@ -401,29 +403,29 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
                     "\"mdofs_hess_a\": %.3f, \"mdofs_diag_a\": %.3f, \"mdofs_hess_setup_b\": %.3f, \"mdofs_hess_b\": %.3f, "
                     "\"mdofs_diag_b\": %.3f, \"recover_relaxed\": %d, \"recover_steepest\": %d, \"recover_krylov\": %d, "
                     "\"relaxed_iters\": %d, \"coarse_newton\": %d, \"coarse_held\": %lld, \"coarse_seconds\": %.3f, "
-                    "\"validity\": \"%s\"",
+                    "\"validity\": \"%s\", \"adapt_refined\": %lld, \"adapt_events\": %d",
                     p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
                     solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b,
                     kr.hess_b, kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters,
-                    r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time, valid);
+                    r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time, valid, r.adapt_refined, r.adapt_events);
     hx_cli_json_close();
     if (rank == 0) {
       if (csv)
         fprintf(
             hx_cli_log(),
             "%d,%.0f,%d,%d,%.6e,%.6e,%.6e,%.6e,%.3f,%.3e,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%d,%d,%d,%d,%lld,%.3f,%"
-            "s\n",
+            "s,%lld,%d\n",
             p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev,
             solve ? r.stop_reason : "not-solved", kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b,
             kr.diag_b, r.recover_relaxed, r.recover_steepest, r.recover_krylov, r.relaxed_iters,
-            r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time, valid);
+            r.coarse_order ? r.coarse_newton : -1, r.coarse_held, r.coarse_time, valid, r.adapt_refined, r.adapt_events);
       else
         fprintf(hx_cli_log(),
                 "%2d %10.0f %6d %6d %11.5e %10.3e %10.4e %10.4e %8.2f %9.2e | %15s %7.2f %7.2f | %8.2f %8.2f %8.2f | "
-                "%8.2f %8.2f %8.2f | %d/%d, %d, %d | %s | %s\n",
+                "%8.2f %8.2f %8.2f | %d/%d, %d, %d | %s | %s | %lld, %d\n",
                 p, vdofs, r.newton_iters, r.linear_iters, r.energy0, r.energy, r.min_detj0, r.min_detj, r.time_total, dev, "",
                 kr.energy, kr.grad, kr.setup_a, kr.hess_a, kr.diag_a, kr.setup_b, kr.hess_b, kr.diag_b, r.recover_relaxed,
-                r.relaxed_iters, r.recover_steepest, r.recover_krylov, coarse, valid);
+                r.relaxed_iters, r.recover_steepest, r.recover_krylov, coarse, valid, r.adapt_refined, r.adapt_events);
       fflush(hx_cli_log());
     }
   }

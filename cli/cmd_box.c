@@ -31,6 +31,7 @@ void hx_cmd_box_opts(hx_optset *s) {
   hx_opts_add(s, hx_cli_output_table);
   hx_cli_tmop_add(s);
   hx_opts_default(s, "--coarse-start", "auto");
+  hx_opts_default(s, "--adapt-quad", "auto");
 }
 
 int hx_cmd_box(hx_comm comm, int argc, char **argv) {

@@ -72,6 +72,27 @@ static int limit_dist_check(const char *flag, const char *v) {
   return limit_dist_parse(flag, v, &o);
 }
 
+/* --adapt-quad: auto (-1), off (0) or an order Q in 2..40 */
+static int adapt_parse(const char *flag, const char *v, hx_tmop_opts *o) {
+  if (!v) return HX_OK;
+  if (!strcmp(v, "auto")) o->adapt_quad = -1;
+  else if (!strcmp(v, "off")) o->adapt_quad = 0;
+  else {
+    char *end;
+    long q = strtol(v, &end, 10);
+    HX_CHECK(end != v && !*end && q >= 2 && q <= 40, HX_ERR_INPUT,
+             "flag %s expects auto, off or a quadrature order 2..40, got '%s'", flag, v);
+    o->adapt_quad = (int)q;
+  }
+  return HX_OK;
+}
+
+static int adapt_check(const char *flag, const char *v) {
+  hx_tmop_opts o;
+  hx_tmop_opts_default(&o);
+  return adapt_parse(flag, v, &o);
+}
+
 static int backend_check(const char *flag, const char *v) {
   const hx_backend *be;
   return hx_opts_flag_error(flag, hx_backend_find(v, &be));
@@ -116,6 +137,10 @@ const hx_opt hx_cli_tmop_table[] = {
     HX_CHOICE("--detj-check", "nodes|quad|fine|bound", "nodes", HX_OPT_EXPERT,
               "the line search rejects det J <= 0 at: quadrature points and GLL nodes, quadrature points only, also Gauss "
               "points N + 4, or anywhere by the Bernstein bound"),
+    HX_STR("--adapt-quad", "auto|off|Q", "off", HX_OPT_EXPERT,
+           "adaptive quadrature: an element whose det J may dip between the quadrature points (Bernstein bound) is "
+           "integrated exactly for order Q > --quad-order from then on (auto: --quad-order + 4, from order 3)",
+           adapt_check),
     HX_CHOICE("--coarse-start", "auto|on|off", "off", HX_OPT_EXPERT,
               "solve the order-1 copy first and start from its moves (auto: from order 3)"),
     HX_FLAG("--strict-decrease", HX_OPT_EXPERT, "the line search demands an energy decrease"),
@@ -189,6 +214,9 @@ int hx_cli_tmop_get(const hx_optset *s, hx_tmop_opts *o, int *quiet) {
   o->strict_decrease = hx_opts_given(s, "--strict-decrease") > 0;
   hx_opts_int(s, "--untangle-iters", &o->untangle_iters);
   hx_opts_int(s, "--relaxed-max", &o->relaxed_max);
+  HX_CALL(adapt_parse("--adapt-quad", hx_opts_str(s, "--adapt-quad"), o));
+  HX_CHECK(o->adapt_quad <= 0 || o->adapt_quad > o->quad_order, HX_ERR_INPUT,
+           "flag --adapt-quad %d must exceed --quad-order %d (the rule of the elements it leaves)", o->adapt_quad, o->quad_order);
   o->recover = !hx_opts_given(s, "--no-recover");
   o->sync_timers = hx_opts_given(s, "--sync-timers") > 0;
   const char *dbg = hx_opts_str(s, "--debug");
@@ -275,11 +303,12 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, const char *json_key
                   "\"keep_sj_rounds\": %d, \"repair_bad\": %lld, \"repair_free\": %lld, \"repair_after\": %lld, "
                   "\"repair_passes\": %d, \"seconds\": %.3f, \"recover_relaxed\": %d, \"recover_steepest\": %d, "
                   "\"recover_krylov\": %d, \"relaxed_iters\": %d, \"result_iter\": %d, \"coarse_order\": %d, "
-                  "\"coarse_newton\": %d, \"coarse_held\": %lld",
+                  "\"coarse_newton\": %d, \"coarse_held\": %lld, \"adapt_refined\": %lld, \"adapt_events\": %d",
                   o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0, sj1,
                   sjm0, sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds, r.repair_bad,
                   r.repair_free, r.repair_after, r.repair_passes, r.time_total, r.recover_relaxed, r.recover_steepest,
-                  r.recover_krylov, r.relaxed_iters, r.result_iter, r.coarse_order, r.coarse_newton, r.coarse_held);
+                  r.recover_krylov, r.relaxed_iters, r.result_iter, r.coarse_order, r.coarse_newton, r.coarse_held,
+                  r.adapt_refined, r.adapt_events);
   if (json_key) hx_cli_json_close();
   if (rank == 0) {
     fprintf(log,
@@ -293,6 +322,11 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, const char *json_key
               "optimize: coarse start: the order-1 copy solved in %d Newton step(s) (%.2f s), its moves carried to "
               "order %d (%lld element(s) held back); the counts above are the solve's at order %d\n",
               r.coarse_newton, r.coarse_time, m->order, r.coarse_held, m->order);
+    if (r.adapt_refined > 0)
+      fprintf(log,
+              "optimize: adaptive quadrature: %lld element(s) integrated with the higher rule (flagged before %d Newton "
+              "step(s))\n",
+              r.adapt_refined, r.adapt_events);
     if (r.recover_relaxed + r.recover_steepest + r.recover_krylov > 0 || r.result_iter != r.newton_iters)
       fprintf(log,
               "optimize: failed line searches recovered by det J at quadrature points only %d time(s) (%d Newton step(s) "
@@ -338,6 +372,7 @@ void hx_cmd_optimize_opts(hx_optset *s) {
   hx_opts_help_line(s, "--order", "raise the mesh to order N (curving onto its surfaces) before optimizing");
   hx_cli_tmop_add(s);
   hx_opts_default(s, "--coarse-start", "auto");
+  hx_opts_default(s, "--adapt-quad", "auto");
 }
 
 int hx_cmd_optimize(hx_comm comm, int argc, char **argv) {

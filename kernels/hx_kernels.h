@@ -165,6 +165,9 @@ typedef struct hx_backend {
   int (*e2l_constrain)(const hx_pa *pa, const double *E, const double *v, double *L); /* L = gather E, then constrain(v, L) */
   /* optional (NULL: tmop downloads x and uses hx_min_detj_nodes_host) */
   int (*min_detj_nodes)(const hx_pa *pa, const double *x, double *m); /* local min det A at the GLL nodes */
+  /* per element: the min det A at its quadrature points into host[num_elem] (adaptive quadrature's
+     indicator; NULL: tmop computes it on the host) */
+  int (*min_detj_elem)(const hx_pa *pa, const double *x, double *host);
 } hx_backend;
 
 /** What lsetup copies (host arrays, borrowed during the call). Pi = per-node

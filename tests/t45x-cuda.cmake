@@ -6,3 +6,4 @@ target_link_libraries(t450-cuda-pa PRIVATE hx_tmop)
 # device-resident Newton with MPI (host exchange of shared nodes) and curved sliding nodes
 hx_add_test(t452-cuda-newton-dist NP 1 2 4 LABELS cuda mpi)
 hx_add_test(t453-cuda-detj-bound LABELS cuda)
+hx_add_test(t454-cuda-adapt LABELS cuda)

@@ -72,6 +72,11 @@ typedef struct hx_tmop_opts {
   int relaxed_max;      /* the most Newton steps in a row whose iterates fail the det J check (relaxed mode)
                            before the solve stops and returns the best valid iterate (default 20; 0: no
                            limit): a relaxed path that does not unfold soon tends to end in a folded minimizer */
+  int adapt_quad;       /* > quad_order: adaptive quadrature: before each Newton step, every element whose det J
+                           may dip between its quadrature points (its first Bernstein bound below 3/4 of its
+                           smallest value there) is integrated from then on with the rule exact for order
+                           adapt_quad (MFEM -qo); -1: auto (quad_order + 4 from order 3, else off); 0: off
+                           (default). Only with constant or per-element targets and no limiting term (else off) */
   int coarse_order;     /* 1: the solve starts where the order-1 copy of the mesh (its elements' corners),
                            solved first with these options, moves it: its moves carried to the mesh's
                            order (hx_tmop_transfer, held back where an element would fold); the problem
@@ -145,22 +150,24 @@ typedef struct hx_tmop_result {
   int converged;            /* 1: |r| <= rtol |r0| */
   long long nodes_reverted; /* keep_sj: global nodes put back (rounds: keep_sj_rounds) */
   int keep_sj_rounds;
-  char stop_reason[64];   /* "converged", "iteration cap", "line search failed (recoveries failed)" (or
-                             "(recovery budget spent)": a recovery that would have run had run its 8 times) */
-  int recover_relaxed;    /* failed line searches retried with det J at the quadrature points only (recovery a), */
-  int recover_steepest;   /* with the steepest-descent direction D^-1 r (b), */
-  int recover_krylov;     /* with a Krylov restart to a tighter tolerance (c) */
-  int relaxed_iters;      /* Newton steps accepted with det J checked at the quadrature points only (relaxed mode) */
-  int result_iter;        /* the iterate returned (newton_iters, unless that one failed the det J check or an
-                             earlier one that passed it had a lower energy) */
-  long long repair_bad;   /* repair_sj: elements below it after the first solve, */
-  long long repair_free;  /* the elements of the first pass's patches, */
-  long long repair_after; /* and those left after the last pass (global counts) */
-  int repair_newton;      /* the repair solves' Newton steps, all passes (the fields above it are
-                             the first solve's; time_total includes the repair) */
-  int repair_passes;      /* the repair solves run */
-  int coarse_order;       /* 1: the solve started from the coarse start's (opts.coarse_order), 0: from the mesh */
-  int coarse_newton;      /* the order-1 solve's Newton and linear iterations, its final energy, */
+  char stop_reason[64];    /* "converged", "iteration cap", "line search failed (recoveries failed)" (or
+                              "(recovery budget spent)": a recovery that would have run had run its 8 times) */
+  int recover_relaxed;     /* failed line searches retried with det J at the quadrature points only (recovery a), */
+  int recover_steepest;    /* with the steepest-descent direction D^-1 r (b), */
+  int recover_krylov;      /* with a Krylov restart to a tighter tolerance (c) */
+  long long adapt_refined; /* opts.adapt_quad: the elements integrated with the higher rule at the end (global), */
+  int adapt_events;        /* and the Newton steps before which some element was flagged */
+  int relaxed_iters;       /* Newton steps accepted with det J checked at the quadrature points only (relaxed mode) */
+  int result_iter;         /* the iterate returned (newton_iters, unless that one failed the det J check or an
+                              earlier one that passed it had a lower energy) */
+  long long repair_bad;    /* repair_sj: elements below it after the first solve, */
+  long long repair_free;   /* the elements of the first pass's patches, */
+  long long repair_after;  /* and those left after the last pass (global counts) */
+  int repair_newton;       /* the repair solves' Newton steps, all passes (the fields above it are
+                              the first solve's; time_total includes the repair) */
+  int repair_passes;       /* the repair solves run */
+  int coarse_order;        /* 1: the solve started from the coarse start's (opts.coarse_order), 0: from the mesh */
+  int coarse_newton;       /* the order-1 solve's Newton and linear iterations, its final energy, */
   int coarse_linear;
   double coarse_energy;
   long long coarse_held;  /* the elements the carrying held back (some corner's move reduced), */

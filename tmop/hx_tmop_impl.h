@@ -35,8 +35,24 @@ struct hx_tmop {
   double *nrm;    /* [nl][3][3] orthonormal constrained directions (initial) */
   hx_lid ncurved; /* nodes on curved surfaces: their list, surfaces, host/backend buffers */
   hx_lid *cidx;
-  int *csurf;                                                                     /* their tracks (as curved[]) */
-  double *hC, *dC;                                                                /* [ncurved][9] positions (3) or normals (9) */
+  int *csurf;      /* their tracks (as curved[]) */
+  double *hC, *dC; /* [ncurved][9] positions (3) or normals (9) */
+  /* adaptive quadrature (opts.adapt_quad): refined[e] = 1 where element e is integrated with the
+     higher rule. While some element is (npart = 1), the operators run on two parts, each an hx_pa
+     over its own elements: part[0] the others at opts.quad_order, part[1] the refined at
+     opts.adapt_quad (a part with no element has pa NULL); npart = 0: tm->pa over every element.
+     tm->pa stays the whole mesh's (the L-vector operations, the node checks). */
+  int npart;
+  struct hx_tmop_part {
+    hx_pa *pa;
+    hx_lid *e2l;          /* [its elements][nd^3] E-node -> L-node */
+    double *dX, *dV, *dY; /* backend E-vectors of its elements */
+  } part[2];
+  unsigned char *refined; /* [num_elem] or NULL */
+  hx_lid nrefined;        /* local count */
+  double *dLs;            /* backend L scratch: the parts' sums */
+  hx_pa_desc pdesc;       /* the problem's hx_pa_desc (its per-element W kept in winv_e/detw_e) */
+  double *winv_e, *detw_e;
   double t_energy, t_grad, t_hess_setup, t_hess_apply, t_diag, t_mindet, t_bound; /* t_bound: part of t_mindet */
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet, n_bound;
 };
@@ -76,6 +92,18 @@ int hx_tmop_ddiag(hx_tmop *tm, double *d);
 int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m);
 /** Global min det J at the GLL nodes (the writers' test; the line search's second check). */
 int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m);
+/** Adaptive quadrature (opts.adapt_quad > 0, docs/optimizer.md "Adaptive quadrature"): flag
+    every element of x (backend L-vector) whose first Bernstein bound of det J is below
+    HX_ADAPT_RATIO times its smallest det J at the quadrature points, for the higher rule, and
+    rebuild the parts where some was flagged. *nnew: the elements flagged by this call (global).
+    A no-op (*nnew = 0) where the problem's targets or limiting term are per point. */
+int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew);
+/** Set the elements at the higher rule (flags[e] != 0; NULL: tm->refined as it is) and rebuild
+    the parts (local: the caller keeps the ranks in step). */
+int hx_tmop_adapt_set(hx_tmop *tm, const unsigned char *flags);
+/** Whether hx_tmop_adapt can run on this problem (constant or per-element targets, no limiting). */
+int hx_tmop_adapt_possible(const hx_tmop *tm);
+#define HX_ADAPT_RATIO 0.75
 /** Global min det J at Gauss points nd + 3 per direction (host pass; detj_nodes = 2). */
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m);
 /** Global count of the elements that the Bernstein bound of det J proves invalid (det J <= 0 at

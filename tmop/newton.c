@@ -362,6 +362,48 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
       snprintf(res->stop_reason, sizeof res->stop_reason, "converged");
       break;
     }
+    if (hx_tmop_adapt_possible(tm)) {
+      /* adaptive quadrature: elements newly flagged take the higher rule from this step on; the
+         energy, the residual and the best valid iterate's energy are those of the new rules */
+      long long nnew;
+      if ((rc = hx_tmop_adapt(tm, x, &nnew))) goto done;
+      if (nnew > 0) {
+        res->adapt_events++;
+        /* flagged too late: x folds at a point of the new rule. The iterate before it had every
+           element now flagged with a positive bound (it was checked there and not flagged), so
+           det J > 0 on them: the solve goes on from there */
+        int back = 0;
+        if ((rc = hx_tmop_dmin_detj(tm, x, &mind))) goto done;
+        if (!(mind > 0) && it > 0) {
+          double *sw = x;
+          x = xt, xt = sw;
+          back = 1;
+          if ((rc = hx_tmop_dmin_detj(tm, x, &mind))) goto done;
+          if (itbest == it) { /* the best valid iterate was the one left: the one before, if valid */
+            int v_ok = 1;
+            if (extra && (rc = passes_extra(tm, x, rule, &v_ok))) goto done;
+            if (v_ok) {
+              itbest = it - 1;
+              if ((rc = BE->axpby(PA, n, 1.0, x, 0.0, xbest))) goto done;
+            }
+          }
+        }
+        if ((rc = hx_tmop_denergy(tm, xbest, &Ebest))) goto done;
+        if ((rc = hx_tmop_dmin_detj(tm, xbest, &mindbest))) goto done;
+        if ((rc = hx_tmop_denergy(tm, x, &E))) goto done;
+        if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
+        if ((rc = norm(tm, r, &rn))) goto done;
+        if (log)
+          fprintf(log, "newton %3d  adaptive quadrature: %lld more element(s) at -qo %d%s; energy %.10e  |r| %.4e\n", it, nnew,
+                  o->adapt_quad, back ? " (folded at its points: back to the iterate before)" : "", E, rn);
+        if ((rc = finite_check(E, rn, mind, it))) goto done;
+        if (rn <= o->newton_rtol * rn0 || rn == 0) {
+          res->converged = 1;
+          snprintf(res->stop_reason, sizeof res->stop_reason, "converged");
+          break;
+        }
+      }
+    }
     if ((rc = hx_tmop_dupdate_normals(tm, x))) goto done;
     if ((rc = hx_tmop_dproject(tm, r))) goto done;
     if ((rc = hx_tmop_dhess_setup(tm, x))) goto done;
@@ -498,6 +540,11 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
   }
   res->energy = E;
   res->min_detj = mind;
+  {
+    int64_t nr = tm->nrefined;
+    if ((rc = hx_comm_sum_int64(mesh->comm, &nr, 1))) goto done;
+    res->adapt_refined = nr;
+  }
   /* the one whole-vector download: the optimized nodes */
   if ((rc = BE->vec_download(PA, xres, xout, n))) goto done;
   bufs[0] = x, bufs[1] = xt, bufs[2] = r, bufs[3] = rt;

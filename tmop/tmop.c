@@ -473,14 +473,171 @@ static int setup_lspace(hx_tmop *tm) {
       tm->cidx[nc] = i;
       tm->csurf[nc++] = tm->curved[i];
     }
-  hx_lspace ls = {.nl = tm->nl,
-                  .e2l = tm->lmap->e2l,
-                  .owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL,
-                  .ncon = tm->ncon,
-                  .nrm = tm->nrm,
-                  .ncurved = tm->ncurved,
-                  .curved = tm->cidx};
-  return tm->be->lsetup(tm->pa, &ls);
+  return tm->be->lsetup(tm->pa, &(hx_lspace){.nl = tm->nl,
+                                             .e2l = tm->lmap->e2l,
+                                             .owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL,
+                                             .ncon = tm->ncon,
+                                             .nrm = tm->nrm,
+                                             .ncurved = tm->ncurved,
+                                             .curved = tm->cidx});
+}
+
+/* ------------------------------------------------------------------ adaptive quadrature */
+
+static double now_sync(hx_tmop *tm);
+
+static void part_free(hx_tmop *tm, int k) {
+  struct hx_tmop_part *p = &tm->part[k];
+  if (p->pa) {
+    tm->be->vec_free(p->pa, &p->dX);
+    tm->be->vec_free(p->pa, &p->dV);
+    tm->be->vec_free(p->pa, &p->dY);
+  }
+  hx_pa_destroy(&p->pa);
+  hx_free(&p->e2l);
+}
+
+/* Part k: the elements e with refined[e] == k, at the rule exact for order qorder (no element:
+   pa NULL). The problem's description, its per-element W cut to the part, the rank's L-space
+   with the part's own E -> L map. */
+static int part_build(hx_tmop *tm, int k, int qorder) {
+  part_free(tm, k);
+  struct hx_tmop_part *p = &tm->part[k];
+  const hx_mesh *m = tm->mesh;
+  size_t n3 = (size_t)m->nd * m->nd * m->nd;
+  hx_lid ne = 0;
+  for (hx_lid e = 0; e < m->num_elem; e++) ne += tm->refined[e] == k;
+  if (ne == 0) return HX_OK;
+  hx_pa_desc d = tm->pdesc;
+  d.quad_order = qorder;
+  double *winv = NULL, *detw = NULL;
+  int rc = hx_malloc(n3 * (size_t)ne * sizeof(hx_lid), &p->e2l);
+  if (!rc && tm->winv_e) {
+    rc = hx_malloc((9 * (size_t)ne + 1) * sizeof(double), &winv);
+    if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof(double), &detw);
+  }
+  if (rc) goto out;
+  hx_lid j = 0;
+  for (hx_lid e = 0; e < m->num_elem; e++) {
+    if (tm->refined[e] != k) continue;
+    memcpy(p->e2l + (size_t)j * n3, tm->lmap->e2l + (size_t)e * n3, n3 * sizeof(hx_lid));
+    if (winv) {
+      memcpy(winv + 9 * (size_t)j, tm->winv_e + 9 * (size_t)e, 9 * sizeof(double));
+      detw[j] = tm->detw_e[e];
+    }
+    j++;
+  }
+  d.Winv = winv, d.detW = detw, d.w_per_elem = winv != NULL;
+  hx_mesh sub = *m; /* hx_pa_create reads the order and the element count (the limiting term's x0
+                       aside, which adaptive quadrature does not take) */
+  sub.num_elem = ne;
+  sub.x = NULL;
+  rc = hx_pa_create(tm->be, &sub, &d, &p->pa);
+  if (rc) goto out;
+  p->pa->scale = tm->pa->scale;
+  size_t nE = (size_t)ne * 3 * n3;
+  rc = tm->be->vec_alloc(p->pa, nE, &p->dX);
+  if (!rc) rc = tm->be->vec_alloc(p->pa, nE, &p->dV);
+  if (!rc) rc = tm->be->vec_alloc(p->pa, nE, &p->dY);
+  if (!rc)
+    rc = tm->be->lsetup(p->pa, &(hx_lspace){.nl = tm->nl,
+                                            .e2l = p->e2l,
+                                            .owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL,
+                                            .ncon = tm->ncon,
+                                            .nrm = tm->nrm,
+                                            .ncurved = tm->ncurved,
+                                            .curved = tm->cidx});
+out:
+  hx_free(&winv);
+  hx_free(&detw);
+  if (rc) part_free(tm, k);
+  return rc;
+}
+
+int hx_tmop_adapt_set(hx_tmop *tm, const unsigned char *flags) {
+  HX_CHECK(hx_tmop_adapt_possible(tm), HX_ERR_INPUT,
+           "adaptive quadrature needs opts.adapt_quad > opts.quad_order, constant or per-element targets and no limiting term");
+  hx_lid ne = tm->mesh->num_elem;
+  if (!tm->refined) HX_CALL(hx_malloc((size_t)ne + 1, &tm->refined));
+  if (flags)
+    for (hx_lid e = 0; e < ne; e++) tm->refined[e] = flags[e] != 0;
+  tm->nrefined = 0;
+  for (hx_lid e = 0; e < ne; e++) tm->nrefined += tm->refined[e];
+  tm->npart = tm->nrefined > 0;
+  for (int k = 0; k < 2; k++) part_free(tm, k);
+  if (!tm->npart) return HX_OK;
+  HX_CALL(part_build(tm, 0, tm->o.quad_order));
+  return part_build(tm, 1, tm->o.adapt_quad);
+}
+
+int hx_tmop_adapt_possible(const hx_tmop *tm) {
+  const hx_tmop_opts *o = &tm->o;
+  int w_ok = tm->pdesc.Winv == NULL && (o->target == HX_TARGET_IDEAL_SHAPE_UNIT_SIZE ||
+                                        o->target == HX_TARGET_IDEAL_SHAPE_EQUAL_SIZE || tm->winv_e != NULL);
+  return o->adapt_quad > o->quad_order && w_ok && o->lim_const == 0.0 && tm->dLs != NULL;
+}
+
+/* The indicator, per element not yet flagged: the first Bernstein bound of det J (its smallest
+   coefficient, hx_detj_bound.h) against the smallest det J at the energy's quadrature points. The
+   bound is within a few per cent of the minimum on a smooth element; far below it, det J dips
+   between the points (or the element is too curved for the rule to see its shape), so the rule
+   of the energy is not resolving the element. */
+int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew) {
+  *nnew = 0;
+  if (!hx_tmop_adapt_possible(tm)) return HX_OK;
+  double t = now_sync(tm);
+  const hx_mesh *m = tm->mesh;
+  hx_lid ne = m->num_elem;
+  int npe = m->nd * m->nd * m->nd, rc = HX_OK;
+  if (!tm->refined) HX_CALL(hx_malloc((size_t)ne + 1, &tm->refined));
+  double *qmin = NULL, *low = NULL;
+  int gpu = tm->be == &hx_backend_cuda;
+  rc = hx_malloc(2 * ((size_t)ne + 1) * sizeof(double), &qmin);
+  low = qmin + ne + 1;
+  /* the element's smallest det J at the energy's quadrature points, by the backend */
+  if (!rc) rc = tm->be->l2e(tm->pa, x, tm->dV);
+  if (!rc && tm->be->min_detj_elem) rc = tm->be->min_detj_elem(tm->pa, tm->dV, qmin);
+  else if (!rc) rc = HX_ERROR(HX_ERR_BACKEND, "adaptive quadrature: backend '%s' has no per-element det J", tm->be->name);
+  /* the first Bernstein bound: on the device E-vector with cuda, else here (the E-vector is host memory) */
+  if (!rc && gpu && ne > 0) rc = hx_detj_bound_first_cuda_dev(m->order, ne, tm->dV, low, NULL, NULL);
+  int64_t cnt = 0;
+  int err = 0;
+  if (!rc) {
+    const double *xE = tm->dV;
+#pragma omp parallel reduction(+ : cnt) reduction(| : err)
+    {
+      hx_detj_bound_opts bo;
+      hx_detj_bound_opts_default(&bo);
+      bo.max_splits = 0;
+      hx_detj_bound_ctx *bc = NULL;
+      if (!gpu && hx_detj_bound_ctx_create(m->order, &bo, &bc)) err |= 1;
+#pragma omp for schedule(dynamic, 16)
+      for (hx_lid e = 0; e < ne; e++) {
+        if (err || tm->refined[e]) continue;
+        if (!gpu) {
+          hx_detj_bound_result r;
+          if (hx_detj_bound_elem(bc, xE + (size_t)e * 3 * npe, &r)) {
+            err |= 1;
+            continue;
+          }
+          low[e] = r.lower0;
+        }
+        if (low[e] < HX_ADAPT_RATIO * qmin[e]) {
+          tm->refined[e] = 1;
+          cnt++;
+        }
+      }
+      hx_detj_bound_ctx_destroy(&bc);
+    }
+    if (err) rc = HX_ERROR(HX_ERR_MEMORY, "adaptive quadrature: no memory for the det J bound's work arrays");
+  }
+  hx_free(&qmin);
+  if (!rc && cnt > 0) rc = hx_tmop_adapt_set(tm, NULL);
+  HX_CALL(hx_comm_agree(m->comm, rc));
+  HX_CALL(hx_comm_sum_int64(m->comm, &cnt, 1));
+  *nnew = cnt;
+  tm->t_mindet += now_sync(tm) - t;
+  return HX_OK;
 }
 
 /* The numbering part of a TMOP context: the rank's L-numbering and the shared-node exchange
@@ -532,6 +689,9 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   int rc = hx_tmop_base(mesh, o, &tm);
   if (!tm) return rc;
   tm->be = be;
+  /* adaptive quadrature's auto: from order 3 (at p <= 2 no Kershaw run flags an element), the
+     rule exact for 4 orders more */
+  if (tm->o.adapt_quad < 0) tm->o.adapt_quad = mesh->order >= 3 ? o->quad_order + 4 : 0;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
   hx_pa_desc d;
   hx_pa_desc_default(&d);
@@ -545,6 +705,13 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   if (!rc) rc = build_target(mesh, o, &d, &winv, &detw);
   if (!rc) rc = limit_dist(mesh, o, &d, &ldist);
   if (!rc) rc = hx_pa_create(be, mesh, &d, &tm->pa);
+  tm->pdesc = d;
+  tm->pdesc.Winv = tm->pdesc.detW = tm->pdesc.lim_x0 = tm->pdesc.lim_dist_elem = NULL;
+  if (!rc && d.Winv && d.w_per_elem && tm->o.adapt_quad > 0) {
+    /* the parts of adaptive quadrature take their elements' W from these */
+    tm->winv_e = winv, tm->detw_e = detw;
+    winv = detw = NULL;
+  }
   hx_free(&winv);
   hx_free(&detw);
   hx_free(&ldist);
@@ -554,6 +721,7 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nL, &tm->dLa);
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nL, &tm->dLb);
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nL, &tm->dLt);
+  if (!rc && tm->o.adapt_quad > 0) rc = be->vec_alloc(tm->pa, tm->nL, &tm->dLs);
   if (!rc) rc = setup_lspace(tm);
   if (!rc && o->normalize) {
     double e0;
@@ -572,7 +740,12 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
 void hx_tmop_destroy(hx_tmop **tmp) {
   if (!tmp || !*tmp) return;
   hx_tmop *tm = *tmp;
+  for (int k = 0; k < 2; k++) part_free(tm, k);
+  hx_free(&tm->refined);
+  hx_free(&tm->winv_e);
+  hx_free(&tm->detw_e);
   if (tm->pa) {
+    tm->be->vec_free(tm->pa, &tm->dLs);
     tm->be->vec_free(tm->pa, &tm->dX);
     tm->be->vec_free(tm->pa, &tm->dV);
     tm->be->vec_free(tm->pa, &tm->dY);
@@ -629,10 +802,41 @@ static int gs_sum_backend(hx_tmop *tm, double *L) {
   return tm->be->vec_upload(tm->pa, tm->hL, L, tm->nL);
 }
 
+/* Adaptive quadrature's parts: out = sum over the parts of E -> L of op on the part's elements
+   (op: 0 gradient at xin, 1 Hessian action on xin, 2 Jacobi diagonal), in part order. */
+static int parts_sum(hx_tmop *tm, int op, const double *xin, double *out) {
+  int first = 1;
+  for (int k = 0; k < 2; k++) {
+    struct hx_tmop_part *p = &tm->part[k];
+    if (!p->pa) continue;
+    if (op < 2) HX_CALL(tm->be->l2e(p->pa, xin, p->dV));
+    if (op == 0) HX_CALL(tm->be->grad(p->pa, p->dV, p->dY));
+    else if (op == 1) HX_CALL(tm->be->hess_apply(p->pa, p->dV, p->dY));
+    else HX_CALL(tm->be->diag(p->pa, p->dY));
+    HX_CALL(tm->be->e2l(p->pa, p->dY, first ? out : tm->dLs));
+    if (!first) HX_CALL(tm->be->axpby(tm->pa, tm->nL, 1.0, tm->dLs, 1.0, out));
+    first = 0;
+  }
+  if (first) HX_CALL(tm->be->vzero(tm->pa, tm->nL, out));
+  return HX_OK;
+}
+
 int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e) {
   double t = now_sync(tm);
-  HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
-  HX_CALL(tm->be->energy(tm->pa, tm->dV, e));
+  if (tm->npart) {
+    *e = 0;
+    for (int k = 0; k < 2; k++) {
+      struct hx_tmop_part *p = &tm->part[k];
+      double ek;
+      if (!p->pa) continue;
+      HX_CALL(tm->be->l2e(p->pa, x, p->dV));
+      HX_CALL(tm->be->energy(p->pa, p->dV, &ek));
+      *e += ek;
+    }
+  } else {
+    HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
+    HX_CALL(tm->be->energy(tm->pa, tm->dV, e));
+  }
   HX_CALL(hx_comm_sum_double(tm->mesh->comm, e, 1));
   tm->t_energy += now_sync(tm) - t;
   tm->n_energy++;
@@ -641,9 +845,12 @@ int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e) {
 
 int hx_tmop_dgrad(hx_tmop *tm, const double *x, double *g, int raw) {
   double t = now_sync(tm);
-  HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
-  HX_CALL(tm->be->grad(tm->pa, tm->dV, tm->dY));
-  HX_CALL(tm->be->e2l(tm->pa, tm->dY, g));
+  if (tm->npart) HX_CALL(parts_sum(tm, 0, x, g));
+  else {
+    HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
+    HX_CALL(tm->be->grad(tm->pa, tm->dV, tm->dY));
+    HX_CALL(tm->be->e2l(tm->pa, tm->dY, g));
+  }
   HX_CALL(gs_sum_backend(tm, g));
   if (!raw) HX_CALL(tm->be->project(tm->pa, g, g));
   tm->t_grad += now_sync(tm) - t;
@@ -653,8 +860,17 @@ int hx_tmop_dgrad(hx_tmop *tm, const double *x, double *g, int raw) {
 
 int hx_tmop_dhess_setup(hx_tmop *tm, const double *x) {
   double t = now_sync(tm);
-  HX_CALL(tm->be->l2e(tm->pa, x, tm->dX));
-  HX_CALL(tm->be->hess_setup(tm->pa, tm->dX));
+  if (tm->npart) {
+    for (int k = 0; k < 2; k++) {
+      struct hx_tmop_part *p = &tm->part[k];
+      if (!p->pa) continue;
+      HX_CALL(tm->be->l2e(p->pa, x, p->dX));
+      HX_CALL(tm->be->hess_setup(p->pa, p->dX));
+    }
+  } else {
+    HX_CALL(tm->be->l2e(tm->pa, x, tm->dX));
+    HX_CALL(tm->be->hess_setup(tm->pa, tm->dX));
+  }
   tm->t_hess_setup += now_sync(tm) - t;
   tm->n_hess_setup++;
   return HX_OK;
@@ -662,7 +878,7 @@ int hx_tmop_dhess_setup(hx_tmop *tm, const double *x) {
 
 int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
   double t = now_sync(tm);
-  if (!raw && !tm->gs_active) {
+  if (!raw && !tm->gs_active && !tm->npart) {
     /* one rank: the projections fused into the E <-> L passes (same numbers) */
     HX_CALL(tm->be->l2e_proj(tm->pa, v, tm->dV));
     HX_CALL(tm->be->hess_apply(tm->pa, tm->dV, tm->dY));
@@ -676,9 +892,12 @@ int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
     HX_CALL(tm->be->project(tm->pa, v, tm->dLt));
     vin = tm->dLt;
   }
-  HX_CALL(tm->be->l2e(tm->pa, vin, tm->dV));
-  HX_CALL(tm->be->hess_apply(tm->pa, tm->dV, tm->dY));
-  HX_CALL(tm->be->e2l(tm->pa, tm->dY, y));
+  if (tm->npart) HX_CALL(parts_sum(tm, 1, vin, y));
+  else {
+    HX_CALL(tm->be->l2e(tm->pa, vin, tm->dV));
+    HX_CALL(tm->be->hess_apply(tm->pa, tm->dV, tm->dY));
+    HX_CALL(tm->be->e2l(tm->pa, tm->dY, y));
+  }
   HX_CALL(gs_sum_backend(tm, y));
   if (!raw) HX_CALL(tm->be->constrain(tm->pa, v, y)); /* Pi H Pi v + (I - Pi) v */
   tm->t_hess_apply += now_sync(tm) - t;
@@ -688,8 +907,11 @@ int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
 
 int hx_tmop_ddiag(hx_tmop *tm, double *d) {
   double t = now_sync(tm);
-  HX_CALL(tm->be->diag(tm->pa, tm->dY));
-  HX_CALL(tm->be->e2l(tm->pa, tm->dY, d));
+  if (tm->npart) HX_CALL(parts_sum(tm, 2, NULL, d));
+  else {
+    HX_CALL(tm->be->diag(tm->pa, tm->dY));
+    HX_CALL(tm->be->e2l(tm->pa, tm->dY, d));
+  }
   HX_CALL(gs_sum_backend(tm, d));
   tm->t_diag += now_sync(tm) - t;
   tm->n_diag++;
@@ -698,8 +920,20 @@ int hx_tmop_ddiag(hx_tmop *tm, double *d) {
 
 int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m) {
   double t = now_sync(tm);
-  HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
-  HX_CALL(tm->be->min_detj(tm->pa, tm->dV, m));
+  if (tm->npart) {
+    *m = HUGE_VAL;
+    for (int k = 0; k < 2; k++) {
+      struct hx_tmop_part *p = &tm->part[k];
+      double mk;
+      if (!p->pa) continue;
+      HX_CALL(tm->be->l2e(p->pa, x, p->dV));
+      HX_CALL(tm->be->min_detj(p->pa, p->dV, &mk));
+      if (isnan(mk) || mk < *m) *m = mk;
+    }
+  } else {
+    HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
+    HX_CALL(tm->be->min_detj(tm->pa, tm->dV, m));
+  }
   HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
   tm->t_mindet += now_sync(tm) - t;
   tm->n_mindet++;

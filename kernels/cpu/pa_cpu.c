@@ -693,6 +693,13 @@ static int cpu_min_detj(const hx_pa *pa, const double *x, double *m) {
   return HX_OK;
 }
 
+static int cpu_min_detj_elem(const hx_pa *pa, const double *x, double *host) {
+  double m;
+  HX_CALL(cpu_min_detj(pa, x, &m));
+  if (pa->num_elem > 0) memcpy(host, ((const cpu_data *)pa->data)->elem_val, (size_t)pa->num_elem * sizeof(double));
+  return HX_OK;
+}
+
 static int cpu_min_detj_nodes(const hx_pa *pa, const double *x, double *m) {
   const cpu_data *cd = (const cpu_data *)pa->data;
   return hx_cpu_min_detj_nodes(pa->nd, pa->num_elem, x, cd->num_threads, m);
@@ -1019,4 +1026,5 @@ const hx_backend hx_backend_cpu = {
     .l2e_proj = cpu_l2e_proj,
     .e2l_constrain = cpu_e2l_constrain,
     .min_detj_nodes = cpu_min_detj_nodes,
+    .min_detj_elem = cpu_min_detj_elem,
 };

@@ -1059,6 +1059,15 @@ int cu_min_detj(const hx_pa *pa, const double *x, double *m) {
   return reduce_scalar(pa, 1, m);
 }
 
+int cu_vec_download(const hx_pa *pa, const double *v, double *host, size_t n);
+
+int cu_min_detj_elem(const hx_pa *pa, const double *x, double *host) {
+  double m;
+  HX_CALL(cu_min_detj(pa, x, &m));
+  if (pa->num_elem == 0) return HX_OK;
+  return cu_vec_download(pa, cdata(pa)->elem_val, host, (size_t)pa->num_elem);
+}
+
 int cu_min_detj_nodes(const hx_pa *pa, const double *x, double *m) {
   if (pa->num_elem == 0) {
     *m = HUGE_VAL;
@@ -1453,6 +1462,7 @@ const hx_backend hx_backend_cuda = {
     cu_l2e_proj,
     cu_e2l_constrain,
     cu_min_detj_nodes,
+    cu_min_detj_elem,
 };
 }
 

@@ -10,12 +10,14 @@
 # (all cores) on the same Kershaw bench. --curved adds the Kershaw map of smoothness 3 (curved
 # elements) at orders 3 and 4, with and without the coarse start (--coarse-start on|off).
 # --bound adds orders 3 and 4 with the Bernstein bound in the line search (--detj-check bound).
-#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop] [--profile] [--cpu] [--no-gl] [--curved] [--bound]
+# --adapt adds orders 3 and 4 with adaptive quadrature off (the default's baseline), -qo 12 everywhere, the curved map
+# (smoothness 3) with it on and off, and p = 4 with --sync-timers (where the time goes).
+#   usage: bash tests/gpu/run.sh [--quick] [--no-bench] [--no-tmop] [--profile] [--cpu] [--no-gl] [--curved] [--bound] [--adapt]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
 mkdir -p "$OUT"
-QUICK=0 BENCH=1 TMOP=1 PROFILE=0 CPU=0 GL=1 CURVED=0 BOUND=0
+QUICK=0 BENCH=1 TMOP=1 PROFILE=0 CPU=0 GL=1 CURVED=0 BOUND=0 ADAPT=0
 for a in "$@"; do
   case $a in
   --quick) QUICK=1 ;;
@@ -26,6 +28,7 @@ for a in "$@"; do
   --no-gl) GL=0 ;;
   --curved) CURVED=1 ;;
   --bound) BOUND=1 ;;
+  --adapt) ADAPT=1 ;;
   *) echo "run.sh: unknown flag $a" >&2; exit 2 ;;
   esac
 done
@@ -52,6 +55,16 @@ fi
 if [ $TMOP = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
   timeout 300 ./$B/hexpack bench tmop --n $n --orders 1,2,3,4 --backend cuda 2>&1 | tee "$OUT/bench_tmop_cuda.txt"
+fi
+if [ $ADAPT = 1 ]; then
+  n=24; [ $QUICK = 1 ] && n=12
+  for v in "--adapt-quad off" "--quad-order 12 --adapt-quad off" "--smooth 3" "--smooth 3 --adapt-quad off" \
+    "--orders 4 --sync-timers"; do
+    echo "== bench tmop $v" | tee -a "$OUT/bench_tmop_adapt.txt"
+    # shellcheck disable=SC2086
+    timeout 300 ./$B/hexpack bench tmop --n $n --orders 3,4 --reps 1 --backend cuda $v 2>&1 \
+      | grep -v "^newton" | tee -a "$OUT/bench_tmop_adapt.txt"
+  done
 fi
 if [ $BOUND = 1 ]; then
   n=24; [ $QUICK = 1 ] && n=12
