@@ -1,13 +1,14 @@
 /* t522: adaptive quadrature (opts.adapt_quad; tmop.c's parts, hx_tmop_adapt).
-   1. The operators over two parts against independent computations, on a perturbed Kershaw
-      4^3 box at order 3 with every third element (by global index) at -qo 12, the rest at -qo 8:
+   1. The operators over the parts against independent computations, on a perturbed Kershaw
+      6^3 box at order 3 with its elements at levels 0 .. HX_ADAPT_LEVELS in turn (by global
+      index: -qo 8, 12, ...):
       the energy equals the sum of per-element energies, each from an hx_pa of that one element
       at its own rule (not tmop's parts); the gradient matches central differences of the
       energy, the Hessian action central differences of the gradient, the Jacobi diagonal the
-      action on unit vectors. With every element flagged, the energy equals -qo 12's.
+      action on unit vectors. With every element at level 1, the energy equals -qo 12's.
    2. The indicator: an order-3 element with det J = 40 (t - 1/2)^2 + 0.05 along x (smallest
-      value 0.05 at t = 1/2, about 0.86 at the nearest of the 6 GLL points of -qo 8) is flagged;
-      the undeformed box (det J constant) is not. Runs on 1 and 2 ranks. */
+      value 0.05 at t = 1/2, about 0.86 at the nearest of the 6 GLL points of -qo 8) goes up a
+      level; the undeformed box (det J constant) does not. Runs on 1 and 2 ranks. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,8 @@
 #include "hx_tmop.h"
 #include "hx_tmop_impl.h"
 
-static int flagged(hx_gid g) { return g % 3 == 0; }
+/* the test's levels: 0 .. HX_ADAPT_LEVELS in turn by global index (rules -qo 8, 12, ...) */
+static int level(hx_gid g) { return (int)(g % (HX_ADAPT_LEVELS + 1)); }
 
 /* sum over the rank's elements of each element's energy at its own rule (an hx_pa of one element) */
 static int energy_by_element(const hx_mesh *m, double *e) {
@@ -27,7 +29,7 @@ static int energy_by_element(const hx_mesh *m, double *e) {
   for (hx_lid el = 0; el < m->num_elem; el++) {
     hx_pa_desc d;
     hx_pa_desc_default(&d);
-    d.quad_order = flagged(m->elem_offset + el) ? 12 : 8;
+    d.quad_order = 8 + 4 * level(m->elem_offset + el);
     hx_mesh one = *m;
     one.num_elem = 1;
     one.x = m->x + el * npe;
@@ -62,7 +64,7 @@ static int check_parts(hx_comm comm, int *ok) {
   hx_tmop *tm = NULL;
   HX_CALL(hx_tmop_create(m, &o, &tm));
   unsigned char *fl = calloc((size_t)m->num_elem + 1, 1);
-  for (hx_lid e = 0; e < m->num_elem; e++) fl[e] = (unsigned char)flagged(m->elem_offset + e);
+  for (hx_lid e = 0; e < m->num_elem; e++) fl[e] = (unsigned char)level(m->elem_offset + e);
   HX_CALL(hx_tmop_adapt_set(tm, fl));
   size_t n = hx_tmop_size(tm);
   double *x = calloc(n, sizeof *x), *v = calloc(n, sizeof *v), *g = calloc(n, sizeof *g), *gp = calloc(n, sizeof *gp),
@@ -99,7 +101,7 @@ static int check_parts(hx_comm comm, int *ok) {
     HX_CALL(hx_tmop_hess_apply(tm, u, y, 1));
     derr = fmax(derr, rel(dg[i], y[i]));
   }
-  /* every element flagged: the -qo 12 energy */
+  /* every element at level 1: the -qo 12 energy */
   for (hx_lid e = 0; e < m->num_elem; e++) fl[e] = 1;
   HX_CALL(hx_tmop_adapt_set(tm, fl));
   double E12, E12ref;

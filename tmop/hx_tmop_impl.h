@@ -11,6 +11,13 @@
 #include "hx_quality.h"
 #include "hx_tmop.h"
 
+/* adaptive quadrature: an element goes up a level where its first Bernstein bound of det J is below
+   HX_ADAPT_RATIO times its smallest det J at its rule's points; levels 1..HX_ADAPT_LEVELS. One
+   level above the base: a second (-qo 16, 10 points per direction) needs more shared memory per
+   block than the CUDA kernels have at orders 3 and 4 (255-269 KB against 227 KB on an H200). */
+#define HX_ADAPT_RATIO 0.75
+#define HX_ADAPT_LEVELS 1
+
 struct hx_tmop {
   hx_mesh *mesh; /* borrowed: must outlive the problem */
   hx_tmop_opts o;
@@ -37,19 +44,20 @@ struct hx_tmop {
   hx_lid *cidx;
   int *csurf;      /* their tracks (as curved[]) */
   double *hC, *dC; /* [ncurved][9] positions (3) or normals (9) */
-  /* adaptive quadrature (opts.adapt_quad): refined[e] = 1 where element e is integrated with the
-     higher rule. While some element is (npart = 1), the operators run on two parts, each an hx_pa
-     over its own elements: part[0] the others at opts.quad_order, part[1] the refined at
-     opts.adapt_quad (a part with no element has pa NULL); npart = 0: tm->pa over every element.
-     tm->pa stays the whole mesh's (the L-vector operations, the node checks). */
+  /* adaptive quadrature (opts.adapt_quad): refined[e] = the level of element e's rule (0: opts.quad_order,
+     k >= 1: hx_tmop_adapt_order(tm, k)). While some element is above 0 (npart = 1), the operators run
+     on parts, each an hx_pa over the elements of one level (a level with no element has pa NULL);
+     npart = 0: tm->pa over every element. tm->pa stays the whole mesh's (the L-vector operations, the
+     node checks). */
   int npart;
   struct hx_tmop_part {
     hx_pa *pa;
+    hx_lid *elems;        /* [its elements] their local indices */
     hx_lid *e2l;          /* [its elements][nd^3] E-node -> L-node */
     double *dX, *dV, *dY; /* backend E-vectors of its elements */
-  } part[2];
+  } part[HX_ADAPT_LEVELS + 1];
   unsigned char *refined; /* [num_elem] or NULL */
-  hx_lid nrefined;        /* local count */
+  hx_lid nrefined;        /* local count of elements above level 0 */
   double *dLs;            /* backend L scratch: the parts' sums */
   hx_pa_desc pdesc;       /* the problem's hx_pa_desc (its per-element W kept in winv_e/detw_e) */
   double *winv_e, *detw_e;
@@ -92,18 +100,19 @@ int hx_tmop_ddiag(hx_tmop *tm, double *d);
 int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m);
 /** Global min det J at the GLL nodes (the writers' test; the line search's second check). */
 int hx_tmop_dmin_detj_nodes(hx_tmop *tm, const double *x, double *m);
-/** Adaptive quadrature (opts.adapt_quad > 0, docs/optimizer.md "Adaptive quadrature"): flag
-    every element of x (backend L-vector) whose first Bernstein bound of det J is below
-    HX_ADAPT_RATIO times its smallest det J at the quadrature points, for the higher rule, and
-    rebuild the parts where some was flagged. *nnew: the elements flagged by this call (global).
-    A no-op (*nnew = 0) where the problem's targets or limiting term are per point. */
+/** Adaptive quadrature (opts.adapt_quad > 0, docs/optimizer.md "Adaptive quadrature"): every
+    element of x (backend L-vector) below the top level whose first Bernstein bound of det J is
+    below HX_ADAPT_RATIO times its smallest det J at its rule's points goes up a level, and the
+    parts are rebuilt where some did. *nnew: the elements raised by this call (global). A no-op
+    (*nnew = 0) where the problem's targets or limiting term are per point. */
 int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew);
-/** Set the elements at the higher rule (flags[e] != 0; NULL: tm->refined as it is) and rebuild
-    the parts (local: the caller keeps the ranks in step). */
-int hx_tmop_adapt_set(hx_tmop *tm, const unsigned char *flags);
+/** Set every element's level (levels[e], 0..HX_ADAPT_LEVELS; NULL: tm->refined as it is) and
+    rebuild the parts (local: the caller keeps the ranks in step). */
+int hx_tmop_adapt_set(hx_tmop *tm, const unsigned char *levels);
+/** The quadrature order (MFEM -qo) of level k: opts.quad_order at 0, opts.adapt_quad + 4 (k - 1) above. */
+int hx_tmop_adapt_order(const hx_tmop *tm, int k);
 /** Whether hx_tmop_adapt can run on this problem (constant or per-element targets, no limiting). */
 int hx_tmop_adapt_possible(const hx_tmop *tm);
-#define HX_ADAPT_RATIO 0.75
 /** Global min det J at Gauss points nd + 3 per direction (host pass; detj_nodes = 2). */
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m);
 /** Global count of the elements that the Bernstein bound of det J proves invalid (det J <= 0 at

@@ -191,6 +191,7 @@ static int finite_check(double E, double rn, double mind, int step) {
    quadrature points, and the trials refused only by the rule's extra checks. */
 typedef struct ls_out {
   int accepted, nrej_extra;
+  double s_extra;                         /* the longest trial refused by the rule's extra checks only */
   int nrej_detj, nrej_energy, nrej_resid; /* trials refused by det J at the quadrature points, the
                                              energy test, the residual test */
   double s, E, rn, mind;
@@ -216,7 +217,7 @@ static int line_search(hx_tmop *tm, const double *x, const double *c, double E, 
     int ok;
     HX_CALL(passes_extra(tm, xt, rule, &ok));
     if (!ok) {
-      out->nrej_extra++;
+      if (!out->nrej_extra++) out->s_extra = s;
       continue;
     }
     HX_CALL(hx_tmop_denergy(tm, xt, &out->E));
@@ -394,8 +395,8 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
         if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
         if ((rc = norm(tm, r, &rn))) goto done;
         if (log)
-          fprintf(log, "newton %3d  adaptive quadrature: %lld more element(s) at -qo %d%s; energy %.10e  |r| %.4e\n", it, nnew,
-                  o->adapt_quad, back ? " (folded at its points: back to the iterate before)" : "", E, rn);
+          fprintf(log, "newton %3d  adaptive quadrature: %lld element(s) up a level%s; energy %.10e  |r| %.4e\n", it, nnew,
+                  back ? " (folded at the new points: back to the iterate before)" : "", E, rn);
         if ((rc = finite_check(E, rn, mind, it))) goto done;
         if (rn <= o->newton_rtol * rn0 || rn == 0) {
           res->converged = 1;
@@ -439,6 +440,32 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
       snprintf(res->stop_reason, sizeof res->stop_reason, "line search failed");
       if (log) fprintf(log, "newton %3d  line search failed after 12 trials\n", it + 1);
       break;
+    }
+    if (!ls.accepted && ls.nrej_extra > 0 && hx_tmop_adapt_possible(tm)) {
+      /* adaptive quadrature first: the longest trial refused by the extra checks alone had det J > 0
+         at every quadrature point, so its folds lie between them: their elements go up a level
+         there and the step is taken again from x under the new rules (x is valid under them: at x
+         each of those elements had a positive bound, checked before this step) */
+      long long nnew;
+      if ((rc = BE->waxpy(PA, n, xt, x, -ls.s_extra, c))) goto done;
+      if ((rc = hx_tmop_dsnap(tm, xt))) goto done;
+      if ((rc = hx_tmop_adapt(tm, xt, &nnew))) goto done;
+      if (nnew > 0) {
+        res->adapt_events++;
+        if ((rc = hx_tmop_denergy(tm, xbest, &Ebest))) goto done;
+        if ((rc = hx_tmop_dmin_detj(tm, xbest, &mindbest))) goto done;
+        if ((rc = hx_tmop_denergy(tm, x, &E))) goto done;
+        if ((rc = hx_tmop_dmin_detj(tm, x, &mind))) goto done;
+        if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
+        if ((rc = norm(tm, r, &rn))) goto done;
+        if (log)
+          fprintf(log,
+                  "newton %3d  line search failed after 12 trials; adaptive quadrature: %lld element(s) up a level (folded "
+                  "between the points at step %g); energy %.10e  |r| %.4e\n",
+                  it + 1, nnew, ls.s_extra, E, rn);
+        if ((rc = finite_check(E, rn, mind, it))) goto done;
+        continue;
+      }
     }
     if (!ls.accepted) {
       /* recovery, (a) to (c) of the design */

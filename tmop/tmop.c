@@ -495,12 +495,15 @@ static void part_free(hx_tmop *tm, int k) {
   }
   hx_pa_destroy(&p->pa);
   hx_free(&p->e2l);
+  hx_free(&p->elems);
 }
 
-/* Part k: the elements e with refined[e] == k, at the rule exact for order qorder (no element:
-   pa NULL). The problem's description, its per-element W cut to the part, the rank's L-space
-   with the part's own E -> L map. */
-static int part_build(hx_tmop *tm, int k, int qorder) {
+int hx_tmop_adapt_order(const hx_tmop *tm, int k) { return k == 0 ? tm->o.quad_order : tm->o.adapt_quad + 4 * (k - 1); }
+
+/* Part k: the elements e with refined[e] == k, at level k's rule (no element: pa NULL). The
+   problem's description, its per-element W cut to the part, the rank's L-space with the part's
+   own E -> L map. */
+static int part_build(hx_tmop *tm, int k) {
   part_free(tm, k);
   struct hx_tmop_part *p = &tm->part[k];
   const hx_mesh *m = tm->mesh;
@@ -509,9 +512,10 @@ static int part_build(hx_tmop *tm, int k, int qorder) {
   for (hx_lid e = 0; e < m->num_elem; e++) ne += tm->refined[e] == k;
   if (ne == 0) return HX_OK;
   hx_pa_desc d = tm->pdesc;
-  d.quad_order = qorder;
+  d.quad_order = hx_tmop_adapt_order(tm, k);
   double *winv = NULL, *detw = NULL;
   int rc = hx_malloc(n3 * (size_t)ne * sizeof(hx_lid), &p->e2l);
+  if (!rc) rc = hx_malloc((size_t)ne * sizeof(hx_lid), &p->elems);
   if (!rc && tm->winv_e) {
     rc = hx_malloc((9 * (size_t)ne + 1) * sizeof(double), &winv);
     if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof(double), &detw);
@@ -520,6 +524,7 @@ static int part_build(hx_tmop *tm, int k, int qorder) {
   hx_lid j = 0;
   for (hx_lid e = 0; e < m->num_elem; e++) {
     if (tm->refined[e] != k) continue;
+    p->elems[j] = e;
     memcpy(p->e2l + (size_t)j * n3, tm->lmap->e2l + (size_t)e * n3, n3 * sizeof(hx_lid));
     if (winv) {
       memcpy(winv + 9 * (size_t)j, tm->winv_e + 9 * (size_t)e, 9 * sizeof(double));
@@ -554,20 +559,28 @@ out:
   return rc;
 }
 
-int hx_tmop_adapt_set(hx_tmop *tm, const unsigned char *flags) {
+/* rebuild the parts whose membership changed (changed[k]; NULL: all) */
+static int parts_rebuild(hx_tmop *tm, const int *changed) {
+  hx_lid ne = tm->mesh->num_elem;
+  tm->nrefined = 0;
+  for (hx_lid e = 0; e < ne; e++) tm->nrefined += tm->refined[e] > 0;
+  int was = tm->npart;
+  tm->npart = tm->nrefined > 0;
+  for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
+    if (!tm->npart) part_free(tm, k);
+    else if (!changed || changed[k] || !was) HX_CALL(part_build(tm, k));
+  }
+  return HX_OK;
+}
+
+int hx_tmop_adapt_set(hx_tmop *tm, const unsigned char *levels) {
   HX_CHECK(hx_tmop_adapt_possible(tm), HX_ERR_INPUT,
            "adaptive quadrature needs opts.adapt_quad > opts.quad_order, constant or per-element targets and no limiting term");
   hx_lid ne = tm->mesh->num_elem;
   if (!tm->refined) HX_CALL(hx_malloc((size_t)ne + 1, &tm->refined));
-  if (flags)
-    for (hx_lid e = 0; e < ne; e++) tm->refined[e] = flags[e] != 0;
-  tm->nrefined = 0;
-  for (hx_lid e = 0; e < ne; e++) tm->nrefined += tm->refined[e];
-  tm->npart = tm->nrefined > 0;
-  for (int k = 0; k < 2; k++) part_free(tm, k);
-  if (!tm->npart) return HX_OK;
-  HX_CALL(part_build(tm, 0, tm->o.quad_order));
-  return part_build(tm, 1, tm->o.adapt_quad);
+  if (levels)
+    for (hx_lid e = 0; e < ne; e++) tm->refined[e] = levels[e] > HX_ADAPT_LEVELS ? HX_ADAPT_LEVELS : levels[e];
+  return parts_rebuild(tm, NULL);
 }
 
 int hx_tmop_adapt_possible(const hx_tmop *tm) {
@@ -577,11 +590,11 @@ int hx_tmop_adapt_possible(const hx_tmop *tm) {
   return o->adapt_quad > o->quad_order && w_ok && o->lim_const == 0.0 && tm->dLs != NULL;
 }
 
-/* The indicator, per element not yet flagged: the first Bernstein bound of det J (its smallest
-   coefficient, hx_detj_bound.h) against the smallest det J at the energy's quadrature points. The
-   bound is within a few per cent of the minimum on a smooth element; far below it, det J dips
-   between the points (or the element is too curved for the rule to see its shape), so the rule
-   of the energy is not resolving the element. */
+/* The indicator, per element below the top level: the first Bernstein bound of det J (its
+   smallest coefficient, hx_detj_bound.h) against the smallest det J at its rule's quadrature
+   points. The bound is within a few per cent of the minimum on a smooth element; far below it,
+   det J dips between the points (or the element is too curved for the rule to see its shape), so
+   the rule is not resolving the element. */
 int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew) {
   *nnew = 0;
   if (!hx_tmop_adapt_possible(tm)) return HX_OK;
@@ -590,18 +603,29 @@ int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew) {
   hx_lid ne = m->num_elem;
   int npe = m->nd * m->nd * m->nd, rc = HX_OK;
   if (!tm->refined) HX_CALL(hx_malloc((size_t)ne + 1, &tm->refined));
-  double *qmin = NULL, *low = NULL;
+  double *qmin = NULL, *low = NULL, *qp = NULL;
   int gpu = tm->be == &hx_backend_cuda;
-  rc = hx_malloc(2 * ((size_t)ne + 1) * sizeof(double), &qmin);
-  low = qmin + ne + 1;
-  /* the element's smallest det J at the energy's quadrature points, by the backend */
-  if (!rc) rc = tm->be->l2e(tm->pa, x, tm->dV);
-  if (!rc && tm->be->min_detj_elem) rc = tm->be->min_detj_elem(tm->pa, tm->dV, qmin);
-  else if (!rc) rc = HX_ERROR(HX_ERR_BACKEND, "adaptive quadrature: backend '%s' has no per-element det J", tm->be->name);
-  /* the first Bernstein bound: on the device E-vector with cuda, else here (the E-vector is host memory) */
+  HX_CHECK(tm->be->min_detj_elem, HX_ERR_BACKEND, "adaptive quadrature: backend '%s' has no per-element det J", tm->be->name);
+  rc = hx_malloc(3 * ((size_t)ne + 1) * sizeof(double), &qmin);
+  low = qmin + ne + 1, qp = low + ne + 1;
+  /* each element's smallest det J at its own rule's points, by the backend (per part) */
+  if (!rc && !tm->npart) {
+    rc = tm->be->l2e(tm->pa, x, tm->dV);
+    if (!rc) rc = tm->be->min_detj_elem(tm->pa, tm->dV, qmin);
+  }
+  for (int k = 0; !rc && tm->npart && k <= HX_ADAPT_LEVELS; k++) {
+    struct hx_tmop_part *p = &tm->part[k];
+    if (!p->pa || k == HX_ADAPT_LEVELS) continue; /* the top level goes no higher */
+    rc = tm->be->l2e(p->pa, x, p->dV);
+    if (!rc) rc = tm->be->min_detj_elem(p->pa, p->dV, qp);
+    for (hx_lid j = 0; !rc && j < p->pa->num_elem; j++) qmin[p->elems[j]] = qp[j];
+  }
+  /* the first Bernstein bound: on the device E-vector with cuda, else here (the E-vector is host
+     memory) */
+  if (!rc && tm->npart) rc = tm->be->l2e(tm->pa, x, tm->dV);
   if (!rc && gpu && ne > 0) rc = hx_detj_bound_first_cuda_dev(m->order, ne, tm->dV, low, NULL, NULL);
   int64_t cnt = 0;
-  int err = 0;
+  int err = 0, up[HX_ADAPT_LEVELS + 1] = {0};
   if (!rc) {
     const double *xE = tm->dV;
 #pragma omp parallel reduction(+ : cnt) reduction(| : err)
@@ -613,7 +637,7 @@ int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew) {
       if (!gpu && hx_detj_bound_ctx_create(m->order, &bo, &bc)) err |= 1;
 #pragma omp for schedule(dynamic, 16)
       for (hx_lid e = 0; e < ne; e++) {
-        if (err || tm->refined[e]) continue;
+        if (err || tm->refined[e] >= HX_ADAPT_LEVELS) continue;
         if (!gpu) {
           hx_detj_bound_result r;
           if (hx_detj_bound_elem(bc, xE + (size_t)e * 3 * npe, &r)) {
@@ -623,7 +647,9 @@ int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew) {
           low[e] = r.lower0;
         }
         if (low[e] < HX_ADAPT_RATIO * qmin[e]) {
-          tm->refined[e] = 1;
+          int k = tm->refined[e]++;
+#pragma omp atomic write
+          up[k] = 1;
           cnt++;
         }
       }
@@ -632,7 +658,12 @@ int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew) {
     if (err) rc = HX_ERROR(HX_ERR_MEMORY, "adaptive quadrature: no memory for the det J bound's work arrays");
   }
   hx_free(&qmin);
-  if (!rc && cnt > 0) rc = hx_tmop_adapt_set(tm, NULL);
+  if (!rc && cnt > 0) {
+    int changed[HX_ADAPT_LEVELS + 1] = {0};
+    for (int k = 0; k < HX_ADAPT_LEVELS; k++)
+      if (up[k]) changed[k] = changed[k + 1] = 1;
+    rc = parts_rebuild(tm, changed);
+  }
   HX_CALL(hx_comm_agree(m->comm, rc));
   HX_CALL(hx_comm_sum_int64(m->comm, &cnt, 1));
   *nnew = cnt;
@@ -740,7 +771,7 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
 void hx_tmop_destroy(hx_tmop **tmp) {
   if (!tmp || !*tmp) return;
   hx_tmop *tm = *tmp;
-  for (int k = 0; k < 2; k++) part_free(tm, k);
+  for (int k = 0; k <= HX_ADAPT_LEVELS; k++) part_free(tm, k);
   hx_free(&tm->refined);
   hx_free(&tm->winv_e);
   hx_free(&tm->detw_e);
@@ -806,7 +837,7 @@ static int gs_sum_backend(hx_tmop *tm, double *L) {
    (op: 0 gradient at xin, 1 Hessian action on xin, 2 Jacobi diagonal), in part order. */
 static int parts_sum(hx_tmop *tm, int op, const double *xin, double *out) {
   int first = 1;
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
     struct hx_tmop_part *p = &tm->part[k];
     if (!p->pa) continue;
     if (op < 2) HX_CALL(tm->be->l2e(p->pa, xin, p->dV));
@@ -825,7 +856,7 @@ int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e) {
   double t = now_sync(tm);
   if (tm->npart) {
     *e = 0;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
       struct hx_tmop_part *p = &tm->part[k];
       double ek;
       if (!p->pa) continue;
@@ -861,7 +892,7 @@ int hx_tmop_dgrad(hx_tmop *tm, const double *x, double *g, int raw) {
 int hx_tmop_dhess_setup(hx_tmop *tm, const double *x) {
   double t = now_sync(tm);
   if (tm->npart) {
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
       struct hx_tmop_part *p = &tm->part[k];
       if (!p->pa) continue;
       HX_CALL(tm->be->l2e(p->pa, x, p->dX));
@@ -922,7 +953,7 @@ int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m) {
   double t = now_sync(tm);
   if (tm->npart) {
     *m = HUGE_VAL;
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
       struct hx_tmop_part *p = &tm->part[k];
       double mk;
       if (!p->pa) continue;
