@@ -51,7 +51,7 @@ void api_run_defaults(api_run *r, int op, int kind) {
   hx_tmop_opts_default(&r->to);
   if (op == API_OP_PEBBLE || (op == API_OP_OPTIMIZE && kind == API_KIND_PEBBLE)) api_tmop_pebble_defaults(&r->to);
   else if (op == API_OP_RODS || (op == API_OP_OPTIMIZE && kind == API_KIND_RODS)) api_tmop_sj_defaults(&r->to);
-  else { /* optimize and box --optimize: the coarse start and adaptive quadrature from order 3 */ r->to.coarse_order = -1;
+  else { /* optimize and box --optimize: the coarse start from order 3, adaptive quadrature from 4 */ r->to.coarse_order = -1;
     r->to.adapt_quad = -1;
   }
   hx_export_opts_default(&r->eo);

@@ -139,7 +139,7 @@ const hx_opt hx_cli_tmop_table[] = {
               "points N + 4, or anywhere by the Bernstein bound"),
     HX_STR("--adapt-quad", "auto|off|Q", "off", HX_OPT_EXPERT,
            "adaptive quadrature: an element whose det J may dip between the quadrature points (Bernstein bound) is "
-           "integrated exactly for order Q > --quad-order from then on (auto: --quad-order + 4, from order 3)",
+           "integrated exactly for order Q > --quad-order from then on (auto: --quad-order + 4, from order 4)",
            adapt_check),
     HX_CHOICE("--coarse-start", "auto|on|off", "off", HX_OPT_EXPERT,
               "solve the order-1 copy first and start from its moves (auto: from order 3)"),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # t523: the Kershaw benchmark at p = 3 and 4 on the CPU at 12^3 (eps 0.3, metric 303, GLL -qo 8,
-# sliding faces; `hexpack bench tmop`, whose default is adaptive quadrature from order 3): both
+# sliding faces; `hexpack bench tmop`, whose default is adaptive quadrature from order 4): both
 # converge to the Cartesian mesh (E1 <= 1e-8 E0, every node within 1e-6 h of the uniform mesh,
 # the result proven valid by the Bernstein bound), p = 4 with elements refined. Without adaptive
 # quadrature p = 4 does not converge (it returns an earlier iterate). The bench's JSON and the

@@ -75,7 +75,7 @@ typedef struct hx_tmop_opts {
   int adapt_quad;       /* > quad_order: adaptive quadrature: before each Newton step, every element whose det J
                            may dip between its quadrature points (its first Bernstein bound below 3/4 of its
                            smallest value there) is integrated from then on with the rule exact for order
-                           adapt_quad (MFEM -qo); -1: auto (quad_order + 4 from order 3, else off); 0: off
+                           adapt_quad (MFEM -qo); -1: auto (quad_order + 4 from order 4, else off); 0: off
                            (default). Only with constant or per-element targets and no limiting term (else off) */
   int coarse_order;     /* 1: the solve starts where the order-1 copy of the mesh (its elements' corners),
                            solved first with these options, moves it: its moves carried to the mesh's

@@ -720,9 +720,9 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   int rc = hx_tmop_base(mesh, o, &tm);
   if (!tm) return rc;
   tm->be = be;
-  /* adaptive quadrature's auto: from order 3 (at p <= 2 no Kershaw run flags an element), the
-     rule exact for 4 orders more */
-  if (tm->o.adapt_quad < 0) tm->o.adapt_quad = mesh->order >= 3 ? o->quad_order + 4 : 0;
+  /* adaptive quadrature's auto: from order 4, the rule exact for 4 orders more (at p = 3 the
+     Kershaw solves converge at -qo 8 without it, and sooner: benchmarks.md) */
+  if (tm->o.adapt_quad < 0) tm->o.adapt_quad = mesh->order >= 4 ? o->quad_order + 4 : 0;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
   hx_pa_desc d;
   hx_pa_desc_default(&d);
