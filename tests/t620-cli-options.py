@@ -37,7 +37,7 @@ def number(t):
 # is not listed here fails the test, so that a new one gets a value that parses
 PRESET = None
 REGISTRY = {"--metric": "302"}  # numbers a registry checks
-SAMPLES = {"--slice": "z=0.5", "--plot-slice": "s.svg", "--output": "x.vtu", "--timestep": "first", "--limit-dist": "elem", "--plot": "p.svg", "--debug": "mem", "--inlet": "1,2", "--outlet": "1,2", "--map": "1",
+SAMPLES = {"--slice": "z=0.5", "--adapt-quad": "12", "--plot-slice": "s.svg", "--output": "x.vtu", "--timestep": "first", "--limit-dist": "elem", "--plot": "p.svg", "--debug": "mem", "--inlet": "1,2", "--outlet": "1,2", "--map": "1",
            "--container": {"pebble": "box", "pack": "cyl:2"}}
 
 
