@@ -45,11 +45,10 @@ struct hx_tmop {
   int *csurf;      /* their tracks (as curved[]) */
   double *hC, *dC; /* [ncurved][9] positions (3) or normals (9) */
   /* adaptive quadrature (opts.adapt_quad): refined[e] = the level of element e's rule (0: opts.quad_order,
-     k >= 1: hx_tmop_adapt_order(tm, k)). While some element is above 0 (npart = 1), the operators run
-     on parts, each an hx_pa over the elements of one level (a level with no element has pa NULL);
-     npart = 0: tm->pa over every element. tm->pa stays the whole mesh's (the L-vector operations, the
-     node checks). */
-  int npart;
+     k >= 1: hx_tmop_adapt_order(tm, k)). While some element is above 0 (nrefined > 0), the operators
+     run on parts, each an hx_pa over the elements of one level (a level with no element has pa
+     NULL); else tm->pa over every element. tm->pa stays the whole mesh's (the L-vector operations,
+     the node checks). */
   struct hx_tmop_part {
     hx_pa *pa;
     hx_lid *elems;        /* [its elements] their local indices */
@@ -57,7 +56,7 @@ struct hx_tmop {
     double *dX, *dV, *dY; /* backend E-vectors of its elements */
   } part[HX_ADAPT_LEVELS + 1];
   unsigned char *refined; /* [num_elem] or NULL */
-  hx_lid nrefined;        /* local count of elements above level 0 */
+  hx_lid nrefined;        /* local count of elements above level 0 (> 0: the parts are on) */
   double *dLs;            /* backend L scratch: the parts' sums */
   hx_pa_desc pdesc;       /* the problem's hx_pa_desc (its per-element W kept in winv_e/detw_e) */
   double *winv_e, *detw_e;

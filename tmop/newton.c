@@ -247,6 +247,17 @@ static int solve_linear(hx_tmop *tm, lin_ws *w, const double *r, double *c, doub
   return hx_tmop_dproject(tm, c);
 }
 
+/* After adaptive quadrature raised elements: the best valid iterate's energy and min det J, and
+   the energy, residual (r) and its norm at x, under the new rules. */
+static int adapt_reevaluate(hx_tmop *tm, const double *x, const double *xbest, double *r, double *E, double *rn, double *Ebest,
+                            double *mindbest) {
+  HX_CALL(hx_tmop_denergy(tm, xbest, Ebest));
+  HX_CALL(hx_tmop_dmin_detj(tm, xbest, mindbest));
+  HX_CALL(hx_tmop_denergy(tm, x, E));
+  HX_CALL(hx_tmop_dgrad(tm, x, r, 0));
+  return norm(tm, r, rn);
+}
+
 /* design:
    1. Every Newton step: linearize at x, solve for the direction c (step 2 of the file's design),
       line search along -c under the rule in force: opts' (det J at the GLL nodes by default), or
@@ -389,11 +400,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
             }
           }
         }
-        if ((rc = hx_tmop_denergy(tm, xbest, &Ebest))) goto done;
-        if ((rc = hx_tmop_dmin_detj(tm, xbest, &mindbest))) goto done;
-        if ((rc = hx_tmop_denergy(tm, x, &E))) goto done;
-        if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
-        if ((rc = norm(tm, r, &rn))) goto done;
+        if ((rc = adapt_reevaluate(tm, x, xbest, r, &E, &rn, &Ebest, &mindbest))) goto done;
         if (log)
           fprintf(log, "newton %3d  adaptive quadrature: %lld element(s) up a level%s; energy %.10e  |r| %.4e\n", it, nnew,
                   back ? " (folded at the new points: back to the iterate before)" : "", E, rn);
@@ -452,12 +459,8 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
       if ((rc = hx_tmop_adapt(tm, xt, &nnew))) goto done;
       if (nnew > 0) {
         res->adapt_events++;
-        if ((rc = hx_tmop_denergy(tm, xbest, &Ebest))) goto done;
-        if ((rc = hx_tmop_dmin_detj(tm, xbest, &mindbest))) goto done;
-        if ((rc = hx_tmop_denergy(tm, x, &E))) goto done;
         if ((rc = hx_tmop_dmin_detj(tm, x, &mind))) goto done;
-        if ((rc = hx_tmop_dgrad(tm, x, r, 0))) goto done;
-        if ((rc = norm(tm, r, &rn))) goto done;
+        if ((rc = adapt_reevaluate(tm, x, xbest, r, &E, &rn, &Ebest, &mindbest))) goto done;
         if (log)
           fprintf(log,
                   "newton %3d  line search failed after 12 trials; adaptive quadrature: %lld element(s) up a level (folded "

@@ -562,12 +562,11 @@ out:
 /* rebuild the parts whose membership changed (changed[k]; NULL: all) */
 static int parts_rebuild(hx_tmop *tm, const int *changed) {
   hx_lid ne = tm->mesh->num_elem;
+  int was = tm->nrefined > 0;
   tm->nrefined = 0;
   for (hx_lid e = 0; e < ne; e++) tm->nrefined += tm->refined[e] > 0;
-  int was = tm->npart;
-  tm->npart = tm->nrefined > 0;
   for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
-    if (!tm->npart) part_free(tm, k);
+    if (!tm->nrefined) part_free(tm, k);
     else if (!changed || changed[k] || !was) HX_CALL(part_build(tm, k));
   }
   return HX_OK;
@@ -609,11 +608,11 @@ int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew) {
   rc = hx_malloc(3 * ((size_t)ne + 1) * sizeof(double), &qmin);
   low = qmin + ne + 1, qp = low + ne + 1;
   /* each element's smallest det J at its own rule's points, by the backend (per part) */
-  if (!rc && !tm->npart) {
+  if (!rc && !tm->nrefined) {
     rc = tm->be->l2e(tm->pa, x, tm->dV);
     if (!rc) rc = tm->be->min_detj_elem(tm->pa, tm->dV, qmin);
   }
-  for (int k = 0; !rc && tm->npart && k <= HX_ADAPT_LEVELS; k++) {
+  for (int k = 0; !rc && tm->nrefined && k <= HX_ADAPT_LEVELS; k++) {
     struct hx_tmop_part *p = &tm->part[k];
     if (!p->pa || k == HX_ADAPT_LEVELS) continue; /* the top level goes no higher */
     rc = tm->be->l2e(p->pa, x, p->dV);
@@ -622,7 +621,7 @@ int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew) {
   }
   /* the first Bernstein bound: on the device E-vector with cuda, else here (the E-vector is host
      memory) */
-  if (!rc && tm->npart) rc = tm->be->l2e(tm->pa, x, tm->dV);
+  if (!rc && tm->nrefined) rc = tm->be->l2e(tm->pa, x, tm->dV);
   if (!rc && gpu && ne > 0) rc = hx_detj_bound_first_cuda_dev(m->order, ne, tm->dV, low, NULL, NULL);
   int64_t cnt = 0;
   int err = 0, up[HX_ADAPT_LEVELS + 1] = {0};
@@ -854,7 +853,7 @@ static int parts_sum(hx_tmop *tm, int op, const double *xin, double *out) {
 
 int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e) {
   double t = now_sync(tm);
-  if (tm->npart) {
+  if (tm->nrefined) {
     *e = 0;
     for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
       struct hx_tmop_part *p = &tm->part[k];
@@ -876,7 +875,7 @@ int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e) {
 
 int hx_tmop_dgrad(hx_tmop *tm, const double *x, double *g, int raw) {
   double t = now_sync(tm);
-  if (tm->npart) HX_CALL(parts_sum(tm, 0, x, g));
+  if (tm->nrefined) HX_CALL(parts_sum(tm, 0, x, g));
   else {
     HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
     HX_CALL(tm->be->grad(tm->pa, tm->dV, tm->dY));
@@ -891,7 +890,7 @@ int hx_tmop_dgrad(hx_tmop *tm, const double *x, double *g, int raw) {
 
 int hx_tmop_dhess_setup(hx_tmop *tm, const double *x) {
   double t = now_sync(tm);
-  if (tm->npart) {
+  if (tm->nrefined) {
     for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
       struct hx_tmop_part *p = &tm->part[k];
       if (!p->pa) continue;
@@ -909,7 +908,7 @@ int hx_tmop_dhess_setup(hx_tmop *tm, const double *x) {
 
 int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
   double t = now_sync(tm);
-  if (!raw && !tm->gs_active && !tm->npart) {
+  if (!raw && !tm->gs_active && !tm->nrefined) {
     /* one rank: the projections fused into the E <-> L passes (same numbers) */
     HX_CALL(tm->be->l2e_proj(tm->pa, v, tm->dV));
     HX_CALL(tm->be->hess_apply(tm->pa, tm->dV, tm->dY));
@@ -923,7 +922,7 @@ int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
     HX_CALL(tm->be->project(tm->pa, v, tm->dLt));
     vin = tm->dLt;
   }
-  if (tm->npart) HX_CALL(parts_sum(tm, 1, vin, y));
+  if (tm->nrefined) HX_CALL(parts_sum(tm, 1, vin, y));
   else {
     HX_CALL(tm->be->l2e(tm->pa, vin, tm->dV));
     HX_CALL(tm->be->hess_apply(tm->pa, tm->dV, tm->dY));
@@ -938,7 +937,7 @@ int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
 
 int hx_tmop_ddiag(hx_tmop *tm, double *d) {
   double t = now_sync(tm);
-  if (tm->npart) HX_CALL(parts_sum(tm, 2, NULL, d));
+  if (tm->nrefined) HX_CALL(parts_sum(tm, 2, NULL, d));
   else {
     HX_CALL(tm->be->diag(tm->pa, tm->dY));
     HX_CALL(tm->be->e2l(tm->pa, tm->dY, d));
@@ -951,7 +950,7 @@ int hx_tmop_ddiag(hx_tmop *tm, double *d) {
 
 int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m) {
   double t = now_sync(tm);
-  if (tm->npart) {
+  if (tm->nrefined) {
     *m = HUGE_VAL;
     for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
       struct hx_tmop_part *p = &tm->part[k];
