@@ -21,7 +21,10 @@
    covers a wide arc of the wall far round from it, folded when projected onto the plane at
    its pierce point), the same for seed 5 with --poly 0.2 (a top-plane facet closed by a rim
    arc longer than half the circle, taken on the wrong side), and 3 elements with det J <= 0
-   at order 3 (seed 11). */
+   at order 3 (seed 11). t683-pebble-unrolled-bridge runs a 40-sphere bed (`--n 40
+   --container cyl:3 --seed 4`) whose top sphere's wall facet is meshed in the unrolled chart
+   and holds a sphere-wall bridge: its circle's nodes lay at arc length rb on the wall, up to
+   rb^3 / (6 R^2) inside the bridge's side, and 140 boundary nodes were off their surface. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,10 @@ if(HX_HAVE_QHULL)
     add_test(NAME t683-pebble-thin-column-${bed}
       COMMAND t683-pebble-wall-facet ${CMAKE_CURRENT_SOURCE_DIR}/data/pebble-thin-column-${bed}.txt 3 0)
   endforeach()
+  # a sphere-wall bridge on a wall facet meshed in the unrolled cylinder chart (its circle's
+  # nodes were placed at arc length rb, off the bridge's side)
+  add_test(NAME t683-pebble-unrolled-bridge
+    COMMAND t683-pebble-wall-facet ${CMAKE_CURRENT_SOURCE_DIR}/data/pebble-unrolled-bridge-seed4.txt 3 0)
   hx_add_script_test(t684-pebble-negligible COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/t684-pebble-negligible.sh)
   foreach(t t687-pebble-repair t688-pebble-smooth t685-pebble-grade-height t690-pebble-aspect t691-pebble-aspect-tail)
     hx_add_script_test(${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${t}.sh ${hx_probust_mpi})

@@ -546,6 +546,20 @@ static void chart_point(const chart *ch, double x2, double y2, double x[3]) {
   if (ch->W) pb_wall_project_along(ch->W, x, ch->u);
 }
 
+/* the point at angle ang of the bridge circle (radius rb about the chart's axis): on the
+   bridge's cylinder, as pb_edge_point places it. The unrolled chart's lengths are arcs of the
+   wall, which would put the circle's nodes off the bridge's side by up to rb^3 / (6 R^2); its
+   axes there are the wall's tangent at th0 and z. */
+static void chart_circle_point(const chart *ch, double rb, double ang, double x[3]) {
+  if (!ch->unrolled) {
+    chart_point(ch, rb * cos(ang), rb * sin(ang), x);
+    return;
+  }
+  const double t1[3] = {-sin(ch->th0), cos(ch->th0), 0}, t2[3] = {0, 0, 1};
+  for (int c = 0; c < 3; c++) x[c] = ch->p[c] + rb * (cos(ang) * t1[c] + sin(ang) * t2[c]);
+  pb_wall_project_along(ch->W, x, ch->u);
+}
+
 /* a facet being tessellated (pb_tessellate and its steps) */
 typedef struct tess {
   hx_lid f;
@@ -843,7 +857,8 @@ static int bridge_rings(builder *bd, tess *t, const bring *g) {
     memcpy(rprev, rr2, (size_t)M * sizeof *rr2);
     for (int k = 0; k < M && !rc; k++) {
       double x[3];
-      chart_point(&ch, rr2[k] * cos(an2[k]), rr2[k] * sin(an2[k]), x);
+      if (ring == 0) chart_circle_point(&ch, rr2[k], an2[k], x);
+      else chart_point(&ch, rr2[k] * cos(an2[k]), rr2[k] * sin(an2[k]), x);
       rc = pb_add_node(bd, x, W ? (uint8_t)(1u << F->wall) : 0, ring == 0 ? F->bridge : -1, &In[k]);
     }
     if (rc) break;
