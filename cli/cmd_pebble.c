@@ -568,7 +568,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
           "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
           "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, "
           "\"edge_even_segments\": %d, "
-          "\"aspect\": %g, \"cut_edges\": %d, \"cut_segments\": %d, \"wide_bridges\": %d, \"spread_rings\": %d, "
+          "\"aspect\": %g, \"cut_edges\": %d, \"arc_cut_edges\": %d, \"cut_segments\": %d, \"wide_bridges\": %d, "
+          "\"spread_rings\": %d, "
           "\"bridge_gap\": %g, \"wall_gap\": %g, "
           "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
           "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"keep_aspect\": %g, "
@@ -578,8 +579,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
           (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets, (int)st.num_collapsed,
           (int)st.num_negligible, (int)st.num_dropped_facets, (int)st.num_repaired_facets, st.num_repair_rounds,
           (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even, o.aspect, (int)st.num_cut_edges,
-          (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap, o.wall_gap, order,
-          m->lazy ? "true" : "false", (long long)num_bad, st.bridge_volume, st.t_diagram, st.t_mesh, t_curve,
+          (int)st.num_arc_cut_edges, (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap,
+          o.wall_gap, order, m->lazy ? "true" : "false", (long long)num_bad, st.bridge_volume, st.t_diagram, st.t_mesh, t_curve,
           c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.lower.held,
           tr.lower.rounds, c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.lower.repair.repair_bad,
           tr.lower.repair.repair_after);
@@ -611,6 +612,11 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     if (st.num_repaired_facets)
       fprintf(log, "  repair: %d facet(s) folded; their vertices' clean-up redone in %d more round(s)\n",
               (int)st.num_repaired_facets, st.num_repair_rounds);
+    if (st.num_arc_cut_edges)
+      fprintf(log,
+              "  wall arcs: %d cylinder edge(s) of folded wall facets cut into segments of at most 20 degrees, and the "
+              "bed tessellated again\n",
+              (int)st.num_arc_cut_edges);
     if (st.num_ring_even)
       fprintf(log,
               "  ring points: %d facet(s) kept even spacing on their fan's spokes or on every edge (at order %d "

@@ -140,7 +140,8 @@ typedef struct hx_pebble_stats {
   hx_lid num_edge_even;       /* boundary edges (segments of the diagram's edges) that kept even point
                                  spacing (the gap spacing lowered a facet's worst element at order N) */
   hx_lid num_cut_edges;       /* --aspect: diagram edges cut into more than two segments */
-  hx_lid num_cut_segments;    /* the segments that added */
+  hx_lid num_cut_segments;    /* the segments that added (with num_arc_cut_edges') */
+  hx_lid num_arc_cut_edges;   /* cylinder edges of wall facets left folded, cut to at most 20 degrees a segment */
   hx_lid num_wide_bridges;    /* --aspect: bridges widened (1.2 or 1.4 x) where no other variant met the estimate */
   hx_lid num_spread_rings;    /* --aspect: near contacts whose rings ran out short of the polygon, respread */
 } hx_pebble_stats;

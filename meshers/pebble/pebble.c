@@ -39,7 +39,8 @@ void pb_builder_free(builder *bd) {
   hx_free(&bd->F), hx_free(&bd->fv), hx_free(&bd->Q), hx_free(&bd->B);
   hx_free(&bd->nfoot), hx_free(&bd->FR);
   hx_free(&bd->qseg), hx_free(&bd->segsph), hx_free(&bd->segon);
-  hx_free(&bd->fbad), hx_free(&bd->vguard), hx_free(&bd->vnode), hx_free(&bd->prechoice), hx_free(&bd->choice);
+  hx_free(&bd->fbad), hx_free(&bd->fscore), hx_free(&bd->vguard), hx_free(&bd->vnode), hx_free(&bd->prechoice),
+      hx_free(&bd->choice);
 }
 
 /* The plan of a run: o's values (borrowed) and what follows from them and the bed, computed once
@@ -174,6 +175,11 @@ static int share_scoring(hx_comm comm, builder *bd, hx_pebble_stats *st) {
     int rca = hx_comm_agree(comm, rc);
     if (rca && !rc) rc = HX_ERROR(rca, "pebble: tessellation failed on another rank");
     if (!rc) rc = hx_comm_max_int64(comm, ch, (int)nf);
+    if (!rc) { /* the scores likewise (-inf elsewhere) */
+      for (hx_lid f = 0; f < nf; f++)
+        if (f < lo || f >= hi) bd->fscore[f] = -INFINITY;
+      rc = hx_comm_max_double(comm, bd->fscore, (int)nf);
+    }
     if (!rc) {
       for (hx_lid f = 0; f < nf; f++) bd->choice[f] = (int8_t)(ch[f] % 1000), bd->fbad[f] = ch[f] >= 1000;
       bd->nn = nn0, bd->nb = nb0, bd->nq = 0;
@@ -207,32 +213,73 @@ static int diagram_rounds(hx_comm comm, builder *bd, const hx_pebble_bed *bed, h
     clock_gettime(CLOCK_MONOTONIC, &tb);
     *t_diag += (double)(tb.tv_sec - ta.tv_sec) + 1e-9 * (double)(tb.tv_nsec - ta.tv_nsec);
     if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->fbad, &bd->fbad);
+    if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->fscore, &bd->fscore);
     if (!rc) rc = hx_malloc((size_t)(bd->nf + 1) * sizeof *bd->choice, &bd->choice);
     if (!rc && round > 0) rc = pb_fsave_lookup(&sv, bd);
     hx_free(&bd->skey), hx_free(&bd->sseg);
     bd->nskey = 0;
     hx_lid nn_diag = bd->nn;
     hx_pebble_stats st_diag = *st;
-    for (int pass = 0; pass < 2; pass++) { /* --aspect: a second pass with the edges cut */
+    /* up to two more passes with edges cut: --aspect's (pb_mark_splits), then the cylinder edges
+       of wall facets left folded (pb_mark_arc_splits) */
+    int aspect_done = !(o->aspect > 0), arc_done = 0; /* arc_done: 1 built with the arc cuts, 2 decided */
+    hx_lid cut_edges = 0, arc_edges = 0, nflag = 0, *flagged = NULL, nskey0 = 0;
+    int64_t *skey0 = NULL;
+    int8_t *sseg0 = NULL;
+    double q0 = INFINITY;
+    for (;;) {
       if (!rc) rc = share_scoring(comm, bd, st);
       if (!rc) rc = pb_tessellate(bd, st);
       bd->forced = 0;
-      if (!rc && o->aspect > 0 && !bd->nskey) {
-        /* --aspect: cut the edges about contacts that need more segments, and build again */
-        hx_lid ncut = 0;
+      hx_lid ncut = 0;
+      if (!rc && !aspect_done) { /* --aspect: cut the edges about contacts that need more segments */
+        aspect_done = 1;
         rc = pb_mark_splits(bd, &ncut);
-        if (!rc && ncut) {
-          bd->nn = nn_diag, bd->nq = 0, bd->nb = 0;
-          *st = st_diag;
-          st->num_cut_edges = ncut;
-          for (hx_lid k = 0; k < bd->nskey; k++) st->num_cut_segments += bd->sseg[k] - 2;
-          for (hx_lid f = 0; f < bd->nf; f++) bd->F[f].q0 = bd->F[f].nq = 0, bd->F[f].bridge = -1, bd->F[f].centre = -1;
-          hx_free(&bd->prechoice);
-          continue; /* the same scoring and build, now with the cuts */
+        cut_edges = ncut;
+      }
+      if (!rc && arc_done == 1) { /* the arc cuts kept only where they raised the flagged facets' worst score */
+        arc_done = 2;
+        double q1 = INFINITY;
+        for (hx_lid k = 0; k < nflag; k++) q1 = fmin(q1, bd->fscore[flagged[k]]);
+        if (!(q1 > q0)) {
+          hx_free(&bd->skey), hx_free(&bd->sseg);
+          bd->skey = skey0, bd->sseg = sseg0, bd->nskey = nskey0;
+          skey0 = NULL, sseg0 = NULL;
+          arc_edges = 0;
+          ncut = 1; /* built once more without them */
         }
+      }
+      if (!rc && !ncut && !arc_done) {
+        arc_done = 1;
+        /* the flagged cylinder facets and their worst score, and the cuts so far, to compare with */
+        nflag = 0, q0 = INFINITY;
+        for (hx_lid f = 0; f < bd->nf; f++)
+          if (bd->fbad[f] && bd->F[f].wall >= 0 && bd->w[bd->F[f].wall].cyl) nflag++;
+        if (nflag) rc = hx_malloc((size_t)nflag * sizeof *flagged, &flagged);
+        nflag = 0;
+        for (hx_lid f = 0; !rc && f < bd->nf; f++)
+          if (bd->fbad[f] && bd->F[f].wall >= 0 && bd->w[bd->F[f].wall].cyl) flagged[nflag++] = f, q0 = fmin(q0, bd->fscore[f]);
+        nskey0 = bd->nskey;
+        if (!rc && nskey0) rc = hx_malloc((size_t)nskey0 * sizeof *skey0, &skey0);
+        if (!rc && nskey0) rc = hx_malloc((size_t)nskey0 * sizeof *sseg0, &sseg0);
+        if (!rc && nskey0)
+          memcpy(skey0, bd->skey, (size_t)nskey0 * sizeof *skey0), memcpy(sseg0, bd->sseg, (size_t)nskey0 * sizeof *sseg0);
+        if (!rc && nflag) rc = pb_mark_arc_splits(bd, &ncut);
+        arc_edges = ncut;
+        if (!ncut) arc_done = 2;
+      }
+      if (!rc && ncut) { /* the same scoring and build, now with the cuts */
+        bd->nn = nn_diag, bd->nq = 0, bd->nb = 0;
+        *st = st_diag;
+        st->num_cut_edges = cut_edges, st->num_arc_cut_edges = arc_edges;
+        for (hx_lid k = 0; k < bd->nskey; k++) st->num_cut_segments += bd->sseg[k] - 2;
+        for (hx_lid f = 0; f < bd->nf; f++) bd->F[f].q0 = bd->F[f].nq = 0, bd->F[f].bridge = -1, bd->F[f].centre = -1;
+        hx_free(&bd->prechoice);
+        continue;
       }
       break;
     }
+    hx_free(&flagged), hx_free(&skey0), hx_free(&sseg0);
     hx_free(&bd->prechoice);
     if (rc) break;
     hx_lid nbad = 0;
@@ -243,7 +290,7 @@ static int diagram_rounds(hx_comm comm, builder *bd, const hx_pebble_bed *bed, h
     if (!rc) rc = pb_fsave_store(&sv, bd);
     /* the next round starts from the diagram again */
     bd->nn = 0, bd->nf = 0, bd->nfv = 0, bd->nq = 0, bd->nb = 0;
-    hx_free(&bd->fbad), hx_free(&bd->choice);
+    hx_free(&bd->fbad), hx_free(&bd->fscore), hx_free(&bd->choice);
   }
   hx_free(&sv.key), hx_free(&sv.hash), hx_free(&sv.choice);
   return rc;
@@ -545,7 +592,7 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
     t_diag = (double)(tq.tv_sec - t0.tv_sec) + 1e-9 * (double)(tq.tv_nsec - t0.tv_nsec); /* sites and Qhull */
   }
   if (!rc) rc = diagram_rounds(comm, bd, bed, &st, &t_diag);
-  hx_free(&bd->fbad), hx_free(&bd->choice), hx_free(&bd->prechoice);
+  hx_free(&bd->fbad), hx_free(&bd->fscore), hx_free(&bd->choice), hx_free(&bd->prechoice);
   hx_free(&bd->skey), hx_free(&bd->sseg);
   hx_power3d_destroy(&bd->pd);
   clock_gettime(CLOCK_MONOTONIC, &t1);

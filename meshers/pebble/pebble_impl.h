@@ -117,6 +117,7 @@ typedef struct builder {
      inverted columns; vnode[t] the node of diagram vertex t after the clean-up (-1: none);
      vguard[t] set for the vertices of such facets before the diagram is built again */
   uint8_t *fbad, *vguard;
+  double *fscore; /* fscore[f]: the kept variant's score where the facet was scored (1: not scored) */
   int32_t *vnode;
   hx_lid nvdiag;
   int8_t *prechoice; /* a repair round: the variant kept before for a facet unchanged since (-1: none) */
@@ -298,6 +299,7 @@ double pb_quad_aspect_est(const builder *bd, const facet *F, hx_lid qi);
 int pb_tessellate(builder *bd, hx_pebble_stats *st);
 double pb_layer_range(const pb_plan *pl, double h, double ra, double *thick);
 int pb_mark_splits(builder *bd, hx_lid *ncut);
+int pb_mark_arc_splits(builder *bd, hx_lid *ncut);
 int pb_nthreads(void);
 int pb_thread(void); /* this OpenMP thread (0 without OpenMP) */
 int pb_score_facets(builder *bd, hx_lid lo, hx_lid hi, const hx_pebble_stats *st);

@@ -1344,6 +1344,7 @@ int pb_tessellate(builder *bd, hx_pebble_stats *st) {
     if (rc) break;
     F->nq = (int32_t)(bd->nq - F->q0);
     if (bd->fbad && !bd->forced) bd->fbad[f] = t.pre < 0 && t.fq <= 0;
+    if (bd->fscore && !bd->forced) bd->fscore[f] = t.pre < 0 ? t.fq : 1;
     if (bd->choice && !bd->forced) bd->choice[f] = (int8_t)t.kept;
   }
   if (show) hx_progress_finish(&prog);
@@ -1421,6 +1422,24 @@ static int split_facet(const builder *bd, const facet *F, const double *pc, int 
   return HX_OK;
 }
 
+/* bd->skey / bd->sseg from the cuts asked for (sorted here; an edge asked for several counts
+   takes the largest); *ncut the number of edges cut */
+static int set_cuts(builder *bd, ecut *cuts, hx_lid nk, hx_lid *ncut) {
+  if (nk) qsort(cuts, (size_t)nk, sizeof *cuts, cmp_ecut); /* a key's largest count last */
+  hx_lid m = 0;
+  for (hx_lid k = 0; k < nk; k++) m += k + 1 == nk || cuts[k + 1].key != cuts[k].key;
+  hx_free(&bd->skey), hx_free(&bd->sseg);
+  bd->nskey = 0;
+  if (m) HX_CALL(hx_malloc((size_t)m * sizeof *bd->skey, &bd->skey));
+  if (m) HX_CALL(hx_malloc((size_t)m * sizeof *bd->sseg, &bd->sseg));
+  hx_lid j = 0;
+  for (hx_lid k = 0; k < nk; k++)
+    if (k + 1 == nk || cuts[k + 1].key != cuts[k].key) bd->skey[j] = cuts[k].key, bd->sseg[j++] = (int8_t)cuts[k].seg;
+  bd->nskey = m;
+  *ncut = m;
+  return HX_OK;
+}
+
 /* --aspect A: which diagram edges to cut into more than two segments, from the tessellation
    built without cuts. About a contact the columns are thin (the gap grows like rho^2 away from
    the axis), and a swept element's aspect ratio is about its longest facet edge over its
@@ -1461,21 +1480,54 @@ int pb_mark_splits(builder *bd, hx_lid *ncut) {
     rc0 = split_facet(bd, F, BR->p, loop_segments(lmax, BR->rb), &cuts, &cap, &nk);
     if (rc0) break;
   }
-  if (nk) qsort(cuts, (size_t)nk, sizeof *cuts, cmp_ecut); /* a key's largest count last */
-  hx_lid m = 0;
-  for (hx_lid k = 0; k < nk; k++) m += k + 1 == nk || cuts[k + 1].key != cuts[k].key;
-  hx_free(&bd->skey), hx_free(&bd->sseg);
-  if (!rc0 && m) rc0 = hx_malloc((size_t)m * sizeof *bd->skey, &bd->skey);
-  if (!rc0 && m) rc0 = hx_malloc((size_t)m * sizeof *bd->sseg, &bd->sseg);
-  if (!rc0) {
-    hx_lid j = 0;
-    for (hx_lid k = 0; k < nk; k++)
-      if (k + 1 == nk || cuts[k + 1].key != cuts[k].key) bd->skey[j] = cuts[k].key, bd->sseg[j++] = (int8_t)cuts[k].seg;
-    bd->nskey = m;
-    *ncut = m;
-  }
+  if (!rc0) rc0 = set_cuts(bd, cuts, nk, ncut);
   hx_free(&cuts);
   return rc0;
+}
+
+/* a folded wall facet's cylinder edges: no segment wider than this angle round the wall */
+#define ARC_SEG_MAX (HX_PI / 9)
+
+/* Where the scoring left a facet on the cylinder wall folded (bd->fbad) after its clean-up, the
+   cause measured on poured beds is a wide facet (the top or bottom of a thin column, reaching far
+   round the wall, meshed in the unrolled chart) whose quads span 40 to 60 degrees of the wall:
+   their straight chords cut into a gap of a fraction of a diameter, and the linear and curved
+   columns fold. Its edges on the cylinder are cut into segments of at most ARC_SEG_MAX of arc
+   (even counts, at most 16 an edge), kept with the cuts already made (an edge takes the larger
+   count), so the next build has narrower quads there. Returns the number of edges whose count
+   rose in *ncut (0: nothing to do). */
+int pb_mark_arc_splits(builder *bd, hx_lid *ncut) {
+  hx_lid cap = 0, nk = 0, nrise = 0;
+  ecut *cuts = NULL;
+  int rc = HX_OK;
+  *ncut = 0;
+  if (bd->nskey) rc = pb_grow(&cuts, &cap, bd->nskey, sizeof *cuts);
+  for (hx_lid k = 0; !rc && k < bd->nskey; k++) cuts[nk].key = bd->skey[k], cuts[nk++].seg = bd->sseg[k];
+  for (hx_lid f = 0; !rc && f < bd->nf; f++) {
+    const facet *F = &bd->F[f];
+    if (!bd->fbad[f] || F->wall < 0 || !bd->w[F->wall].cyl) continue;
+    const wall *W = &bd->w[F->wall];
+    int n = F->nv;
+    if ((rc = pb_grow(&cuts, &cap, nk + n, sizeof *cuts))) break;
+    for (int k = 0; k < n; k++) {
+      int32_t u = bd->fv[F->v0 + k], v = bd->fv[F->v0 + (k + 1) % n];
+      int32_t lo = u < v ? u : v, hi = u < v ? v : u;
+      double dth = pb_cyl_angle(W, bd->X + 3 * hi) - pb_cyl_angle(W, bd->X + 3 * lo);
+      dth -= 2 * HX_PI * round(dth / (2 * HX_PI));
+      double dl = 0;
+      if (pb_cyl_arc(bd, W, F->a, bd->X + 3 * lo, bd->X + 3 * hi, &dl)) dth = dl;
+      int seg = 2 * (int)ceil(fabs(dth) / (2 * ARC_SEG_MAX) - 1e-9);
+      if (seg > 16) seg = 16;
+      int had = edge_segments(bd, u, v);
+      if (seg <= had) continue;
+      cuts[nk].key = ((int64_t)lo << 32) | (uint32_t)hi, cuts[nk++].seg = seg;
+      nrise++;
+    }
+  }
+  if (!rc && nrise) rc = set_cuts(bd, cuts, nk, ncut);
+  hx_free(&cuts);
+  if (!rc) *ncut = nrise;
+  return rc;
 }
 
 int pb_nthreads(void) {
