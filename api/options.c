@@ -221,13 +221,8 @@ static int opt_linear_rtol(const char *name, const char *v, api_run *r) {
 }
 
 static int opt_adapt(const char *name, const char *v, api_run *r) {
-  char *end;
-  long q = strtol(v, &end, 10);
-  if (!strcmp(v, "auto")) r->to.adapt_quad = -1;
-  else if (!strcmp(v, "off")) r->to.adapt_quad = 0;
-  else if (end != v && !*end && q >= 2 && q <= 40) r->to.adapt_quad = (int)q;
-  else return HX_ERROR(HX_ERR_INPUT, "option %s: expected auto, off or a quadrature order 2..40, got '%s'", name, v);
-  return HX_OK;
+  (void)name;
+  return hx_adapt_quad_parse(v, &r->to.adapt_quad);
 }
 
 static int opt_repair(const char *name, const char *v, api_run *r) {

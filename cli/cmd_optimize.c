@@ -72,25 +72,9 @@ static int limit_dist_check(const char *flag, const char *v) {
   return limit_dist_parse(flag, v, &o);
 }
 
-/* --adapt-quad: auto (-1), off (0) or an order Q in 2..40 */
-static int adapt_parse(const char *flag, const char *v, hx_tmop_opts *o) {
-  if (!v) return HX_OK;
-  if (!strcmp(v, "auto")) o->adapt_quad = -1;
-  else if (!strcmp(v, "off")) o->adapt_quad = 0;
-  else {
-    char *end;
-    long q = strtol(v, &end, 10);
-    HX_CHECK(end != v && !*end && q >= 2 && q <= 40, HX_ERR_INPUT,
-             "flag %s expects auto, off or a quadrature order 2..40, got '%s'", flag, v);
-    o->adapt_quad = (int)q;
-  }
-  return HX_OK;
-}
-
 static int adapt_check(const char *flag, const char *v) {
-  hx_tmop_opts o;
-  hx_tmop_opts_default(&o);
-  return adapt_parse(flag, v, &o);
+  int q;
+  return hx_opts_flag_error(flag, hx_adapt_quad_parse(v, &q));
 }
 
 static int backend_check(const char *flag, const char *v) {
@@ -214,7 +198,8 @@ int hx_cli_tmop_get(const hx_optset *s, hx_tmop_opts *o, int *quiet) {
   o->strict_decrease = hx_opts_given(s, "--strict-decrease") > 0;
   hx_opts_int(s, "--untangle-iters", &o->untangle_iters);
   hx_opts_int(s, "--relaxed-max", &o->relaxed_max);
-  HX_CALL(adapt_parse("--adapt-quad", hx_opts_str(s, "--adapt-quad"), o));
+  const char *aq = hx_opts_str(s, "--adapt-quad");
+  if (aq) HX_CALL(hx_opts_flag_error("--adapt-quad", hx_adapt_quad_parse(aq, &o->adapt_quad)));
   HX_CHECK(o->adapt_quad <= 0 || o->adapt_quad > o->quad_order, HX_ERR_INPUT,
            "flag --adapt-quad %d must exceed --quad-order %d (the rule of the elements it leaves)", o->adapt_quad, o->quad_order);
   o->recover = !hx_opts_given(s, "--no-recover");

@@ -141,6 +141,8 @@ typedef struct hx_tmop_opts {
 void hx_tmop_opts_default(hx_tmop_opts *o);
 /** Parse names: "1"/"ideal-unit", "2"/"ideal-equal", "3"/"ideal-given", "4"/"ideal-elem" ... */
 int hx_target_parse(const char *s, int *target);
+/** Parse an adaptive-quadrature setting: "auto" (-1), "off" (0) or a quadrature order 2..40. */
+int hx_adapt_quad_parse(const char *s, int *adapt_quad);
 const char *hx_target_name(int target);
 
 typedef struct hx_tmop_result {

@@ -90,6 +90,16 @@ int hx_target_parse(const char *s, int *target) {
   return HX_ERROR(HX_ERR_INPUT, "unknown target '%s'; known: 1|ideal-unit, 2|ideal-equal, 3|ideal-given, 4|ideal-elem", s);
 }
 
+int hx_adapt_quad_parse(const char *s, int *adapt_quad) {
+  char *end;
+  long q = strtol(s, &end, 10);
+  if (!strcmp(s, "auto")) *adapt_quad = -1;
+  else if (!strcmp(s, "off")) *adapt_quad = 0;
+  else if (end != s && !*end && q >= 2 && q <= 40) *adapt_quad = (int)q;
+  else return HX_ERROR(HX_ERR_INPUT, "adaptive quadrature: expected auto, off or a quadrature order 2..40, got '%s'", s);
+  return HX_OK;
+}
+
 /* ------------------------------------------------------------------ targets */
 
 /* Target 5 (the untangling solve's): W = h_e I per element with h_e^3 the weighted mean of c
@@ -458,6 +468,17 @@ static int build_constraints(hx_tmop *tm) {
 
 /* ------------------------------------------------------------------ create / destroy */
 
+/* the rank's L-space for an hx_pa over elements whose E -> L map is e2l */
+static hx_lspace lspace_of(const hx_tmop *tm, const hx_lid *e2l) {
+  return (hx_lspace){.nl = tm->nl,
+                     .e2l = e2l,
+                     .owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL,
+                     .ncon = tm->ncon,
+                     .nrm = tm->nrm,
+                     .ncurved = tm->ncurved,
+                     .curved = tm->cidx};
+}
+
 /* Hand the rank's numbering and constraints to the backend (once). */
 static int setup_lspace(hx_tmop *tm) {
   hx_lid nc = 0;
@@ -473,13 +494,8 @@ static int setup_lspace(hx_tmop *tm) {
       tm->cidx[nc] = i;
       tm->csurf[nc++] = tm->curved[i];
     }
-  return tm->be->lsetup(tm->pa, &(hx_lspace){.nl = tm->nl,
-                                             .e2l = tm->lmap->e2l,
-                                             .owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL,
-                                             .ncon = tm->ncon,
-                                             .nrm = tm->nrm,
-                                             .ncurved = tm->ncurved,
-                                             .curved = tm->cidx});
+  hx_lspace ls = lspace_of(tm, tm->lmap->e2l);
+  return tm->be->lsetup(tm->pa, &ls);
 }
 
 /* ------------------------------------------------------------------ adaptive quadrature */
@@ -544,14 +560,10 @@ static int part_build(hx_tmop *tm, int k) {
   rc = tm->be->vec_alloc(p->pa, nE, &p->dX);
   if (!rc) rc = tm->be->vec_alloc(p->pa, nE, &p->dV);
   if (!rc) rc = tm->be->vec_alloc(p->pa, nE, &p->dY);
-  if (!rc)
-    rc = tm->be->lsetup(p->pa, &(hx_lspace){.nl = tm->nl,
-                                            .e2l = p->e2l,
-                                            .owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL,
-                                            .ncon = tm->ncon,
-                                            .nrm = tm->nrm,
-                                            .ncurved = tm->ncurved,
-                                            .curved = tm->cidx});
+  if (!rc) {
+    hx_lspace ls = lspace_of(tm, p->e2l);
+    rc = tm->be->lsetup(p->pa, &ls);
+  }
 out:
   hx_free(&winv);
   hx_free(&detw);
@@ -832,40 +844,48 @@ static int gs_sum_backend(hx_tmop *tm, double *L) {
   return tm->be->vec_upload(tm->pa, tm->hL, L, tm->nL);
 }
 
-/* Adaptive quadrature's parts: out = sum over the parts of E -> L of op on the part's elements
-   (op: 0 gradient at xin, 1 Hessian action on xin, 2 Jacobi diagonal), in part order. */
+/* The hx_pa's the operators sum over, with their E-vectors: adaptive quadrature's parts in
+   level order while elements are refined, else the whole rank (in *whole). Returns their count. */
+static int op_parts(hx_tmop *tm, struct hx_tmop_part *whole, struct hx_tmop_part *ps[HX_ADAPT_LEVELS + 1]) {
+  if (!tm->nrefined) {
+    *whole = (struct hx_tmop_part){.pa = tm->pa, .dX = tm->dX, .dV = tm->dV, .dY = tm->dY};
+    ps[0] = whole;
+    return 1;
+  }
+  int n = 0;
+  for (int k = 0; k <= HX_ADAPT_LEVELS; k++)
+    if (tm->part[k].pa) ps[n++] = &tm->part[k];
+  return n;
+}
+
+/* out = sum over op_parts of E -> L of op on the part's elements (op: 0 gradient at xin, 1
+   Hessian action on xin, 2 Jacobi diagonal); one part writes out directly. */
 static int parts_sum(hx_tmop *tm, int op, const double *xin, double *out) {
-  int first = 1;
-  for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
-    struct hx_tmop_part *p = &tm->part[k];
-    if (!p->pa) continue;
+  struct hx_tmop_part whole, *ps[HX_ADAPT_LEVELS + 1];
+  int n = op_parts(tm, &whole, ps);
+  for (int k = 0; k < n; k++) {
+    struct hx_tmop_part *p = ps[k];
     if (op < 2) HX_CALL(tm->be->l2e(p->pa, xin, p->dV));
     if (op == 0) HX_CALL(tm->be->grad(p->pa, p->dV, p->dY));
     else if (op == 1) HX_CALL(tm->be->hess_apply(p->pa, p->dV, p->dY));
     else HX_CALL(tm->be->diag(p->pa, p->dY));
-    HX_CALL(tm->be->e2l(p->pa, p->dY, first ? out : tm->dLs));
-    if (!first) HX_CALL(tm->be->axpby(tm->pa, tm->nL, 1.0, tm->dLs, 1.0, out));
-    first = 0;
+    HX_CALL(tm->be->e2l(p->pa, p->dY, k ? tm->dLs : out));
+    if (k) HX_CALL(tm->be->axpby(tm->pa, tm->nL, 1.0, tm->dLs, 1.0, out));
   }
-  if (first) HX_CALL(tm->be->vzero(tm->pa, tm->nL, out));
+  if (n == 0) HX_CALL(tm->be->vzero(tm->pa, tm->nL, out));
   return HX_OK;
 }
 
 int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e) {
   double t = now_sync(tm);
-  if (tm->nrefined) {
-    *e = 0;
-    for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
-      struct hx_tmop_part *p = &tm->part[k];
-      double ek;
-      if (!p->pa) continue;
-      HX_CALL(tm->be->l2e(p->pa, x, p->dV));
-      HX_CALL(tm->be->energy(p->pa, p->dV, &ek));
-      *e += ek;
-    }
-  } else {
-    HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
-    HX_CALL(tm->be->energy(tm->pa, tm->dV, e));
+  struct hx_tmop_part whole, *ps[HX_ADAPT_LEVELS + 1];
+  int n = op_parts(tm, &whole, ps);
+  *e = 0;
+  for (int k = 0; k < n; k++) {
+    double ek;
+    HX_CALL(tm->be->l2e(ps[k]->pa, x, ps[k]->dV));
+    HX_CALL(tm->be->energy(ps[k]->pa, ps[k]->dV, &ek));
+    *e += ek;
   }
   HX_CALL(hx_comm_sum_double(tm->mesh->comm, e, 1));
   tm->t_energy += now_sync(tm) - t;
@@ -875,12 +895,7 @@ int hx_tmop_denergy(hx_tmop *tm, const double *x, double *e) {
 
 int hx_tmop_dgrad(hx_tmop *tm, const double *x, double *g, int raw) {
   double t = now_sync(tm);
-  if (tm->nrefined) HX_CALL(parts_sum(tm, 0, x, g));
-  else {
-    HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
-    HX_CALL(tm->be->grad(tm->pa, tm->dV, tm->dY));
-    HX_CALL(tm->be->e2l(tm->pa, tm->dY, g));
-  }
+  HX_CALL(parts_sum(tm, 0, x, g));
   HX_CALL(gs_sum_backend(tm, g));
   if (!raw) HX_CALL(tm->be->project(tm->pa, g, g));
   tm->t_grad += now_sync(tm) - t;
@@ -890,16 +905,11 @@ int hx_tmop_dgrad(hx_tmop *tm, const double *x, double *g, int raw) {
 
 int hx_tmop_dhess_setup(hx_tmop *tm, const double *x) {
   double t = now_sync(tm);
-  if (tm->nrefined) {
-    for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
-      struct hx_tmop_part *p = &tm->part[k];
-      if (!p->pa) continue;
-      HX_CALL(tm->be->l2e(p->pa, x, p->dX));
-      HX_CALL(tm->be->hess_setup(p->pa, p->dX));
-    }
-  } else {
-    HX_CALL(tm->be->l2e(tm->pa, x, tm->dX));
-    HX_CALL(tm->be->hess_setup(tm->pa, tm->dX));
+  struct hx_tmop_part whole, *ps[HX_ADAPT_LEVELS + 1];
+  int n = op_parts(tm, &whole, ps);
+  for (int k = 0; k < n; k++) {
+    HX_CALL(tm->be->l2e(ps[k]->pa, x, ps[k]->dX));
+    HX_CALL(tm->be->hess_setup(ps[k]->pa, ps[k]->dX));
   }
   tm->t_hess_setup += now_sync(tm) - t;
   tm->n_hess_setup++;
@@ -922,12 +932,7 @@ int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
     HX_CALL(tm->be->project(tm->pa, v, tm->dLt));
     vin = tm->dLt;
   }
-  if (tm->nrefined) HX_CALL(parts_sum(tm, 1, vin, y));
-  else {
-    HX_CALL(tm->be->l2e(tm->pa, vin, tm->dV));
-    HX_CALL(tm->be->hess_apply(tm->pa, tm->dV, tm->dY));
-    HX_CALL(tm->be->e2l(tm->pa, tm->dY, y));
-  }
+  HX_CALL(parts_sum(tm, 1, vin, y));
   HX_CALL(gs_sum_backend(tm, y));
   if (!raw) HX_CALL(tm->be->constrain(tm->pa, v, y)); /* Pi H Pi v + (I - Pi) v */
   tm->t_hess_apply += now_sync(tm) - t;
@@ -937,11 +942,7 @@ int hx_tmop_dhess_apply(hx_tmop *tm, const double *v, double *y, int raw) {
 
 int hx_tmop_ddiag(hx_tmop *tm, double *d) {
   double t = now_sync(tm);
-  if (tm->nrefined) HX_CALL(parts_sum(tm, 2, NULL, d));
-  else {
-    HX_CALL(tm->be->diag(tm->pa, tm->dY));
-    HX_CALL(tm->be->e2l(tm->pa, tm->dY, d));
-  }
+  HX_CALL(parts_sum(tm, 2, NULL, d));
   HX_CALL(gs_sum_backend(tm, d));
   tm->t_diag += now_sync(tm) - t;
   tm->n_diag++;
@@ -950,19 +951,14 @@ int hx_tmop_ddiag(hx_tmop *tm, double *d) {
 
 int hx_tmop_dmin_detj(hx_tmop *tm, const double *x, double *m) {
   double t = now_sync(tm);
-  if (tm->nrefined) {
-    *m = HUGE_VAL;
-    for (int k = 0; k <= HX_ADAPT_LEVELS; k++) {
-      struct hx_tmop_part *p = &tm->part[k];
-      double mk;
-      if (!p->pa) continue;
-      HX_CALL(tm->be->l2e(p->pa, x, p->dV));
-      HX_CALL(tm->be->min_detj(p->pa, p->dV, &mk));
-      if (isnan(mk) || mk < *m) *m = mk;
-    }
-  } else {
-    HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
-    HX_CALL(tm->be->min_detj(tm->pa, tm->dV, m));
+  struct hx_tmop_part whole, *ps[HX_ADAPT_LEVELS + 1];
+  int n = op_parts(tm, &whole, ps);
+  *m = HUGE_VAL;
+  for (int k = 0; k < n; k++) {
+    double mk;
+    HX_CALL(tm->be->l2e(ps[k]->pa, x, ps[k]->dV));
+    HX_CALL(tm->be->min_detj(ps[k]->pa, ps[k]->dV, &mk));
+    if (isnan(mk) || mk < *m) *m = mk;
   }
   HX_CALL(hx_comm_min_double(tm->mesh->comm, m, 1));
   tm->t_mindet += now_sync(tm) - t;
