@@ -175,11 +175,10 @@ static int share_scoring(hx_comm comm, builder *bd, hx_pebble_stats *st) {
     int rca = hx_comm_agree(comm, rc);
     if (rca && !rc) rc = HX_ERROR(rca, "pebble: tessellation failed on another rank");
     if (!rc) rc = hx_comm_max_int64(comm, ch, (int)nf);
-    if (!rc) { /* the scores likewise (-inf elsewhere) */
-      for (hx_lid f = 0; f < nf; f++)
-        if (f < lo || f >= hi) bd->fscore[f] = -INFINITY;
-      rc = hx_comm_max_double(comm, bd->fscore, (int)nf);
-    }
+    /* the scores stay with the rank that computed them (-inf elsewhere): arc_worst combines the
+       few it needs */
+    for (hx_lid f = 0; !rc && f < nf; f++)
+      if (f < lo || f >= hi) bd->fscore[f] = -INFINITY;
     if (!rc) {
       for (hx_lid f = 0; f < nf; f++) bd->choice[f] = (int8_t)(ch[f] % 1000), bd->fbad[f] = ch[f] >= 1000;
       bd->nn = nn0, bd->nb = nb0, bd->nq = 0;
@@ -193,6 +192,65 @@ static int share_scoring(hx_comm comm, builder *bd, hx_pebble_stats *st) {
     pb_stage_mem(o->debug.mem, "variant scoring");
   }
   return rc;
+}
+
+/* A diagram round's wall-arc trial (pb_mark_arc_splits): the facets it cuts for, their worst
+   score before the cuts, and the cuts before them, to go back to. */
+typedef struct arc_trial {
+  hx_lid n, *f;
+  double q0;
+  int64_t *skey;
+  int8_t *sseg;
+  hx_lid nskey;
+} arc_trial;
+
+static void arc_trial_free(arc_trial *a) { hx_free(&a->f), hx_free(&a->skey), hx_free(&a->sseg); }
+
+/* the worst score of the trial's facets, over the ranks (a rank holds the scores it computed) */
+static int arc_worst(hx_comm comm, const builder *bd, const arc_trial *a, double *q) {
+  double *v;
+  HX_CALL(hx_malloc(((size_t)a->n + 1) * sizeof *v, &v));
+  for (hx_lid k = 0; k < a->n; k++) v[k] = bd->fscore[a->f[k]];
+  int rc = hx_comm_size(comm) > 1 ? hx_comm_max_double(comm, v, (int)a->n) : HX_OK;
+  *q = INFINITY;
+  for (hx_lid k = 0; k < a->n; k++) *q = fmin(*q, v[k]);
+  hx_free(&v);
+  return rc;
+}
+
+/* the trial's start: its facets (the same on every rank: fbad is shared), their worst score,
+   the cuts so far, and the arc cuts; *ncut the edges cut (0: no trial) */
+static int arc_trial_begin(hx_comm comm, builder *bd, arc_trial *a, hx_lid *ncut) {
+  *ncut = 0;
+  for (hx_lid f = 0; f < bd->nf; f++) a->n += pb_arc_facet(bd, f);
+  if (!a->n) return HX_OK;
+  HX_CALL(hx_malloc((size_t)a->n * sizeof *a->f, &a->f));
+  a->n = 0;
+  for (hx_lid f = 0; f < bd->nf; f++)
+    if (pb_arc_facet(bd, f)) a->f[a->n++] = f;
+  HX_CALL(arc_worst(comm, bd, a, &a->q0));
+  a->nskey = bd->nskey;
+  if (a->nskey) {
+    HX_CALL(hx_malloc((size_t)a->nskey * sizeof *a->skey, &a->skey));
+    HX_CALL(hx_malloc((size_t)a->nskey * sizeof *a->sseg, &a->sseg));
+    memcpy(a->skey, bd->skey, (size_t)a->nskey * sizeof *a->skey);
+    memcpy(a->sseg, bd->sseg, (size_t)a->nskey * sizeof *a->sseg);
+  }
+  return pb_mark_arc_splits(bd, ncut);
+}
+
+/* the trial's end, after the build with its cuts: they stay if their facets' worst score rose,
+   else the cuts before come back and *rebuild asks for the build without them */
+static int arc_trial_end(hx_comm comm, builder *bd, arc_trial *a, int *rebuild) {
+  double q1;
+  HX_CALL(arc_worst(comm, bd, a, &q1));
+  *rebuild = !(q1 > a->q0);
+  if (*rebuild) {
+    hx_free(&bd->skey), hx_free(&bd->sseg);
+    bd->skey = a->skey, bd->sseg = a->sseg, bd->nskey = a->nskey;
+    a->skey = NULL, a->sseg = NULL;
+  }
+  return HX_OK;
 }
 
 /* steps 2 to 4: the diagram and its tessellation, in rounds: where a facet has no tessellation
@@ -222,53 +280,32 @@ static int diagram_rounds(hx_comm comm, builder *bd, const hx_pebble_bed *bed, h
     hx_pebble_stats st_diag = *st;
     /* up to two more passes with edges cut: --aspect's (pb_mark_splits), then the cylinder edges
        of wall facets left folded (pb_mark_arc_splits) */
-    int aspect_done = !(o->aspect > 0), arc_done = 0; /* arc_done: 1 built with the arc cuts, 2 decided */
-    hx_lid cut_edges = 0, arc_edges = 0, nflag = 0, *flagged = NULL, nskey0 = 0;
-    int64_t *skey0 = NULL;
-    int8_t *sseg0 = NULL;
-    double q0 = INFINITY;
+    int aspect_done = !(o->aspect > 0), arc = 0; /* arc: 0 not tried, 1 built with its cuts, 2 decided */
+    hx_lid cut_edges = 0, arc_edges = 0;
+    arc_trial at = {0};
     for (;;) {
       if (!rc) rc = share_scoring(comm, bd, st);
       if (!rc) rc = pb_tessellate(bd, st);
       bd->forced = 0;
       hx_lid ncut = 0;
+      int rebuild = 0;
       if (!rc && !aspect_done) { /* --aspect: cut the edges about contacts that need more segments */
         aspect_done = 1;
         rc = pb_mark_splits(bd, &ncut);
-        cut_edges = ncut;
+        cut_edges = ncut, rebuild = ncut > 0;
       }
-      if (!rc && arc_done == 1) { /* the arc cuts kept only where they raised the flagged facets' worst score */
-        arc_done = 2;
-        double q1 = INFINITY;
-        for (hx_lid k = 0; k < nflag; k++) q1 = fmin(q1, bd->fscore[flagged[k]]);
-        if (!(q1 > q0)) {
-          hx_free(&bd->skey), hx_free(&bd->sseg);
-          bd->skey = skey0, bd->sseg = sseg0, bd->nskey = nskey0;
-          skey0 = NULL, sseg0 = NULL;
-          arc_edges = 0;
-          ncut = 1; /* built once more without them */
-        }
+      if (!rc && arc == 1) {
+        arc = 2;
+        rc = arc_trial_end(comm, bd, &at, &rebuild);
+        if (rebuild) arc_edges = 0;
       }
-      if (!rc && !ncut && !arc_done) {
-        arc_done = 1;
-        /* the flagged cylinder facets and their worst score, and the cuts so far, to compare with */
-        nflag = 0, q0 = INFINITY;
-        for (hx_lid f = 0; f < bd->nf; f++)
-          if (bd->fbad[f] && bd->F[f].wall >= 0 && bd->w[bd->F[f].wall].cyl) nflag++;
-        if (nflag) rc = hx_malloc((size_t)nflag * sizeof *flagged, &flagged);
-        nflag = 0;
-        for (hx_lid f = 0; !rc && f < bd->nf; f++)
-          if (bd->fbad[f] && bd->F[f].wall >= 0 && bd->w[bd->F[f].wall].cyl) flagged[nflag++] = f, q0 = fmin(q0, bd->fscore[f]);
-        nskey0 = bd->nskey;
-        if (!rc && nskey0) rc = hx_malloc((size_t)nskey0 * sizeof *skey0, &skey0);
-        if (!rc && nskey0) rc = hx_malloc((size_t)nskey0 * sizeof *sseg0, &sseg0);
-        if (!rc && nskey0)
-          memcpy(skey0, bd->skey, (size_t)nskey0 * sizeof *skey0), memcpy(sseg0, bd->sseg, (size_t)nskey0 * sizeof *sseg0);
-        if (!rc && nflag) rc = pb_mark_arc_splits(bd, &ncut);
-        arc_edges = ncut;
-        if (!ncut) arc_done = 2;
+      if (!rc && !rebuild && !arc) {
+        arc = 1;
+        rc = arc_trial_begin(comm, bd, &at, &ncut);
+        arc_edges = ncut, rebuild = ncut > 0;
+        if (!ncut) arc = 2;
       }
-      if (!rc && ncut) { /* the same scoring and build, now with the cuts */
+      if (!rc && rebuild) { /* the same scoring and build, now with the cuts */
         bd->nn = nn_diag, bd->nq = 0, bd->nb = 0;
         *st = st_diag;
         st->num_cut_edges = cut_edges, st->num_arc_cut_edges = arc_edges;
@@ -279,7 +316,7 @@ static int diagram_rounds(hx_comm comm, builder *bd, const hx_pebble_bed *bed, h
       }
       break;
     }
-    hx_free(&flagged), hx_free(&skey0), hx_free(&sseg0);
+    arc_trial_free(&at);
     hx_free(&bd->prechoice);
     if (rc) break;
     hx_lid nbad = 0;

@@ -299,6 +299,7 @@ double pb_quad_aspect_est(const builder *bd, const facet *F, hx_lid qi);
 int pb_tessellate(builder *bd, hx_pebble_stats *st);
 double pb_layer_range(const pb_plan *pl, double h, double ra, double *thick);
 int pb_mark_splits(builder *bd, hx_lid *ncut);
+int pb_arc_facet(const builder *bd, hx_lid f);
 int pb_mark_arc_splits(builder *bd, hx_lid *ncut);
 int pb_nthreads(void);
 int pb_thread(void); /* this OpenMP thread (0 without OpenMP) */

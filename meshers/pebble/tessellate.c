@@ -1496,6 +1496,12 @@ int pb_mark_splits(builder *bd, hx_lid *ncut) {
    (even counts, at most 16 an edge), kept with the cuts already made (an edge takes the larger
    count), so the next build has narrower quads there. Returns the number of edges whose count
    rose in *ncut (0: nothing to do). */
+/* whether pb_mark_arc_splits cuts facet f's edges: a facet on the cylinder the scoring left folded */
+int pb_arc_facet(const builder *bd, hx_lid f) {
+  const facet *F = &bd->F[f];
+  return bd->fbad[f] && F->wall >= 0 && bd->w[F->wall].cyl;
+}
+
 int pb_mark_arc_splits(builder *bd, hx_lid *ncut) {
   hx_lid cap = 0, nk = 0, nrise = 0;
   ecut *cuts = NULL;
@@ -1504,8 +1510,8 @@ int pb_mark_arc_splits(builder *bd, hx_lid *ncut) {
   if (bd->nskey) rc = pb_grow(&cuts, &cap, bd->nskey, sizeof *cuts);
   for (hx_lid k = 0; !rc && k < bd->nskey; k++) cuts[nk].key = bd->skey[k], cuts[nk++].seg = bd->sseg[k];
   for (hx_lid f = 0; !rc && f < bd->nf; f++) {
+    if (!pb_arc_facet(bd, f)) continue;
     const facet *F = &bd->F[f];
-    if (!bd->fbad[f] || F->wall < 0 || !bd->w[F->wall].cyl) continue;
     const wall *W = &bd->w[F->wall];
     int n = F->nv;
     if ((rc = pb_grow(&cuts, &cap, nk + n, sizeof *cuts))) break;
@@ -1524,7 +1530,8 @@ int pb_mark_arc_splits(builder *bd, hx_lid *ncut) {
       nrise++;
     }
   }
-  if (!rc && nrise) rc = set_cuts(bd, cuts, nk, ncut);
+  hx_lid nkey;
+  if (!rc && nrise) rc = set_cuts(bd, cuts, nk, &nkey);
   hx_free(&cuts);
   if (!rc) *ncut = nrise;
   return rc;
