@@ -45,6 +45,15 @@ int hx_detj_bound_first_cuda_dev(int order, hx_lid num_elem, const double *dxE, 
   (void)order, (void)num_elem, (void)dxE, (void)lower0, (void)corner_min, (void)verdict;
   return no_cuda();
 }
+int hx_detj_bound_cuda_generic(int on) {
+  (void)on;
+  return 0;
+}
+int hx_detj_bound_cuda_time(int order, hx_lid num_elem, const double *xE, int reps, double *ms) {
+  (void)order, (void)num_elem, (void)xE, (void)reps;
+  *ms = 0;
+  return no_cuda();
+}
 #endif
 
 static const hx_backend *const backends[] = {

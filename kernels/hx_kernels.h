@@ -248,6 +248,14 @@ int hx_detj_bound_first_cuda(int order, hx_lid num_elem, const double *xE, doubl
     of the cuda backend); the outputs are host arrays. The tables and outputs live in a device
     workspace kept for the process, so a line search may call it once per trial. */
 int hx_detj_bound_first_cuda_dev(int order, hx_lid num_elem, const double *dxE, double *lower0, double *corner_min, int *verdict);
+/** Which kernel the passes above run: 0 (the default) the one compiled for each order 1..4 (the
+    convolutions in registers) and the generic one above that; 1 the generic one at every order
+    (the baseline of t453's timing and the cross-check of the two). Returns the previous setting;
+    process-wide, not thread-safe. */
+int hx_detj_bound_cuda_generic(int on);
+/** The time of the pass's kernel alone (nodes already on the device, outputs left there), the
+    best of reps runs, in milliseconds (CUDA events): the figure t453 and the benchmarks report. */
+int hx_detj_bound_cuda_time(int order, hx_lid num_elem, const double *xE, int reps, double *ms);
 /** The verdicts of every element of m (its E-vector m->x) into s, as hx_quality_mesh's
     report.bound: the first pass on the GPU, then hx_detj_bound_elem on the host for the
     elements it leaves undecided (their local count into num_host if not NULL). Collective. */
