@@ -59,12 +59,13 @@ typedef struct hx_tmop_opts {
   double linear_rtol;   /* fixed linear tolerance when !adaptive_rtol, default 1e-12 */
   int adaptive_rtol;    /* 1: Eisenstat-Walker type 1 forcing (default), 0: linear_rtol */
   int strict_decrease;  /* line search: demand E_new < E (default 0: MFEM's rules) */
-  int detj_nodes;       /* line search: also reject det J <= 0 at a GLL node (default 1; off when
+  int detj_nodes;       /* line search: also reject det J <= 0 at a GLL node (1; off when
                            the initial mesh already has one there); 0: quadrature points only (MFEM);
                            2: also at Gauss points nd + 3 per direction (a host pass: with the
                            quadrature at the GLL nodes, minimizers fold between them); 3: the
                            nodes, and no element proven invalid by the Bernstein bound of det J
-                           (hx_detj_bound.h: no fold anywhere in the element it can find) */
+                           (hx_detj_bound.h: no fold anywhere in the element it can find); -1 (default):
+                           3 on the cuda backend, 1 on the cpu backend */
   int recover;          /* 1 (default): where no trial step passes the line search, recover (a retry with
                            det J at the quadrature points only, a steepest-descent step, a Krylov restart)
                            instead of stopping; 0: stop there (the result is still the best iterate that
