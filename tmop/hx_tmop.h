@@ -187,6 +187,9 @@ typedef struct hx_tmop_result {
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet;
   double time_bound; /* the det J bound's passes (detj_nodes = 3), part of time_mindet */
   long long n_bound;
+  double time_adapt;   /* adaptive quadrature: the indicator's passes, part of time_mindet, */
+  double time_rebuild; /* and of them the rebuilds of the parts whose elements changed */
+  long long n_adapt, n_rebuild;
 } hx_tmop_result;
 
 /** Optimize the mesh's nodes in place (collective). An inverted mesh is untangled first

@@ -62,6 +62,8 @@ struct hx_tmop {
   double *winv_e, *detw_e;
   double t_energy, t_grad, t_hess_setup, t_hess_apply, t_diag, t_mindet, t_bound; /* t_bound: part of t_mindet */
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet, n_bound;
+  double t_adapt, t_rebuild; /* adaptive quadrature's indicator passes and its parts' rebuilds (part of t_mindet) */
+  long long n_adapt, n_rebuild;
 };
 
 double hx_tmop_now(void);

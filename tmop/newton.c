@@ -589,6 +589,10 @@ done:
   res->time_mindet = tm->t_mindet;
   res->time_bound = tm->t_bound;
   res->n_bound = tm->n_bound;
+  res->time_adapt = tm->t_adapt;
+  res->time_rebuild = tm->t_rebuild;
+  res->n_adapt = tm->n_adapt;
+  res->n_rebuild = tm->n_rebuild;
   res->n_energy = tm->n_energy;
   res->n_grad = tm->n_grad;
   res->n_hess_setup = tm->n_hess_setup;

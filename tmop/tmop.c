@@ -673,12 +673,17 @@ int hx_tmop_adapt(hx_tmop *tm, const double *x, long long *nnew) {
     int changed[HX_ADAPT_LEVELS + 1] = {0};
     for (int k = 0; k < HX_ADAPT_LEVELS; k++)
       if (up[k]) changed[k] = changed[k + 1] = 1;
+    double tr = now_sync(tm);
     rc = parts_rebuild(tm, changed);
+    tm->t_rebuild += now_sync(tm) - tr;
+    tm->n_rebuild++;
   }
   HX_CALL(hx_comm_agree(m->comm, rc));
   HX_CALL(hx_comm_sum_int64(m->comm, &cnt, 1));
   *nnew = cnt;
-  tm->t_mindet += now_sync(tm) - t;
+  double dt = now_sync(tm) - t;
+  tm->t_mindet += dt, tm->t_adapt += dt;
+  tm->n_adapt++;
   return HX_OK;
 }
 
