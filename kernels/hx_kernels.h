@@ -173,7 +173,10 @@ typedef struct hx_backend {
 /** What lsetup copies (host arrays, borrowed during the call). Pi = per-node
     projector removing the components along ncon[i] (0..3; 3 = fixed) orthonormal
     directions nrm[i][k][3]; curved[] lists the nodes whose normals change with the
-    positions (sliding on spheres/cylinders: tmop updates them through nrm_put). */
+    positions (sliding on spheres/cylinders: tmop updates them through nrm_put). ncon NULL
+    (nrm, curved ignored): the numbering alone, for a pa whose element operators only are used
+    (l2e, e2l, the kernels: adaptive quadrature's parts); its project, precond, constrain,
+    pick/put and the fused ops that constrain are then not to be called. */
 typedef struct hx_lspace {
   hx_lid nl;                  /* L-nodes */
   const hx_lid *e2l;          /* [num_elem * nd^3] E-node -> L-node */

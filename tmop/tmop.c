@@ -560,8 +560,11 @@ static int part_build(hx_tmop *tm, int k) {
   rc = tm->be->vec_alloc(p->pa, nE, &p->dX);
   if (!rc) rc = tm->be->vec_alloc(p->pa, nE, &p->dV);
   if (!rc) rc = tm->be->vec_alloc(p->pa, nE, &p->dY);
-  if (!rc) {
+  if (!rc) { /* the numbering alone: a part's pa runs the element operators only (the
+                constraints and the dot products are the whole pa's), so the per-node normals
+                (9 doubles a node) are not copied at every rebuild */
     hx_lspace ls = lspace_of(tm, p->e2l);
+    ls.owned = NULL, ls.ncon = NULL, ls.nrm = NULL, ls.ncurved = 0, ls.curved = NULL;
     rc = tm->be->lsetup(p->pa, &ls);
   }
 out:

@@ -805,17 +805,21 @@ static int cpu_lsetup(hx_pa *pa, const hx_lspace *ls) {
   HX_CALL(hx_malloc((ne + 1) * sizeof(hx_lid), &cd->e2l));
   HX_CALL(hx_malloc((nl + 2) * sizeof(size_t), &cd->loff));
   HX_CALL(hx_malloc((ne + 1) * sizeof(size_t), &cd->lidx));
-  HX_CALL(hx_malloc((nl + 1) * sizeof(int), &cd->ncon));
-  HX_CALL(hx_malloc((9 * nl + 1) * sizeof(double), &cd->nrm));
-  HX_CALL(hx_malloc(((size_t)ls->ncurved + 1) * sizeof(hx_lid), &cd->curved));
   if (ls->owned) {
     HX_CALL(hx_malloc(nl + 1, &cd->owned));
     memcpy(cd->owned, ls->owned, nl);
   }
   memcpy(cd->e2l, ls->e2l, ne * sizeof(hx_lid));
-  memcpy(cd->ncon, ls->ncon, nl * sizeof(int));
-  memcpy(cd->nrm, ls->nrm, 9 * nl * sizeof(double));
-  if (ls->ncurved) memcpy(cd->curved, ls->curved, (size_t)ls->ncurved * sizeof(hx_lid));
+  if (ls->ncon) { /* NULL: the numbering alone (a part of adaptive quadrature) */
+    HX_CALL(hx_malloc((nl + 1) * sizeof(int), &cd->ncon));
+    HX_CALL(hx_malloc((9 * nl + 1) * sizeof(double), &cd->nrm));
+    HX_CALL(hx_malloc(((size_t)ls->ncurved + 1) * sizeof(hx_lid), &cd->curved));
+    memcpy(cd->ncon, ls->ncon, nl * sizeof(int));
+    memcpy(cd->nrm, ls->nrm, 9 * nl * sizeof(double));
+    if (ls->ncurved) memcpy(cd->curved, ls->curved, (size_t)ls->ncurved * sizeof(hx_lid));
+  } else {
+    cd->ncurved = 0;
+  }
   memset(cd->loff, 0, (nl + 2) * sizeof(size_t));
   for (size_t g = 0; g < ne; g++) {
     HX_CHECK(ls->e2l[g] >= 0 && (size_t)ls->e2l[g] < nl, HX_ERR_INTERNAL, "lsetup: E-node %zu maps to L-node %d of %zu", g,

@@ -1259,12 +1259,15 @@ int cu_lsetup(hx_pa *pa, const hx_lspace *ls) {
   HX_CALL(cupload(cd->e2l, (const int *)ls->e2l, ne));
   cfree(cd->owned);
   if (ls->owned) HX_CALL(cupload(cd->owned, ls->owned, nl));
-  HX_CALL(cupload(cd->ncon, ls->ncon, nl));
-  HX_CALL(cupload(cd->nrm, ls->nrm, 9 * nl));
-  HX_CALL(cupload(cd->curved, (const int *)ls->curved, (size_t)ls->ncurved));
+  cd->ncurved = 0;
+  if (ls->ncon) { /* NULL: the numbering alone (a part of adaptive quadrature) */
+    HX_CALL(cupload(cd->ncon, ls->ncon, nl));
+    HX_CALL(cupload(cd->nrm, ls->nrm, 9 * nl));
+    HX_CALL(cupload(cd->curved, (const int *)ls->curved, (size_t)ls->ncurved));
+    cd->ncurved = ls->ncurved;
+  }
   if (!cd->part) HX_CALL_CUDA(cudaMalloc((void **)&cd->part, DOT_BLOCKS * sizeof(double)));
   cd->nl = (long long)nl;
-  cd->ncurved = ls->ncurved;
   return HX_OK;
 }
 
