@@ -120,7 +120,7 @@ const hx_opt hx_cli_tmop_table[] = {
               "each element's energy weighted by its target volume (MFEM) or alike"),
     HX_CHOICE("--detj-check", "auto|nodes|quad|fine|bound", "auto", HX_OPT_EXPERT,
               "the line search rejects det J <= 0 at: quadrature points and GLL nodes, quadrature points only, also Gauss "
-              "points N + 4, or anywhere by the Bernstein bound (auto: bound on cuda, nodes on cpu)"),
+              "points N + 4, or anywhere by the Bernstein bound (auto: bound up to order 4, nodes above)"),
     HX_STR("--adapt-quad", "auto|off|Q", "off", HX_OPT_EXPERT,
            "adaptive quadrature: an element whose det J may dip between the quadrature points (Bernstein bound) is "
            "integrated exactly for order Q > --quad-order from then on (auto: --quad-order + 4, from order 4)",

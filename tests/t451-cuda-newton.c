@@ -25,7 +25,7 @@ static int solve(const char *backend, int p, int strat, int lsolver, double lim,
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
   o.backend = backend;
-  o.detj_nodes = 3; /* the line search's rule of the cuda backend's default (auto), on both */
+  o.detj_nodes = 3; /* the line search's default rule (auto) up to order 4, on both */
   o.hess_strategy = strat;
   o.linear_solver = lsolver;
   o.newton_iters = 12;

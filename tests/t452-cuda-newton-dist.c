@@ -63,7 +63,7 @@ static int solve(hx_comm comm, const char *backend, int kind, line *L, int *nl, 
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
   o.backend = backend;
-  o.detj_nodes = 3; /* the line search's rule of the cuda backend's default (auto), on both */
+  o.detj_nodes = 3; /* the line search's default rule (auto) up to order 4, on both */
   o.newton_iters = kind == 0 ? 12 : 30;
   FILE *f = hx_comm_rank(comm) == 0 ? tmpfile() : NULL;
   o.log = f;

@@ -78,7 +78,7 @@ static int solve(const char *backend, hx_tmop_result *r, double **xout, size_t *
   o.backend = backend;
   o.adapt_quad = 12;
   o.newton_iters = 15;
-  o.detj_nodes = 3; /* the line search's rule of the cuda backend's default (auto), on both */
+  o.detj_nodes = 3; /* the line search's default rule (auto) up to order 4, on both */
   int rc = hx_tmop_optimize(m, &o, r);
   *nx = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
   *xout = malloc(*nx * sizeof(double));

@@ -742,9 +742,11 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   /* adaptive quadrature's auto: from order 4, the rule exact for 4 orders more (at p = 3 the
      Kershaw solves converge at -qo 8 without it, and sooner: benchmarks.md) */
   if (tm->o.adapt_quad < 0) tm->o.adapt_quad = mesh->order >= 4 ? o->quad_order + 4 : 0;
-  /* the line search's det J rule, auto: the Bernstein bound where its pass runs on the device
-     (about 6 % of a Newton step at p = 4 there: benchmarks.md), the GLL nodes on the host */
-  if (tm->o.detj_nodes < 0) tm->o.detj_nodes = !strcmp(be->name, "cuda") ? 3 : 1;
+  /* the line search's det J rule, auto: the Bernstein bound up to order 4, where a pass costs 5-7 %
+     of a Newton step on cuda and 6-13 % on the cpu, and where the node rule alone let Kershaw
+     24^3 at p = 3 fold on the cpu (benchmarks.md); the GLL nodes above, where the bound's O(p^6)
+     products cost more than the step */
+  if (tm->o.detj_nodes < 0) tm->o.detj_nodes = mesh->order <= 4 ? 3 : 1;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
   hx_pa_desc d;
   hx_pa_desc_default(&d);
