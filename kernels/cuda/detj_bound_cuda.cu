@@ -34,7 +34,7 @@ struct bound_tab {
   double margin_factor; /* 32 (kappa + n) eps */
 };
 
-__device__ void contract3(int d, int nd, const double *W, const double *in, double *out) {
+__device__ __forceinline__ void contract3(int d, int nd, const double *W, const double *in, double *out) {
   int npe = nd * nd * nd, st = d == 0 ? 1 : (d == 1 ? nd : nd * nd);
   for (int t = threadIdx.x; t < 3 * npe; t += blockDim.x) {
     int c = t / npe, a = t % npe, idx[3] = {a % nd, (a / nd) % nd, a / (nd * nd)};
@@ -83,6 +83,52 @@ __device__ double corner_eval(int nd, const double *x, const double *ph[3], cons
          J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
 }
 
+/* step 2: the 9 Jacobian entries from the coefficients sT (3 x nd^3), scaled by their binomials
+   (bn rows of length L), into sJ (9 x p nd^2) */
+__device__ __forceinline__ void jac_entries(int p, int nd, int L, const double *bn, const double *sT, double *sJ) {
+  int npe = nd * nd * nd, nJ = p * nd * nd;
+  for (int t = threadIdx.x; t < 9 * nJ; t += blockDim.x) {
+    int cd = t / nJ, r = t % nJ, c = cd / 3, dd = cd % 3;
+    int dim[3] = {nd, nd, nd};
+    dim[dd] = p;
+    int idx[3] = {r % dim[0], (r / dim[0]) % dim[1], r / (dim[0] * dim[1])};
+    int st = dd == 0 ? 1 : (dd == 1 ? nd : nd * nd), a = idx[0] + nd * (idx[1] + nd * idx[2]);
+    const double *P = sT + c * npe;
+    double v = p * (P[a + st] - P[a]), s = 1;
+    for (int q = 0; q < 3; q++) s *= bn[(dim[q] - 1) * L + idx[q]];
+    sJ[t] = v * s;
+  }
+}
+
+/* step 4, on one thread: from the smallest coefficient lo, the largest size cmax, the Jacobian
+   entries' largest sizes jm [9] and the 8 corner coefficients, element e's outputs */
+__device__ void verdict_out(const bound_tab &T, int nd, double lo, double cmax, const double *jm, const double corner[8],
+                            const double *x, const double *ends, int e, double *lower0, double *corner_min, int *verdict) {
+  double H = 0;
+  for (int c = 0; c < 3; c++) {
+    int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
+    H += jm[3 * c] * (jm[3 * c1 + 1] * jm[3 * c2 + 2] + jm[3 * c2 + 1] * jm[3 * c1 + 2]);
+  }
+  double margin = T.margin_factor * fmax(H, cmax), cmin = INFINITY;
+  int invalid = 0;
+  for (int q = 0; q < 8; q++) {
+    double v = corner[q];
+    cmin = fmin(cmin, v);
+    if (!(v > 0) && !(lo > margin)) { /* confirm from the nodes, as the CPU does */
+      const double *ph[3], *dph[3];
+      for (int d = 0; d < 3; d++) {
+        int one = (q >> d) & 1;
+        ph[d] = ends + (2 * one) * nd;
+        dph[d] = ends + (2 * one + 1) * nd;
+      }
+      if (!(corner_eval(nd, x, ph, dph) > 0)) invalid = 1;
+    }
+  }
+  if (lower0) lower0[e] = lo;
+  if (corner_min) corner_min[e] = cmin;
+  if (verdict) verdict[e] = lo > margin ? HX_VALID_PROVEN : (invalid ? HX_INVALID : 0);
+}
+
 __global__ void bound_kernel(bound_tab T, const double *__restrict__ tab, const double *__restrict__ xE, int num_elem,
                              double *lower0, double *corner_min, int *verdict) {
   extern __shared__ double sm[];
@@ -109,17 +155,7 @@ __global__ void bound_kernel(bound_tab T, const double *__restrict__ tab, const 
   contract3(2, nd, Wg, sP, sT); /* the coefficients are in sT */
   __syncthreads();
   /* 2. Jacobian entries, scaled by their binomials */
-  for (int t = threadIdx.x; t < 9 * nJ; t += blockDim.x) {
-    int cd = t / nJ, r = t % nJ, c = cd / 3, dd = cd % 3;
-    int dim[3] = {nd, nd, nd};
-    dim[dd] = p;
-    int idx[3] = {r % dim[0], (r / dim[0]) % dim[1], r / (dim[0] * dim[1])};
-    int st = dd == 0 ? 1 : (dd == 1 ? nd : nd * nd), a = idx[0] + nd * (idx[1] + nd * idx[2]);
-    const double *P = sT + c * npe;
-    double v = p * (P[a + st] - P[a]), s = 1;
-    for (int q = 0; q < 3; q++) s *= bn[(dim[q] - 1) * L + idx[q]];
-    sJ[t] = v * s;
-  }
+  jac_entries(p, nd, L, bn, sT, sJ);
   if (threadIdx.x < 9) {
     int cd = threadIdx.x, c = cd / 3, dd = cd % 3, st = dd == 0 ? 1 : (dd == 1 ? nd : nd * nd);
     int dim[3] = {nd, nd, nd};
@@ -165,30 +201,9 @@ __global__ void bound_kernel(bound_tab T, const double *__restrict__ tab, const 
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    double lo = sR[0], cmax = sR2[0], H = 0;
-    const double *jm = sM + 3;
-    for (int c = 0; c < 3; c++) {
-      int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
-      H += jm[3 * c] * (jm[3 * c1 + 1] * jm[3 * c2 + 2] + jm[3 * c2 + 1] * jm[3 * c1 + 2]);
-    }
-    double margin = T.margin_factor * fmax(H, cmax), cmin = INFINITY;
-    int invalid = 0;
-    for (int q = 0; q < 8; q++) {
-      double v = sK[(q & 1 ? n - 1 : 0) + n * ((q & 2 ? n - 1 : 0) + n * (q & 4 ? n - 1 : 0))];
-      cmin = fmin(cmin, v);
-      if (!(v > 0) && !(lo > margin)) { /* confirm from the nodes, as the CPU does */
-        const double *ph[3], *dph[3];
-        for (int d = 0; d < 3; d++) {
-          int one = (q >> d) & 1;
-          ph[d] = ends + (2 * one) * nd;
-          dph[d] = ends + (2 * one + 1) * nd;
-        }
-        if (!(corner_eval(nd, x, ph, dph) > 0)) invalid = 1;
-      }
-    }
-    if (lower0) lower0[e] = lo;
-    if (corner_min) corner_min[e] = cmin;
-    if (verdict) verdict[e] = lo > margin ? HX_VALID_PROVEN : (invalid ? HX_INVALID : 0);
+    double corner[8];
+    for (int q = 0; q < 8; q++) corner[q] = sK[(q & 1 ? n - 1 : 0) + n * ((q & 2 ? n - 1 : 0) + n * (q & 4 ? n - 1 : 0))];
+    verdict_out(T, nd, sR[0], sR2[0], sM + 3, corner, x, ends, e, lower0, corner_min, verdict);
   }
 }
 
@@ -221,18 +236,6 @@ __device__ __forceinline__ double warp_max(double v) {
   return v;
 }
 
-/* out = W along direction D of the three components of in (ND^3 each) */
-template <int ND, int NT, int D> __device__ __forceinline__ void contract_t(const double *W, const double *in, double *out) {
-  constexpr int NPE = ND * ND * ND, ST = D == 0 ? 1 : (D == 1 ? ND : ND * ND);
-  for (int t = threadIdx.x; t < 3 * NPE; t += NT) {
-    int a = t % NPE, q = (D == 0 ? a : (D == 1 ? a / ND : a / (ND * ND))) % ND, base = t - q * ST;
-    double s = 0;
-#pragma unroll
-    for (int b = 0; b < ND; b++) s += W[q * ND + b] * in[base + b * ST];
-    out[t] = s;
-  }
-}
-
 template <int P>
 __global__ void __launch_bounds__(tiled<P>::NT)
     bound_kernel_t(bound_tab T, const double *__restrict__ tab, const double *__restrict__ xE, int num_elem, double *lower0,
@@ -256,24 +259,14 @@ __global__ void __launch_bounds__(tiled<P>::NT)
   __syncthreads();
   for (int t = tid; t < 3 * NPE; t += NT) sP[t] -= sM[t / NPE];
   __syncthreads();
-  contract_t<ND, NT, 0>(Wg, sP, sT);
+  contract3(0, ND, Wg, sP, sT);
   __syncthreads();
-  contract_t<ND, NT, 1>(Wg, sT, sP);
+  contract3(1, ND, Wg, sT, sP);
   __syncthreads();
-  contract_t<ND, NT, 2>(Wg, sP, sT); /* the coefficients are in sT */
+  contract3(2, ND, Wg, sP, sT); /* the coefficients are in sT */
   __syncthreads();
   /* 2. Jacobian entries scaled by their binomials, and the largest |entry| of each */
-  for (int t = tid; t < 9 * NJ; t += NT) {
-    int cd = t / NJ, r = t % NJ, c = cd / 3, dd = cd % 3;
-    int dim[3] = {ND, ND, ND};
-    dim[dd] = P;
-    int idx[3] = {r % dim[0], (r / dim[0]) % dim[1], r / (dim[0] * dim[1])};
-    int st = dd == 0 ? 1 : (dd == 1 ? ND : ND * ND), a = idx[0] + ND * (idx[1] + ND * idx[2]);
-    const double *Pc = sT + c * NPE;
-    double v = P * (Pc[a + st] - Pc[a]), s = 1;
-    for (int q = 0; q < 3; q++) s *= bn[(dim[q] - 1) * (N + 1) + idx[q]];
-    sJ[t] = v * s;
-  }
+  jac_entries(P, ND, N + 1, bn, sT, sJ);
   for (int cd = warp; cd < 9; cd += NW) {
     int c = cd / 3, dd = cd % 3, st = dd == 0 ? 1 : (dd == 1 ? ND : ND * ND);
     int dim[3] = {ND, ND, ND};
@@ -368,31 +361,9 @@ __global__ void __launch_bounds__(tiled<P>::NT)
   if (lane == 0) sRed[warp] = mn, sRed[NW + warp] = mx;
   __syncthreads();
   if (tid == 0) {
-    double lo = sRed[0], cmax = sRed[NW], H = 0;
+    double lo = sRed[0], cmax = sRed[NW];
     for (int w = 1; w < NW; w++) lo = fmin(lo, sRed[w]), cmax = fmax(cmax, sRed[NW + w]);
-    const double *jm = sM + 3;
-    for (int c = 0; c < 3; c++) {
-      int c1 = (c + 1) % 3, c2 = (c + 2) % 3;
-      H += jm[3 * c] * (jm[3 * c1 + 1] * jm[3 * c2 + 2] + jm[3 * c2 + 1] * jm[3 * c1 + 2]);
-    }
-    double margin = T.margin_factor * fmax(H, cmax), cmin = INFINITY;
-    int invalid = 0;
-    for (int q = 0; q < 8; q++) {
-      double v = sCorner[q];
-      cmin = fmin(cmin, v);
-      if (!(v > 0) && !(lo > margin)) { /* confirm from the nodes, as the CPU does */
-        const double *ph[3], *dph[3];
-        for (int d = 0; d < 3; d++) {
-          int one = (q >> d) & 1;
-          ph[d] = ends + (2 * one) * ND;
-          dph[d] = ends + (2 * one + 1) * ND;
-        }
-        if (!(corner_eval(ND, x, ph, dph) > 0)) invalid = 1;
-      }
-    }
-    if (lower0) lower0[e] = lo;
-    if (corner_min) corner_min[e] = cmin;
-    if (verdict) verdict[e] = lo > margin ? HX_VALID_PROVEN : (invalid ? HX_INVALID : 0);
+    verdict_out(T, ND, lo, cmax, sM + 3, sCorner, x, ends, e, lower0, corner_min, verdict);
   }
 }
 
