@@ -363,6 +363,7 @@ static const opt_def table[] = {
     {"grade-height", G_P, T_DOUBLE, 0, 2, R(po.grade_height), NULL, NULL},
     {"grade-expand", G_P, T_DOUBLE, 0, 10, R(po.grade_expand), NULL, NULL},
     {"contact", G_P, T_ENUM, 0, 0, R(po.contact), "bridge=0,gap=1", NULL},
+    {"contact-layers", G_P, T_ENUM, 0, 0, R(po.contact_layers), "swept=0,one=1", NULL},
     {"contact-gap", G_P, T_FN, 0, 0, 0, NULL, opt_gap_model},
     {"contact-shrink", G_P, T_FN, 0, 0, 0, NULL, opt_gap_model},
     {"bridge", G_P, T_FN, 0, 0, 0, NULL, opt_bridge_model},

@@ -270,6 +270,9 @@ static const hx_opt pebble_table[] = {
            "columns taller than T x d: layers grow at least as the column widens, full from 2T (0: off)"),
     HX_DBL("--contact-gap", "F", "0.01", 1e-4, 0.2, HX_OPT_EXPERT,
            "gap model: the gap, a fraction of the pair's smaller diameter"),
+    HX_CHOICE("--contact-layers", "swept|one", "swept", HX_OPT_EXPERT,
+              "bridge model, --layers 3: the ring on a bridge's circle swept in --layers layers, or one layer joined to "
+              "them by a ring of transition columns"),
     HX_CHOICE("--contact-shrink", "local|uniform", "local", HX_OPT_EXPERT,
               "gap model: shrink each sphere by what its own closest contact needs, or every sphere by one factor"),
     HX_DBL("--bridge", "F", "0.1", 0.01, 0.4, HX_OPT_EXPERT, "bridge model: bridge radius as a fraction of d"),
@@ -434,6 +437,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   hx_opts_double(&s, "--grade-height", &o.grade_height);
   hx_opts_double(&s, "--grade-expand", &o.grade_expand);
   hx_opts_double(&s, "--contact-gap", &o.contact_gap);
+  o.contact_layers = hx_opts_choice(&s, "--contact-layers") == 1;
   o.contact_shrink = hx_opts_choice(&s, "--contact-shrink") == 1 ? HX_PEBBLE_SHRINK_UNIFORM : HX_PEBBLE_SHRINK_LOCAL;
   static const char *const gap_flags[] = {"--contact-gap", "--contact-shrink"};
   static const char *const bridge_flags[] = {"--bridge", "--bridge-gap", "--wall-gap", "--bridge-fit"};
@@ -568,6 +572,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
           "\"facets\": %d, \"collapsed_edges\": %d, \"negligible_facets\": %d, \"dropped_facets\": %d, "
           "\"repaired_facets\": %d, \"repair_rounds\": %d, \"smoothed_moves\": %lld, \"ring_even_facets\": %d, "
           "\"edge_even_segments\": %d, "
+          "\"contact_layers\": \"%s\", \"transition_facets\": %d, \"transition_elements\": %lld, "
           "\"aspect\": %g, \"cut_edges\": %d, \"arc_cut_edges\": %d, \"cut_segments\": %d, \"wide_bridges\": %d, "
           "\"spread_rings\": %d, "
           "\"bridge_gap\": %g, \"wall_gap\": %g, "
@@ -578,9 +583,10 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
           (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet, per,
           (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets, (int)st.num_collapsed,
           (int)st.num_negligible, (int)st.num_dropped_facets, (int)st.num_repaired_facets, st.num_repair_rounds,
-          (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even, o.aspect, (int)st.num_cut_edges,
-          (int)st.num_arc_cut_edges, (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap,
-          o.wall_gap, order, m->lazy ? "true" : "false", (long long)num_bad, st.bridge_volume, st.t_diagram, st.t_mesh, t_curve,
+          (long long)st.num_smoothed_moves, (int)st.num_ring_even, (int)st.num_edge_even, o.contact_layers ? "one" : "swept",
+          (int)st.num_trans_facets, (long long)st.num_trans_elems, o.aspect, (int)st.num_cut_edges, (int)st.num_arc_cut_edges,
+          (int)st.num_cut_segments, (int)st.num_wide_bridges, (int)st.num_spread_rings, o.bridge_gap, o.wall_gap, order,
+          m->lazy ? "true" : "false", (long long)num_bad, st.bridge_volume, st.t_diagram, st.t_mesh, t_curve,
           c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.lower.held,
           tr.lower.rounds, c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.lower.repair.repair_bad,
           tr.lower.repair.repair_after);
@@ -632,6 +638,11 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
               "  aspect: %d diagram edge(s) cut into more segments (+%d), rings sized for aspect ratio <= %g about "
               "contacts and near contacts; %d bridge(s) widened, %d near contact(s)' rings spread out to the facet\n",
               (int)st.num_cut_edges, (int)st.num_cut_segments, o.aspect, (int)st.num_wide_bridges, (int)st.num_spread_rings);
+    if (o.contact_layers)
+      fprintf(log,
+              "  contact layers: %d contact facet(s) with one layer on the ring about the contact and a ring of "
+              "transition columns (%lld elements)\n",
+              (int)st.num_trans_facets, (long long)st.num_trans_elems);
     if (o.smooth > 0)
       fprintf(log, "  smoothed: %lld node move(s) kept in %d sweep(s) of the facets' inner nodes\n",
               (long long)st.num_smoothed_moves, o.smooth);

@@ -81,13 +81,14 @@ static int run(int argc, char **argv) {
   /* further arguments: split=K (facet quads cut K x K), nek (variants scored by the Nek
      scaled Jacobian too), smooth=S (S sweeps of the facet-node optimization), linear
      (order-N points spaced evenly along the layers, the rings' edges and the fans' spokes),
-     order=N */
+     order=N, one (--contact-layers one) */
   for (int i = 2; i < argc; i++) {
     if (!strncmp(argv[i], "split=", 6)) o.split = atoi(argv[i] + 6);
     else if (!strcmp(argv[i], "nek")) o.score_nek = 1;
     else if (!strncmp(argv[i], "smooth=", 7)) o.smooth = atoi(argv[i] + 7);
     else if (!strcmp(argv[i], "linear")) o.radial_volume = o.ring_volume = 0;
     else if (!strncmp(argv[i], "order=", 6)) o.order = atoi(argv[i] + 6);
+    else if (!strcmp(argv[i], "one")) o.contact_layers = 1;
     else if (!strncmp(argv[i], "aspect=", 7)) o.aspect = atof(argv[i] + 7), o.ratio = 1, o.score_nek = 1;
     else {
       printf("FAIL: unknown argument '%s'\n", argv[i]);

@@ -54,6 +54,10 @@ typedef struct hx_pebble_opts {
                            widening, ((R + h) / R)^(1/layers), blended in from this to twice this
                            (default 0: off) */
   int contact;          /* HX_PEBBLE_BRIDGE (default) or HX_PEBBLE_GAP */
+  int contact_layers;   /* the bridge model with layers 3: 1: the columns of the ring of quads on a bridge's
+                           circle have one layer, joined to the swept layers by one ring of transition
+                           columns (three layers, their inner nodes pulled into the quad, and a cap
+                           element each); 0 (default): every column swept with `layers` layers */
   double contact_gap;   /* the gap model: pairs (and sphere-wall pairs) closer than this x d (the pair's
                            smaller diameter) moved apart to it (default 0.01) */
   int contact_shrink;   /* the gap model: HX_PEBBLE_SHRINK_LOCAL (default) or HX_PEBBLE_SHRINK_UNIFORM */
@@ -143,6 +147,9 @@ typedef struct hx_pebble_stats {
   hx_lid num_cut_segments;    /* the segments that added (with num_arc_cut_edges') */
   hx_lid num_arc_cut_edges;   /* cylinder edges of wall facets left folded, cut to at most 20 degrees a segment */
   hx_lid num_wide_bridges;    /* --aspect: bridges widened (1.2 or 1.4 x) where no other variant met the estimate */
+  hx_lid num_trans_facets;    /* --contact-layers one: contact facets (bridged or near) meshed with the one-layer
+                                 ring and the transition ring */
+  hx_lid num_trans_elems;     /* their one-layer, transition and cap elements, on both sides */
   hx_lid num_spread_rings;    /* --aspect: near contacts whose rings ran out short of the polygon, respread */
 } hx_pebble_stats;
 

@@ -1,5 +1,7 @@
 /* The pebble mesher, step 7: the order-N node numbering shared by every rank (pnum_*): the ids
    of the nodes of every element, from the facet nodes, edges and faces they lie on. */
+#include <stdlib.h>
+
 #include "pebble_impl.h"
 
 static int pnum_layers(const pnum *P, hx_lid c) { return c < P->n ? P->L[0] : P->L[1 + (c - P->n)]; }
@@ -62,13 +64,16 @@ int pb_pnum_build(pnum *P, const builder *bd) {
   /* per-cell counts, then the prefix sums */
   P->vbase[0] = P->nfn, P->ebase[0] = 0;
   P->hbase[0] = 0, P->fbase[0] = P->nq;
+  P->xs = bd->plan->o->contact_layers ? 1 : 0;
   int64_t nvert = 0;
   for (hx_lid c = 0; c < nc; c++) {
-    int64_t nN = 0, nQ = 0, nT = 0, Lc = pnum_layers(P, c);
+    int64_t nN = 0, nQ = 0, nT = 0, nE = 0, Lc = pnum_layers(P, c);
     for (int32_t z = P->cf_start[c]; z < P->cf_start[c + 1]; z++) {
       const facet *F = &bd->F[P->cf[z] / 2];
       for (int32_t q = F->q0; q < F->q0 + F->nq; q++) {
         nQ++;
+        int lay = c < n ? bd->Q[q].lay : QL_SWEPT;
+        nE += lay == QL_ONE ? 1 : lay == QL_TRANS ? Lc + 1 : Lc;
         for (int v = 0; v < 4; v++) {
           int32_t x = bd->Q[q].x[v], t = P->qedge[4 * q + v];
           if (stamp[x] != (int32_t)c) stamp[x] = (int32_t)c, nN++;
@@ -78,17 +83,62 @@ int pb_pnum_build(pnum *P, const builder *bd) {
     }
     P->nQ[c] = (int32_t)nQ;
     P->vbase[c + 1] = P->vbase[c] + Lc * nN;
-    P->ebase[c + 1] = P->ebase[c] + Lc * nQ;
+    P->ebase[c + 1] = P->ebase[c] + nE;
     P->hbase[c + 1] = P->hbase[c] + Lc * nT;
-    P->fbase[c + 1] = P->fbase[c] + Lc * (nQ + nT);
+    P->fbase[c + 1] = P->fbase[c] + Lc * nQ + (Lc + P->xs) * nT;
     nvert += Lc * nN;
   }
-  /* the layer edges come after the tessellation and vertical edges */
-  for (hx_lid c = 0; c <= nc; c++) P->hbase[c] += P->nte + nvert;
+  /* the layer edges come after the tessellation, vertical and span edges */
+  P->spanbase = P->nte + nvert;
+  for (hx_lid c = 0; c <= nc; c++) P->hbase[c] += P->nte + nvert * (1 + P->xs);
   hx_free(&stamp), hx_free(&tstamp);
   HX_CHECK(P->vbase[nc] < INT32_MAX, HX_ERR_INPUT, "pebble: %lld order-1 nodes exceed the 32-bit node index",
            (long long)P->vbase[nc]);
   return HX_OK;
+}
+
+/* the edges (in the order of the generic loop: direction, then lower corner) and faces of the
+   cap element E of a transition quad in cell c (pb_cap_corner): an edge between the two inner
+   nodes is the inner chord's copy at its level; one up a node's column its vertical edge, or
+   from the sphere to the facet its span edge; a face at one node the cap face of its radial
+   edge, else the inner chord's side face of its layer or its span face */
+static void pnum_cap_ids(const pnum *P, const builder *bd, const elinfo *E, hx_lid c, int Lc, const int32_t *tloc,
+                         const hx_gid *vid, int64_t *eid, int64_t *fid, int (*ec)[2]) {
+  /* 10 parameters: the numbering, the element and its cell, the cell's scratch and the outputs */
+  const quad *Qd = &bd->Q[E->quad];
+  int32_t nodec[8];
+  int lev[8], sw = Lc + P->xs;
+  for (int k = 0; k < 8; k++) pb_cap_corner(Qd, E->rev, k, &nodec[k], &lev[k]);
+  int32_t tin = P->qedge[4 * E->quad + 2]; /* the inner chord, x[2] -> x[3] */
+  int64_t side0 = P->fbase[c] + (int64_t)Lc * P->nQ[c];
+  int ne_ = 0;
+  for (int dir = 0; dir < 3; dir++)
+    for (int c0 = 0; c0 < 8; c0++) {
+      if (c0 >> dir & 1) continue;
+      int c1 = c0 | 1 << dir, lo = lev[c0] < lev[c1] ? c0 : c1;
+      ec[ne_][0] = c0, ec[ne_][1] = c1;
+      if (nodec[c0] != nodec[c1]) {
+        int d = Lc - lev[c0];
+        eid[ne_++] = d == 0 ? tin : P->hbase[c] + (int64_t)Lc * tloc[tin] + d - 1;
+      } else {
+        int span = abs(lev[c0] - lev[c1]) > 1;
+        eid[ne_++] = (span ? P->spanbase : P->nte) + (vid[lo] - P->nfn);
+      }
+    }
+  for (int fd = 0; fd < 3; fd++)
+    for (int sd = 0; sd < 2; sd++) {
+      int cs[4], n4 = 0;
+      for (int k = 0; k < 8; k++)
+        if ((k >> fd & 1) == sd) cs[n4++] = k;
+      int lmin = 3, lmax = 0;
+      for (int k = 0; k < 4; k++) lmin = lev[cs[k]] < lmin ? lev[cs[k]] : lmin, lmax = lev[cs[k]] > lmax ? lev[cs[k]] : lmax;
+      if (fd == 0) { /* at one node: the radial edge's cap face */
+        int32_t tr = P->qedge[4 * E->quad + (nodec[cs[0]] == Qd->x[3] ? 3 : 1)];
+        fid[2 * fd + sd] = side0 + (int64_t)sw * tloc[tr] + Lc;
+      } else {
+        fid[2 * fd + sd] = side0 + (int64_t)sw * tloc[tin] + (lmax - lmin > 1 ? Lc : Lc - lmax);
+      }
+    }
 }
 
 /* Bound of the order-N node ids of pb_pnum_ids_range: corners, edge, face and interior
@@ -135,20 +185,29 @@ void pb_pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, const
       }
     }
     /* distance (in layers) of the bottom (xi3 = 0) and top faces from the facet */
+    const quad *Qe = &bd->Q[E->quad];
+    int lay = E->cell >= 0 ? Qe->lay : QL_SWEPT, sw = Lc + P->xs; /* sw: side faces per edge */
+    int one = lay == QL_ONE, cap = lay == QL_TRANS && E->layer == Lc;
     int db = E->cell >= 0 ? Lc - E->layer : E->layer + 1, dt = db - 1;
+    if (one) db = Lc, dt = 0;
     const hx_gid *vid = vert_id + (size_t)e * 8;
     /* tessellation edge of the quad edge between lex corners c0, c1 of one level */
     int64_t eid[12], fid[6];
     int ec[12][2];
     int ne_ = 0;
-    for (int dir = 0; dir < 3; dir++)
+    if (cap) {
+      pnum_cap_ids(P, bd, E, c, Lc, tloc, vid, eid, fid, ec);
+      ne_ = 12;
+    }
+    for (int dir = 0; dir < 3 && !cap; dir++)
       for (int c0 = 0; c0 < 8; c0++) {
         if (c0 >> dir & 1) continue;
         int c1 = c0 | 1 << dir;
         ec[ne_][0] = c0, ec[ne_][1] = c1;
         int64_t id;
         if (dir == 2) {
-          id = P->nte + (vid[c0] - P->nfn); /* from the far (bottom) node towards the facet */
+          /* from the far (bottom) node towards the facet; a one-layer column's span edge */
+          id = (one ? P->spanbase : P->nte) + (vid[c0] - P->nfn);
         } else {
           int v0 = lex_to_quad[c0 & 3], v1 = lex_to_quad[c1 & 3];
           int eq = v1 == (v0 + 1) % 4 ? v0 : v1;
@@ -159,7 +218,7 @@ void pb_pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, const
         }
         eid[ne_++] = id;
       }
-    for (int f = 0; f < 6; f++) {
+    for (int f = 0; f < 6 && !cap; f++) {
       if (f >= 4) {
         int d = f == 4 ? db : dt;
         fid[f] = d == 0 ? E->quad : P->fbase[c] + (int64_t)Lc * qloc[E->quad] + d - 1;
@@ -167,7 +226,7 @@ void pb_pnum_ids_range(const pnum *P, const builder *bd, const elinfo *ei, const
         int eq = face_edge[f];
         int eo = E->rev ? (6 - eq) % 4 : eq;
         int32_t te = P->qedge[4 * E->quad + eo];
-        fid[f] = P->fbase[c] + (int64_t)Lc * P->nQ[c] + (int64_t)Lc * tloc[te] + dt;
+        fid[f] = P->fbase[c] + (int64_t)Lc * P->nQ[c] + (int64_t)sw * tloc[te] + (one ? Lc : dt);
       }
     }
     hx_gid *nid = nid_out + (size_t)(e - e0) * npe;

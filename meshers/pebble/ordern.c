@@ -145,12 +145,13 @@ int pb_ring_edges(builder *bd) {
   return rc;
 }
 
-/* t[i] = t(g[i]) for the edge A -> B of facet F, of kind RE_* (see pb_ring_edges) */
-void pb_ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int nd, const double *g,
-                      double *t, int kind, int32_t gs) {
-  /* 11 parameters: the edge (A, B, its walls emask, wallk) as pb_sweep_elem holds it, the points
-     (nd, g, out t) and the weight (kind, gs); a struct would only repack them at its two calls */
-  enum { K = 32 };
+/* cum[0..RE_K]: the cumulative weight of the edge A -> B of facet F, of kind RE_* (see
+   pb_ring_edges), at RE_K + 1 even steps from its lower node id to the higher */
+void pb_ring_edge_cum(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int kind, int32_t gs,
+                      double *cum) {
+  /* 9 parameters: the edge (A, B, its walls emask, wallk) as pb_sweep_elem holds it, the weight
+     (kind, gs) and the output */
+  enum { K = RE_K };
   int rev = A > B;
   int32_t P0 = rev ? B : A, P1 = rev ? A : B;
   /* a spoke's width: the two fan quads' cross vectors at the point, from the edge to the
@@ -171,7 +172,7 @@ void pb_ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, u
   /* a radial edge's width grows with the distance from the rings' axis: the bridge's, or
      the line through the fan centre the rings of a near contact surround (every ring quad
      lies in a facet with one or the other) */
-  double ax[3] = {0, 0, 0}, au[3] = {0, 0, 0}, fa[2][3], fb[2][3], cum[K + 1], w[K + 1];
+  double ax[3] = {0, 0, 0}, au[3] = {0, 0, 0}, fa[2][3], fb[2][3], w[K + 1];
   if (F->bridge >= 0) {
     memcpy(ax, bd->B[F->bridge].p, sizeof ax);
     memcpy(au, bd->B[F->bridge].u, sizeof au);
@@ -220,18 +221,31 @@ void pb_ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, u
   }
   cum[0] = 0;
   for (int j = 1; j <= K; j++) cum[j] = cum[j - 1] + 0.5 * (w[j - 1] + w[j]);
+}
+
+/* the parameter (from the lower node id) at which the cumulative weight cum reaches the fraction
+   f in (0, 1) of its total (f itself where the weight is nil) */
+double pb_ring_cum_at(const double *cum, double f) {
+  enum { K = RE_K };
+  if (!(cum[K] > 0)) return f;
+  double target = f * cum[K];
+  int j = 0;
+  while (j < K - 1 && cum[j + 1] < target) j++;
+  double dc = cum[j + 1] - cum[j];
+  return (j + (dc > 0 ? (target - cum[j]) / dc : 0)) / K;
+}
+
+/* t[i] = t(g[i]) for the edge A -> B of facet F, of kind RE_* (see pb_ring_edges) */
+void pb_ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int nd, const double *g,
+                      double *t, int kind, int32_t gs) {
+  /* 11 parameters: the edge (A, B, its walls emask, wallk) as pb_sweep_elem holds it, the points
+     (nd, g, out t) and the weight (kind, gs); a struct would only repack them at its two calls */
+  int rev = A > B;
+  double cum[RE_K + 1];
+  pb_ring_edge_cum(bd, F, A, B, emask, wallk, kind, gs, cum);
   for (int i = 0; i < nd; i++) {
     int ic = rev ? nd - 1 - i : i;
-    double tc;
-    if (ic == 0) tc = 0;
-    else if (ic == nd - 1 || !(cum[K] > 0)) tc = ic == nd - 1 ? 1 : g[ic];
-    else {
-      double target = g[ic] * cum[K];
-      int j = 0;
-      while (j < K - 1 && cum[j + 1] < target) j++;
-      double dc = cum[j + 1] - cum[j];
-      tc = (j + (dc > 0 ? (target - cum[j]) / dc : 0)) / K;
-    }
+    double tc = ic == 0 ? 0 : ic == nd - 1 ? 1 : pb_ring_cum_at(cum, g[ic]);
     t[i] = rev ? 1 - tc : tc;
   }
 }

@@ -41,6 +41,7 @@ void pb_builder_free(builder *bd) {
   hx_free(&bd->qseg), hx_free(&bd->segsph), hx_free(&bd->segon);
   hx_free(&bd->fbad), hx_free(&bd->fscore), hx_free(&bd->vguard), hx_free(&bd->vnode), hx_free(&bd->prechoice),
       hx_free(&bd->choice);
+  hx_free(&bd->tpart);
 }
 
 /* The plan of a run: o's values (borrowed) and what follows from them and the bed, computed once
@@ -416,6 +417,8 @@ static int sweep_cell(const builder *bd, sweep_out *w, hx_lid a) {
           for (int c = 0; c < 3; c++) q[c] = y[c] + sx[k] * (X[c] - y[c]);
           if (k == 0 && br < 0) /* exactly on the sphere */
             for (int c = 0; c < 3; c++) q[c] = y[c];
+          if (k > 0 && bd->tpart && bd->tpart[x] >= 0) /* a transition ring's inner node: pulled */
+            pb_trans_node(bd, ca, ra, (int32_t)a, x, q, k);
         }
       }
     if (rc) break;
@@ -427,13 +430,23 @@ static int sweep_cell(const builder *bd, sweep_out *w, hx_lid a) {
       for (int v = 0; v < 4; v++) qx[v] = rev ? Qd->x[3 - v] : Qd->x[v];
       for (int e = 0; e < 4; e++)
         if (Qd->chamfer >> e & 1) cham |= (uint8_t)(1u << (rev ? (6 - e) % 4 : e));
-      for (int k = 0; k < L && !rc; k++) {
+      /* the elements of the quad's columns: L layers; one (QL_ONE); L layers and the cap (QL_TRANS) */
+      int nel = Qd->lay == QL_ONE ? 1 : Qd->lay == QL_TRANS ? L + 1 : L;
+      for (int k = 0; k < nel && !rc; k++) {
         int32_t cn[8];
-        for (int v = 0; v < 4; v++) {
-          int32_t x = qx[v];
-          cn[quad_to_lex[v]] = colbase[x] + k;
-          cn[4 + quad_to_lex[v]] = k + 1 == L ? x : colbase[x] + k + 1;
-        }
+        if (k == L) { /* the cap (pb_cap_corner) */
+          for (int c = 0; c < 8; c++) {
+            int32_t x;
+            int lv;
+            pb_cap_corner(Qd, rev, c, &x, &lv);
+            cn[c] = lv == L ? x : colbase[x] + lv;
+          }
+        } else
+          for (int v = 0; v < 4; v++) {
+            int32_t x = qx[v];
+            cn[quad_to_lex[v]] = colbase[x] + k;
+            cn[4 + quad_to_lex[v]] = k + 1 == L || Qd->lay == QL_ONE ? x : colbase[x] + k + 1;
+          }
         ADD_ELEM(cn, 1);
         hx_lid e = ne - 1;
         if (einfo) einfo[e].quad = qi, einfo[e].cell = (int32_t)a, einfo[e].layer = k, einfo[e].rev = rev;
@@ -449,10 +462,11 @@ static int sweep_cell(const builder *bd, sweep_out *w, hx_lid a) {
                     (long long)(P.ebase[c_lo] + e), (int)a, P.cf[z] / 2, (int)F->b, bd->smask[F->b], F->wall, F->bridge, F->nv,
                     F->nq, qi - F->q0, k, P8[0], P8[1], P8[2], dm);
         }
+        if (k == L) continue; /* the cap has no boundary face */
         if (k == 0) ADD_FACE(e, 4, 1, (int32_t)a);
         for (int ed = 0; ed < 4 && !rc; ed++)
           if (cham >> ed & 1) ADD_FACE(e, edge_face[ed], 2, bd->B[F->bridge].surf);
-        if (!rc && k == L - 1 && F->wall >= 0) {
+        if (!rc && (k == L - 1 || Qd->lay == QL_ONE) && F->wall >= 0) {
           const wall *W = &bd->w[F->wall];
           int extruded = (W->kind == 1 && NE[0]) || (W->kind == 2 && NE[1]);
           if (!extruded) ADD_FACE(e, 5, 3 + W->kind, W->surf);
@@ -608,6 +622,8 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
            "pebble: --smooth and --split %d do not go together (the smoothing scores the parent quads; "
            "their split children fold)",
            o->split);
+  HX_CHECK(!o->contact_layers || (o->layers == 3 && o->split <= 1), HX_ERR_INPUT,
+           "pebble: --contact-layers one needs --layers 3 and no --split (got --layers %d, --split %d)", o->layers, o->split);
   pb_plan plan;
   pb_plan_build(&plan, o, bed);
   builder B;
@@ -637,6 +653,15 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
   if (!rc) rc = pb_split_quads(bd, o->split);
   int mo = pb_map_order(o, o->order);
   if (!rc && (pb_spacing_on(o->ring_volume, mo) || pb_spacing_on(o->edge_volume, mo))) rc = pb_ring_edges(bd);
+  if (!rc) rc = pb_trans_mark(bd);
+  for (hx_lid f = 0; f < bd->nf && !rc && bd->tpart; f++) { /* the contacts meshed with the transition */
+    const facet *F = &bd->F[f];
+    hx_lid nt = 0, sides = bd->smask[F->b] ? 1 : 2;
+    for (int32_t q = F->q0; q < F->q0 + F->nq; q++)
+      nt += bd->Q[q].lay == QL_ONE ? 1 : bd->Q[q].lay == QL_TRANS ? o->layers + 1 : 0;
+    st.num_trans_facets += nt > 0;
+    st.num_trans_elems += nt * sides;
+  }
   pb_stage_mem(o->debug.mem, "tessellation");
   hx_mesh *m = NULL;
   int32_t *stamp = NULL, *colbase = NULL;

@@ -51,7 +51,20 @@ typedef struct quad {
   uint8_t kind;     /* QK_*: where in its facet's tessellation (quality analysis) */
   uint8_t rp;       /* bit e: edge e is shared with another ring quad (or, a spoke, fan quad) of the
                        facet, its order-N points spaced by volume (--ring-points, pb_ring_edges) */
+  uint8_t lay;      /* QL_*: how its columns are layered (--contact-layers) */
 } quad;
+
+/* the layering of a quad's columns: swept (--layers layers); one layer (the ring on a bridge
+   circle with --contact-layers one); transition (the ring next to it: its inner side, edge 2,
+   is one layer, its outer side --layers = 3: the three layers' inner nodes pulled into the
+   quad and a cap element between them and the inner side) */
+enum { QL_SWEPT, QL_ONE, QL_TRANS };
+
+/* the transition's pulled nodes (pb_trans_node): at TRANS_ALPHA x the inner column's height
+   along the radial edge (as a fraction of it, within [0.05, 0.45]), at TRANS_BETA and
+   1 - TRANS_BETA of the column there */
+#define TRANS_ALPHA 0.15
+#define TRANS_BETA 0.25
 
 /* quad kinds: fan of a facet without rings, fan inside a ring, ring of a non-bridged
    facet, bridge ring on the bridge circle, outer bridge rings */
@@ -131,6 +144,9 @@ typedef struct builder {
   int64_t *skey;
   int8_t *sseg;
   hx_lid nskey;
+  /* --contact-layers one: tpart[x] the outer end of the radial edge from node x, an inner node
+     of a transition ring (-1: none); pb_trans_mark */
+  int32_t *tpart;
 } builder;
 
 #define MAXPOLY 64
@@ -208,19 +224,35 @@ typedef struct qedge {
 /* the kinds of spaced edge (pb_ring_edges): a ring's radial edge, a ring's chord, a fan's spoke,
    a facet's boundary edge (spaced by the gap to sphere gs alone, boundary_segments) */
 enum { RE_RADIAL, RE_CHORD, RE_SPOKE, RE_GAP };
+#define RE_K 32 /* steps of a spaced edge's cumulative weight */
 
 /* ---- numbering shared by every rank (the distribution) ---------------------
    Pseudo-cell c (sphere, or extrusion n / n+1) with Lc layers, nN_c distinct facet
    nodes, nQ_c quads and nT_c distinct tessellation edges. Layout of the global ids:
    vertices: facet nodes [0, nfn), then per cell Lc * nN_c column nodes (vbase);
-   elements: per cell Lc * nQ_c (ebase);
+   elements: per cell Lc per swept quad, 1 per one-layer quad, Lc + 1 per transition quad
+             (ebase);
    edges:    tessellation edges [0, nte), then one "vertical" edge per column node
-             (the edge from it towards the facet, index nte + id - nfn), then per cell
-             Lc * nT_c layer copies of its tessellation edges (hbase);
+             (the edge from it towards the facet, index nte + id - nfn), with
+             --contact-layers one as many span edges (a node's sphere-level node to its facet
+             node, spanbase + id - nfn), then per cell Lc * nT_c layer copies of its
+             tessellation edges (hbase);
    faces:    tessellation quads [0, nq), then per cell Lc * nQ_c layer copies of its
-             quads and Lc * nT_c side faces (fbase).
+             quads and (Lc + xs) * nT_c side faces (fbase): slot Lc of an edge is the span
+             face of a one-layer column, or on a transition ring's radial edge its caps' face.
+   Ids a cell's layering does not use are left unused.
    Order-N node ids: vertex ids, then (N-1) per edge, (N-1)^2 per face, (N-1)^3 per
    element, each entity's nodes in a frame fixed by its corner ids alone. */
+/* corner c (lexicographic) of the cap element of transition quad Qd (rev: swept into the
+   facet's second cell): its facet node (i = c & 1: x[3], x[2]) and level (0 the sphere, 3 the
+   facet, 1 and 2 the pulled nodes); j = c >> 1 & 1 runs from the pulled nodes to the inner
+   side (rev: back), k = c >> 2 up the column, the handedness of the quad's swept elements */
+static inline void pb_cap_corner(const quad *Qd, int rev, int c, int32_t *node, int *level) {
+  int i = c & 1, j = c >> 1 & 1, k = c >> 2 & 1, pulled = rev ? j : !j;
+  *node = Qd->x[i ? 2 : 3];
+  *level = pulled ? 1 + k : 3 * k;
+}
+
 typedef struct pnum {
   hx_lid n, ncell, nfn, nq, nte;
   int L[3];                               /* layers of a sphere cell, of the inlet, of the outlet */
@@ -229,6 +261,9 @@ typedef struct pnum {
   int32_t *qedge;                         /* [4 nq] tessellation edge of quad edge (x[e], x[e+1]) */
   int64_t *vbase, *ebase, *hbase, *fbase; /* [ncell + 1] */
   int32_t *nQ;                            /* [ncell] quads of each cell */
+  int xs;                                 /* 1 with --contact-layers one: a span slot after each tessellation
+                                             edge's Lc side faces, span edges after the vertical ones */
+  int64_t spanbase;                       /* the span edge of column node id x: spanbase + x - nfn */
 } pnum;
 
 /* a block of local elements [e0, e0 + cnt) whose order-N node ids pb_pnum_ids_range writes to
@@ -320,12 +355,19 @@ int32_t pb_quad_facet(const builder *bd, int32_t q);
 int pb_spacing_on(int flag, int order);
 int pb_map_order(const hx_pebble_opts *o, int order);
 void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, double *xe);
+void pb_trans_node(const builder *bd, const double *ca, double ra, int32_t a, int32_t x, double p[3], int lv);
+void pb_trans_pulled(const builder *bd, const double *ca, double ra, int32_t a, int32_t x, int32_t z, int wallk, int lv,
+                     double p[3]);
+int pb_trans_mark(builder *bd);
 
 /* ---- ordern.c ------------------------------------------------------------------------------ */
 int32_t pb_seg_on(const builder *bd, hx_lid q, int e);
 int pb_ring_edges(builder *bd);
 void pb_ring_edge_map(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int nd, const double *g,
                       double *t, int kind, int32_t gs);
+void pb_ring_edge_cum(const builder *bd, const facet *F, int32_t A, int32_t B, uint8_t emask, int wallk, int kind, int32_t gs,
+                      double *cum);
+double pb_ring_cum_at(const double *cum, double f);
 int pb_ring_points_guard(const sweep_ctx *sc0, int order, hx_comm comm, hx_lid *nback, hx_lid *nsegeven);
 int pb_sweep_curve(const sweep_ctx *sc, const hx_mesh *m1, int order, hx_mesh **out);
 int pb_plazy_attach(hx_mesh *m, const sweep_ctx *sc, pnum *P, int order);

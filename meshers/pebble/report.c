@@ -35,7 +35,7 @@ int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m) {
     return rc;
   }
   hx_quality_report_free(&r);
-  enum { NC = 2 * QK_N + 1 + 64 };
+  enum { NC = 2 * QK_N + 4 + 64, XL = 2 * QK_N + 4 }; /* XL: the first layer's class */
   hx_lid cnt[NC] = {0}, lo1[NC] = {0}, lo3[NC] = {0}, asp[NC] = {0};
   double mn[NC], amax[NC];
   for (int c = 0; c < NC; c++) mn[c] = INFINITY, amax[c] = 0;
@@ -50,6 +50,8 @@ int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m) {
     if (E->cell >= 0) {
       int32_t lo = pb_quad_facet(bd, E->quad);
       cls[0] = bd->Q[E->quad].kind + (bd->F[lo].wall >= 0 ? QK_N : 0);
+      if (bd->Q[E->quad].lay != QL_SWEPT) /* --contact-layers one: one layer, transition layers, caps */
+        cls[0] = 2 * QK_N + (bd->Q[E->quad].lay == QL_ONE ? 1 : E->layer < layers ? 2 : 3);
       if ((list && (q[e].scaled_jac < 0.05 || q[e].aspect > alist)) || listed(elems, (long long)e)) {
         const facet *F = &bd->F[lo];
         fprintf(stderr,
@@ -59,7 +61,7 @@ int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m) {
                 F->nv, F->nq, bd->smask[F->b] ? -1.0 : pb_pair_gap(bd, F->a, F->b) / (2 * bd->sr[F->a]),
                 F->bridge >= 0 ? bd->B[F->bridge].rb / (2 * bd->sr[F->a]) : 0.0, E->quad - F->q0, E->layer);
       }
-      cls[1] = 2 * QK_N + 1 + (E->rev ? E->layer : E->layer); /* layer 0 on the sphere */
+      if (bd->Q[E->quad].lay == QL_SWEPT) cls[1] = XL + E->layer; /* layer 0 on the sphere */
     }
     for (int t = 0; t < 2; t++) {
       int c = cls[t];
@@ -73,12 +75,14 @@ int pb_classify_report(const builder *bd, const elinfo *ei, const hx_mesh *m) {
     }
   }
   fprintf(stderr, "%-34s %8s %8s %8s %8s %10s %8s\n", "class", "elems", "SJ<0.1", "SJ<0.3", "asp>20", "min SJ", "max asp");
-  for (int c = 0; c < 2 * QK_N + 1 + layers; c++) {
+  static const char *lname[3] = {"one layer (circle ring)", "transition ring: layers", "transition ring: caps"};
+  for (int c = 0; c < XL + layers; c++) {
     if (!cnt[c]) continue;
     char name[64];
     if (c < 2 * QK_N) snprintf(name, sizeof name, "%s%s", kname[c % QK_N], c >= QK_N ? " [wall facet]" : "");
     else if (c == 2 * QK_N) snprintf(name, sizeof name, "inlet/outlet extrusion");
-    else snprintf(name, sizeof name, "  bulk layer %d (0: on the sphere)", c - 2 * QK_N - 1);
+    else if (c < XL) snprintf(name, sizeof name, "%s", lname[c - 2 * QK_N - 1]);
+    else snprintf(name, sizeof name, "  swept layer %d (0: on the sphere)", c - XL);
     fprintf(stderr, "%-34s %8lld %8lld %8lld %8lld %10.3e %8.1f\n", name, (long long)cnt[c], (long long)lo1[c], (long long)lo3[c],
             (long long)asp[c], mn[c], amax[c]);
   }

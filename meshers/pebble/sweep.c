@@ -233,6 +233,7 @@ int pb_split_quads(builder *bd, int K) {
           quad *q = &NQ[nq++];
           q->x[0] = G[j][i], q->x[1] = G[j][i + 1], q->x[2] = G[j + 1][i + 1], q->x[3] = G[j + 1][i];
           q->kind = Qd.kind;
+          q->lay = QL_SWEPT;
           q->chamfer = 0;
           memset(q->emask, 0, 4);
           int on[4] = {j == 0, i == K - 1, j == K - 1, i == 0}; /* sub-quad edge e on the parent's edge e */
@@ -305,6 +306,249 @@ int pb_spacing_on(int flag, int order) { return flag > 0 || (flag < 0 && order >
 int pb_map_order(const hx_pebble_opts *o, int order) { return o->map_order > 0 ? o->map_order : order; }
 
 /* The sweep map of element e at the GLL points g[nd] into xe [3][nd^3]. */
+/* ---- --contact-layers one: the transition ring ---------------------------------------
+   A transition quad's columns (QL_TRANS) join the one-layer column of the ring inside
+   (its edge 2, x[2] -> x[3]) to the three layers of the swept columns outside. In the
+   section through a radial edge, (u, s): u from the inner side (0) to the outer (1) along
+   the quad, s up the column from the sphere (0) to the facet (1): the outer side keeps the
+   swept levels s_1, s_2; the inner side has the sphere and facet ends D (0, 0) and C (0, 1)
+   only, and the two pulled nodes p_1, p_2 at (alpha, 1/3) and (alpha, 2/3). The three layer
+   elements run from D - p_1 - p_2 - C to the outer side's levels; the cap element (D, p_1,
+   p_2, C) fills the rest. So every element is the sweep map x = Y(u, v) + s (Q(u, v) - Y(u,
+   v)) of a Coons patch in (u, s) whose edges are straight, except on the outer side (the
+   swept column's own spacing, shared with the columns outside) and the cap's inner side (the
+   one-layer column's, shared with it). */
+
+static double trans_beta(int lv) { return lv == 1 ? TRANS_BETA : 1 - TRANS_BETA; }
+
+/* alpha on the radial edge from inner node x to outer node z in cell a: TRANS_ALPHA x the inner
+   column's height over the edge's length, within [0.05, 0.45]; the edge's alone */
+static double trans_alpha(const builder *bd, const double *ca, double ra, int32_t a, int32_t x, int32_t z) {
+  double y[3];
+  pb_node_foot(bd, ca, ra, a, x, y);
+  double h = dist3(bd->X + 3 * (size_t)x, y), w = dist3(bd->X + 3 * (size_t)x, bd->X + 3 * (size_t)z);
+  return fmin(fmax(TRANS_ALPHA * h / w, 0.05), 0.45);
+}
+
+/* the foot on sphere a at t of the plain edge A -> B: the end feet blended, back on the sphere */
+static void edge_foot(const builder *bd, const double *ca, double ra, int32_t a, int32_t A, int32_t B, double t, double y[3]) {
+  double fa[3], fb[3], r[3];
+  pb_node_foot(bd, ca, ra, a, A, fa);
+  pb_node_foot(bd, ca, ra, a, B, fb);
+  for (int c = 0; c < 3; c++) r[c] = (1 - t) * fa[c] + t * fb[c] - ca[c];
+  double l = norm3(r);
+  for (int c = 0; c < 3; c++) y[c] = ca[c] + ra * r[c] / l;
+}
+
+/* tpart of the transition rings (builder.tpart): for each inner node, a transition quad that has
+   it (x[3] or x[2]) and so its radial edge */
+int pb_trans_mark(builder *bd) {
+  hx_free(&bd->tpart);
+  int any = 0;
+  for (hx_lid q = 0; q < bd->nq && !any; q++) any = bd->Q[q].lay != QL_SWEPT;
+  if (!any) return HX_OK;
+  HX_CALL(hx_malloc((size_t)(bd->nn + 1) * sizeof *bd->tpart, &bd->tpart));
+  for (hx_lid x = 0; x < bd->nn; x++) bd->tpart[x] = -1;
+  for (hx_lid q = 0; q < bd->nq; q++)
+    if (bd->Q[q].lay == QL_TRANS) bd->tpart[bd->Q[q].x[3]] = bd->tpart[bd->Q[q].x[2]] = (int32_t)q;
+  return HX_OK;
+}
+
+/* the radial edge of transition quad Qd at its inner node x[3] (to x[0], quad edge 3) or x[2]
+   (to x[1], quad edge 1), and its parameter from the inner node: even, or with --ring-points
+   volume (its rp bit, as the guard left it) the edge's volume spacing */
+typedef struct tradial {
+  int32_t in, out;
+  int spaced;
+  double cum[RE_K + 1];
+} tradial;
+
+static void tradial_init(const builder *bd, const facet *F, const quad *Qd, int at2, int order, tradial *r) {
+  const hx_pebble_opts *o = bd->plan->o;
+  int e = at2 ? 1 : 3;
+  r->in = Qd->x[at2 ? 2 : 3], r->out = Qd->x[at2 ? 1 : 0];
+  r->spaced = pb_spacing_on(o->ring_volume, pb_map_order(o, order)) && (Qd->rp >> e & 1);
+  if (r->spaced) pb_ring_edge_cum(bd, F, r->in, r->out, 0, F->wall, RE_RADIAL, -1, r->cum);
+}
+
+static double tradial_t(const tradial *r, double u) {
+  if (!r->spaced || u <= 0 || u >= 1) return u;
+  return r->in < r->out ? pb_ring_cum_at(r->cum, u) : 1 - pb_ring_cum_at(r->cum, 1 - u);
+}
+
+/* the inverse: the section's u of the edge's parameter t from the inner node */
+static double tradial_u(const tradial *r, double t) {
+  if (!r->spaced || t <= 0 || t >= 1) return t;
+  double tl = r->in < r->out ? t : 1 - t, x = tl * RE_K;
+  int j = (int)x;
+  if (j >= RE_K) j = RE_K - 1;
+  double f = (r->cum[j] + (x - j) * (r->cum[j + 1] - r->cum[j])) / r->cum[RE_K];
+  return r->in < r->out ? f : 1 - f;
+}
+
+/* the pulled node at level lv (1, 2) of inner node x of a transition ring in cell a, on its
+   radial edge to z (facet on wall wallk or -1): where the edge's parameter is alpha, at every
+   order (the order-N map's section places it at the u the edge's spacing maps there) */
+void pb_trans_pulled(const builder *bd, const double *ca, double ra, int32_t a, int32_t x, int32_t z, int wallk, int lv,
+                     double p[3]) {
+  /* 9 parameters: the cell, the radial edge with its wall, the level and the point */
+  double al = trans_alpha(bd, ca, ra, a, x, z), Q[3], Y[3];
+  pb_edge_point(bd, x, z, al, 0, -1, wallk, Q);
+  if (wallk >= 0) pb_wall_project(&bd->w[wallk], Q);
+  edge_foot(bd, ca, ra, a, x, z, al, Y);
+  for (int c = 0; c < 3; c++) p[c] = Y[c] + trans_beta(lv) * (Q[c] - Y[c]);
+}
+
+/* the same for an inner node of the tessellation's transition rings (builder.tpart): the
+   order-1 column node */
+void pb_trans_node(const builder *bd, const double *ca, double ra, int32_t a, int32_t x, double p[3], int lv) {
+  const quad *Qd = &bd->Q[bd->tpart[x]];
+  const facet *F = &bd->F[pb_quad_facet(bd, bd->tpart[x])];
+  pb_trans_pulled(bd, ca, ra, a, x, x == Qd->x[2] ? Qd->x[1] : Qd->x[0], F->wall, lv, p);
+}
+
+/* the fraction at t in (0, 1) of a layer from s0 to s1 of the column from foot radius rY to
+   facet radius rQ: with the volume spacing (on) the cube of the radius linear in t */
+static double layer_frac(double s0, double s1, double rY, double rQ, int on, double t) {
+  double sv = s0 + t * (s1 - s0);
+  if (!on || !(rQ > rY) || t <= 0 || t >= 1) return sv;
+  double r0 = rY + s0 * (rQ - rY), r1 = rY + s1 * (rQ - rY), rq0 = r0 * r0 * r0, rq1 = r1 * r1 * r1;
+  return rq1 > rq0 ? (cbrt((1 - t) * rq0 + t * rq1) - rY) / (rQ - rY) : sv;
+}
+
+/* the points of a transition quad's facet map and feet at chord parameter a1 (GLL point i,
+   whose chord samples are Ed, Fd) and across-ring parameter a2: the Gordon-Hall blend of
+   pb_sweep_elem with the radial edges (1, 3; plain: never spaced, chamfered or split)
+   evaluated at a2 itself */
+typedef struct tquad {
+  const builder *bd;
+  const double *ca;
+  double ra;
+  int32_t cell, ea[4], eb[4];
+  int wallk, nd;
+  const double *C[4];
+  double (*FC)[3], (*Ed)[HX_MAX_ND][3], (*Fd)[HX_MAX_ND][3];
+} tquad;
+
+static void tquad_point(const tquad *T, int i, double a1, double a2, double Q[3], double Y[3]) {
+  int nd = T->nd;
+  double E1[3], E3[3], F1[3], F3[3];
+  pb_edge_point(T->bd, T->ea[1], T->eb[1], a2, 0, -1, T->wallk, E1);
+  pb_edge_point(T->bd, T->ea[3], T->eb[3], 1 - a2, 0, -1, T->wallk, E3);
+  edge_foot(T->bd, T->ca, T->ra, T->cell, T->ea[1], T->eb[1], a2, F1);
+  edge_foot(T->bd, T->ca, T->ra, T->cell, T->ea[3], T->eb[3], 1 - a2, F3);
+  double GH[3];
+  for (int c = 0; c < 3; c++) {
+    double bil =
+        (1 - a1) * (1 - a2) * T->C[0][c] + a1 * (1 - a2) * T->C[1][c] + (1 - a1) * a2 * T->C[2][c] + a1 * a2 * T->C[3][c];
+    Q[c] = (1 - a2) * T->Ed[0][i][c] + a2 * T->Ed[2][nd - 1 - i][c] + (1 - a1) * E3[c] + a1 * E1[c] - bil;
+    double fil =
+        (1 - a1) * (1 - a2) * T->FC[0][c] + a1 * (1 - a2) * T->FC[1][c] + (1 - a1) * a2 * T->FC[2][c] + a1 * a2 * T->FC[3][c];
+    GH[c] = (1 - a2) * T->Fd[0][i][c] + a2 * T->Fd[2][nd - 1 - i][c] + (1 - a1) * F3[c] + a1 * F1[c] - fil;
+  }
+  if (T->wallk >= 0) pb_wall_project(&T->bd->w[T->wallk], Q);
+  double r[3];
+  for (int c = 0; c < 3; c++) r[c] = GH[c] - T->ca[c];
+  double l = norm3(r);
+  for (int c = 0; c < 3; c++) Y[c] = T->ca[c] + T->ra * r[c] / l;
+}
+
+/* a layer element or the cap of a transition quad (E->layer == layers) */
+static void trans_elem(const sweep_ctx *sc, const elinfo *E, int nd, const double *g, double *xe) {
+  const builder *bd = sc->bd;
+  const quad *Qd = &bd->Q[E->quad];
+  const facet *F = &bd->F[pb_quad_facet(bd, E->quad)];
+  int nd3 = nd * nd * nd, L = sc->o->layers, rev = E->rev, cap = E->layer == L;
+  int on = pb_spacing_on(sc->o->radial_volume, pb_map_order(sc->o, nd - 1));
+  int32_t qx[4];
+  uint8_t em[4];
+  for (int v = 0; v < 4; v++) {
+    qx[v] = rev ? Qd->x[3 - v] : Qd->x[v];
+    em[v] = Qd->emask[rev ? (6 - v) % 4 : v];
+  }
+  double Ed[4][HX_MAX_ND][3], Fd[4][HX_MAX_ND][3], tm[HX_MAX_ND], FC[4][3];
+  tquad T = {bd,
+             sc->bed->xyz + 3 * E->cell,
+             sc->bed->r[E->cell],
+             E->cell,
+             {qx[0], qx[1], qx[2], qx[3]},
+             {qx[1], qx[2], qx[3], qx[0]},
+             F->wall,
+             nd,
+             {0},
+             FC,
+             Ed,
+             Fd};
+  T.C[0] = bd->X + 3 * qx[0], T.C[1] = bd->X + 3 * qx[1], T.C[2] = bd->X + 3 * qx[3], T.C[3] = bd->X + 3 * qx[2];
+  for (int ed = 0; ed < 4; ed += 2) { /* the chords, as pb_sweep_elem samples them */
+    int e_orig = rev ? (6 - ed) % 4 : ed;
+    if (pb_spacing_on(sc->o->ring_volume, pb_map_order(sc->o, nd - 1)) && (Qd->rp >> e_orig & 1))
+      pb_ring_edge_map(bd, F, T.ea[ed], T.eb[ed], em[ed], F->wall, nd, g, tm, RE_CHORD, -1);
+    else if (!sc->bnd_off && pb_spacing_on(sc->o->edge_volume, pb_map_order(sc->o, nd - 1)) &&
+             pb_seg_on(bd, E->quad, e_orig) >= 0)
+      pb_ring_edge_map(bd, F, T.ea[ed], T.eb[ed], em[ed], F->wall, nd, g, tm, RE_GAP, bd->segsph[pb_seg_on(bd, E->quad, e_orig)]);
+    else memcpy(tm, g, (size_t)nd * sizeof *g);
+    for (int i = 0; i < nd; i++) {
+      pb_edge_point(bd, T.ea[ed], T.eb[ed], tm[i], em[ed], -1, F->wall, Ed[ed][i]);
+      edge_foot(bd, T.ca, T.ra, E->cell, T.ea[ed], T.eb[ed], tm[i], Fd[ed][i]);
+    }
+  }
+  for (int v = 0; v < 4; v++) pb_node_foot(bd, T.ca, T.ra, E->cell, qx[v == 2 ? 3 : v == 3 ? 2 : v], FC[v]);
+  /* the radial edges of a1 = 0 (x[3] -> x[0]) and a1 = 1 (x[2] -> x[1]): alpha and the map
+     from the section's u to the edge's parameter */
+  tradial rA, rB;
+  tradial_init(bd, F, Qd, 0, nd - 1, &rA);
+  tradial_init(bd, F, Qd, 1, nd - 1, &rB);
+  double alA = tradial_u(&rA, trans_alpha(bd, T.ca, T.ra, E->cell, Qd->x[3], Qd->x[0]));
+  double alB = tradial_u(&rB, trans_alpha(bd, T.ca, T.ra, E->cell, Qd->x[2], Qd->x[1]));
+  for (int i = 0; i < nd; i++) {
+    double a1 = g[i], al = (1 - a1) * alA + a1 * alB;
+    /* the outer and inner column lines at this chord point: their levels and radii */
+    double Qo[3], Yo[3], Qi[3], Yi[3], so[65], si[65];
+    tquad_point(&T, i, a1, rev ? 1 : 0, Qo, Yo);
+    tquad_point(&T, i, a1, rev ? 0 : 1, Qi, Yi);
+    pb_column_grading(bd->plan, dist3(Qo, Yo), T.ra, so);
+    pb_column_grading(bd->plan, dist3(Qi, Yi), T.ra, si);
+    double rYo = dist3(Yo, T.ca), rQo = dist3(Qo, T.ca), rYi = dist3(Yi, T.ca), rQi = dist3(Qi, T.ca);
+    /* the section's corners (u, s): bottom-inner, bottom-outer, top-inner, top-outer */
+    double c00[2], c10[2], c01[2], c11[2];
+    int l = E->layer;
+    if (!cap) {
+      c00[0] = l == 0 ? 0 : al, c00[1] = l == 0 ? 0 : trans_beta(l);
+      c01[0] = l == L - 1 ? 0 : al, c01[1] = l == L - 1 ? 1 : trans_beta(l + 1);
+      c10[0] = 1, c10[1] = so[l], c11[0] = 1, c11[1] = so[l + 1];
+    } else { /* the inner side D, C; the pulled side p_1, p_2 */
+      c00[0] = 0, c00[1] = si[0], c01[0] = 0, c01[1] = si[L];
+      c10[0] = al, c10[1] = trans_beta(1), c11[0] = al, c11[1] = trans_beta(2);
+    }
+    for (int j = 0; j < nd; j++)
+      for (int k = 0; k < nd; k++) {
+        double et = rev ? g[j] : 1 - g[j], ze = g[k];
+        /* the four edges at (et, ze): the curved one is the outer side of a layer element, the
+           inner side of the cap */
+        double in[2], out[2], bot[2], top[2];
+        for (int d = 0; d < 2; d++) {
+          in[d] = (1 - ze) * c00[d] + ze * c01[d];
+          out[d] = (1 - ze) * c10[d] + ze * c11[d];
+          bot[d] = (1 - et) * c00[d] + et * c10[d];
+          top[d] = (1 - et) * c01[d] + et * c11[d];
+        }
+        if (!cap) out[1] = layer_frac(c10[1], c11[1], rYo, rQo, on, ze);
+        else in[1] = layer_frac(c00[1], c01[1], rYi, rQi, on, ze);
+        double us[2];
+        for (int d = 0; d < 2; d++)
+          us[d] = (1 - et) * in[d] + et * out[d] + (1 - ze) * bot[d] + ze * top[d] -
+                  ((1 - et) * (1 - ze) * c00[d] + et * (1 - ze) * c10[d] + (1 - et) * ze * c01[d] + et * ze * c11[d]);
+        double up = (1 - a1) * tradial_t(&rA, us[0]) + a1 * tradial_t(&rB, us[0]);
+        double Q[3], Y[3], a2 = rev ? up : 1 - up;
+        tquad_point(&T, i, a1, a2, Q, Y);
+        int lex = i + nd * (j + nd * k);
+        for (int c = 0; c < 3; c++)
+          xe[(size_t)c * nd3 + lex] = us[1] <= 0 ? Y[c] : us[1] >= 1 ? Q[c] : Y[c] + us[1] * (Q[c] - Y[c]);
+      }
+  }
+}
+
 void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, double *xe) {
   const builder *bd = sc->bd;
   int nd3 = nd * nd * nd;
@@ -364,6 +608,13 @@ void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, doubl
   if (cell >= 0)
     for (int v = 0; v < 4; v++)
       memcpy(FC[v], (v == 0 ? Fd[0][0] : v == 1 ? Fd[1][0] : v == 2 ? Fd[3][0] : Fd[2][0]), 3 * sizeof(double));
+  if (cell >= 0 && Qd->lay == QL_TRANS) {
+    trans_elem(sc, E, nd, g, xe);
+    return;
+  }
+  /* the layer's levels: a one-layer column spans the whole column */
+  int llo = E->layer, lhi = E->layer + 1;
+  if (cell >= 0 && Qd->lay == QL_ONE) llo = 0, lhi = sc->o->layers;
   double s0 = 0, s1 = 1, z0 = 0, z1 = 0; /* s0, s1: the layer's fractions, per column line below */
   if (cell < 0) {
     int k = -1 - cell;
@@ -405,7 +656,7 @@ void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, doubl
       if (cell >= 0) {
         double sg[65];
         pb_column_grading(sc->bd->plan, dist3(Q, Y), ra, sg);
-        s0 = sg[E->layer], s1 = sg[E->layer + 1];
+        s0 = sg[llo], s1 = sg[lhi];
       }
       double rq0 = 0, rq1 = 0, rY = 0, rQ = 0;
       if (cell >= 0 && pb_spacing_on(sc->o->radial_volume, pb_map_order(sc->o, nd - 1))) {
@@ -423,8 +674,8 @@ void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, doubl
           double v;
           if (cell >= 0) {
             v = Y[c] + sv * (Q[c] - Y[c]);
-            if (k == 0 && E->layer == 0) v = Y[c];
-            if (k == nd - 1 && E->layer + 1 == sc->o->layers) v = Q[c];
+            if (k == 0 && llo == 0) v = Y[c];
+            if (k == nd - 1 && lhi == sc->o->layers) v = Q[c];
           } else {
             v = Q[c] + (c == 2 ? z0 + g[k] * (z1 - z0) : 0);
           }

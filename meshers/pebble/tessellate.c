@@ -277,23 +277,53 @@ static double facet_columns_q(const builder *bd, const facet *F, hx_lid q0, doub
 /* the linear columns of facet F's quads [q0, bd->nq) as the sweep builds them (feet
    radial, along the bridge axis on the circle; graded layers) have positive corner
    Jacobians to every real sphere of the facet */
+/* the order-1 node of quad Qd's column at facet node x, level lv (0 the sphere's, L the facet
+   node), in cell s (centre cs, radius rs), foot y, levels sv: a transition quad's inner node
+   at levels 1 and 2 is pulled (pb_trans_pulled) */
+static void column_node(const builder *bd, const quad *Qd, int wallk, int32_t s, int32_t x, const double *y, const double *sv,
+                        int lv, double *out) {
+  /* 9 parameters: the column (quad, its facet's wall, cell, node, its foot and levels) and the
+     level's point */
+  const double *X = bd->X + 3 * (size_t)x;
+  int L = bd->plan->o->layers;
+  if (Qd->lay == QL_TRANS && lv > 0 && lv < L && (x == Qd->x[2] || x == Qd->x[3])) {
+    pb_trans_pulled(bd, bd->sx + 3 * s, bd->sr[s], s, x, x == Qd->x[2] ? Qd->x[1] : Qd->x[0], wallk, lv, out);
+    return;
+  }
+  for (int c = 0; c < 3; c++) out[c] = lv == 0 ? y[c] : lv == L ? X[c] : y[c] + sv[lv] * (X[c] - y[c]);
+}
+
 int pb_column_linear_ok(const builder *bd, const facet *F, hx_lid qi, int side) {
   const hx_pebble_opts *o = bd->plan->o;
   static const int q2l[4] = {0, 1, 3, 2}; /* quad corner -> hex corner (quad_to_lex) */
   static const int32_t cn[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+  const quad *Qd = &bd->Q[qi];
+  int L = o->layers;
   double P[24], X[4][3], Y[4][3];
-  int32_t s = side ? F->b : F->a;
+  int32_t s = side ? F->b : F->a, xs[4];
   for (int v = 0; v < 4; v++) {
-    int32_t x = bd->Q[qi].x[side ? 3 - v : v];
-    memcpy(X[v], bd->X + 3 * x, sizeof X[v]);
-    pb_foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[x], X[v], Y[v]);
+    xs[v] = Qd->x[side ? 3 - v : v];
+    memcpy(X[v], bd->X + 3 * xs[v], sizeof X[v]);
+    pb_foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[xs[v]], X[v], Y[v]);
   }
   double sv[4][65];
   for (int v = 0; v < 4; v++) pb_column_grading(bd->plan, dist3(X[v], Y[v]), bd->sr[s], sv[v]);
-  for (int lay = 0; lay < o->layers; lay++) {
-    for (int v = 0; v < 4; v++)
-      for (int h = 0; h < 2; h++)
-        for (int k = 0; k < 3; k++) P[3 * (q2l[v] + 4 * h) + k] = Y[v][k] + sv[v][lay + h] * (X[v][k] - Y[v][k]);
+  /* the column's elements: L layers; one (QL_ONE); L layers and the cap (QL_TRANS) */
+  int nel = Qd->lay == QL_ONE ? 1 : Qd->lay == QL_TRANS ? L + 1 : L;
+  for (int lay = 0; lay < nel; lay++) {
+    if (lay == L) { /* the cap */
+      for (int c = 0; c < 8; c++) {
+        int32_t x;
+        int lv;
+        pb_cap_corner(Qd, side, c, &x, &lv);
+        int v = 0;
+        while (xs[v] != x) v++;
+        column_node(bd, Qd, F->wall, s, x, Y[v], sv[v], lv, P + 3 * c);
+      }
+    } else
+      for (int v = 0; v < 4; v++)
+        for (int h = 0; h < 2; h++)
+          column_node(bd, Qd, F->wall, s, xs[v], Y[v], sv[v], Qd->lay == QL_ONE ? h * L : lay + h, P + 3 * (q2l[v] + 4 * h));
     if (!(pb_min_corner_det(P, cn) > 0)) return 0;
   }
   return 1;
@@ -306,6 +336,15 @@ static int facet_linear_ok(const builder *bd, const facet *F, hx_lid q0) {
       if (!pb_column_linear_ok(bd, F, qi, side)) return 0;
   }
   return 1;
+}
+
+/* --contact-layers one on facet F's quads [q0, bd->nq): the nt quads from qt on are the
+   transition ring, the no after them the one-layer quads inside it; kept swept where a linear
+   element of theirs (either side) would fold */
+static void trans_mark_facet(builder *bd, const facet *F, hx_lid q0, hx_lid qt, int nt, int no) {
+  for (hx_lid k = 0; k < nt + no; k++) bd->Q[qt + k].lay = k < nt ? QL_TRANS : QL_ONE;
+  if (facet_linear_ok(bd, F, q0)) return;
+  for (hx_lid k = 0; k < nt + no; k++) bd->Q[qt + k].lay = QL_SWEPT;
 }
 
 /* one ring of M quads between the loops outer and In (quad k: outer k, k+1, In k+1, k);
@@ -321,6 +360,7 @@ static int ring_quads(builder *bd, const int32_t *outer, const int32_t *In, int 
     q->x[3] = In[k];
     q->chamfer = chamfer;
     q->kind = kind;
+    q->lay = QL_SWEPT;
     memset(q->emask, 0, 4);
     if (bmask) q->emask[0] = bmask[k];
   }
@@ -408,39 +448,60 @@ double pb_quad_aspect_est(const builder *bd, const facet *F, hx_lid qi) {
     if (l < lo) lo = l;
   }
   double worst = hi / fmax(lo, 1e-300);
+  /* --contact-layers one: a one-layer column's element spans its levels 0 and L; a transition
+     column's inner corners (2, 3) take the pulled nodes at levels 1 and 2 (about where
+     pb_trans_node puts them, on the straight radial edge), and its cap is estimated too */
+  int one = Q->lay == QL_ONE, tr = Q->lay == QL_TRANS;
   for (int side = 0; side < 2; side++) {
     int32_t s = side ? F->b : F->a;
     if (bd->smask[s]) break;
     /* each layer's element: its corners where the layer levels cut the straight
        lines from the feet on the sphere to the quad's corners (a facet far from its
        sphere shrinks there by about R / distance under columns as long as near it) */
-    double y[4][3], fr[4][65], h[4];
+    const double *cs = bd->sx + 3 * s;
+    double rs = bd->sr[s], y[4][3], lev[65][4][3];
+    for (int v = 0; v < 4; v++) pb_foot_point(bd, cs, rs, s, bd->nbridge[Q->x[v]], bd->X + 3 * Q->x[v], y[v]);
     for (int v = 0; v < 4; v++) {
       const double *x = bd->X + 3 * Q->x[v];
-      pb_foot_point(bd, bd->sx + 3 * s, bd->sr[s], s, bd->nbridge[Q->x[v]], x, y[v]);
-      h[v] = dist3(x, y[v]);
-      pb_column_grading(bd->plan, h[v], bd->sr[s], fr[v]);
+      double fr[65];
+      pb_column_grading(bd->plan, dist3(x, y[v]), rs, fr);
+      for (int k = 0; k <= L; k++)
+        for (int c = 0; c < 3; c++) lev[k][v][c] = y[v][c] + fr[k] * (x[c] - y[v][c]);
+      if (tr && v >= 2) { /* inner corner v, its radial edge to corner 3 - v */
+        const double *z = bd->X + 3 * Q->x[3 - v];
+        double al = fmin(fmax(TRANS_ALPHA * dist3(x, y[v]) / dist3(x, z), 0.05), 0.45), Qp[3], r[3], Yp[3];
+        for (int c = 0; c < 3; c++) Qp[c] = (1 - al) * x[c] + al * z[c], r[c] = (1 - al) * y[v][c] + al * y[3 - v][c] - cs[c];
+        double l = norm3(r);
+        for (int c = 0; c < 3; c++) Yp[c] = cs[c] + rs * r[c] / l;
+        for (int k = 1; k < L; k++)
+          for (int c = 0; c < 3; c++) lev[k][v][c] = Yp[c] + (k == 1 ? TRANS_BETA : 1 - TRANS_BETA) * (Qp[c] - Yp[c]);
+      }
     }
-    double lev[2][4][3];
-    for (int k = 0; k <= L; k++) {
-      double *cur = &lev[k & 1][0][0];
-      for (int v = 0; v < 4; v++)
-        for (int c = 0; c < 3; c++) {
-          const double *x = bd->X + 3 * Q->x[v];
-          cur[3 * v + c] = y[v][c] + fr[v][k] * (x[c] - y[v][c]);
-        }
-      if (k == 0) continue;
+    /* the elements: (corners, bottom level, top level) */
+    int nel = one ? 1 : tr ? L + 1 : L;
+    for (int k = 0; k < nel; k++) {
       double elo = INFINITY, ehi = 0;
-      for (int t = 0; t < 2; t++)
+      if (k == L) { /* the cap: the inner corners' levels 0..3 */
+        for (int v = 2; v < 4; v++)
+          for (int a = 0; a <= L; a++) {
+            double l = a < L ? dist3(lev[a][v], lev[a + 1][v]) : dist3(lev[0][v], lev[L][v]);
+            elo = fmin(elo, l), ehi = fmax(ehi, l);
+            l = dist3(lev[a][2], lev[a][3]);
+            elo = fmin(elo, l), ehi = fmax(ehi, l);
+          }
+      } else {
+        int kb = one ? 0 : k, kt = one ? L : k + 1;
+        for (int t = 0; t < 2; t++)
+          for (int v = 0; v < 4; v++) {
+            double l = dist3(lev[t ? kt : kb][v], lev[t ? kt : kb][(v + 1) % 4]);
+            if (l < elo) elo = l;
+            if (l > ehi) ehi = l;
+          }
         for (int v = 0; v < 4; v++) {
-          double l = dist3(lev[(k - t) & 1][v], lev[(k - t) & 1][(v + 1) % 4]);
+          double l = dist3(lev[kt][v], lev[kb][v]);
           if (l < elo) elo = l;
           if (l > ehi) ehi = l;
         }
-      for (int v = 0; v < 4; v++) {
-        double l = (fr[v][k] - fr[v][k - 1]) * h[v];
-        if (l < elo) elo = l;
-        if (l > ehi) ehi = l;
       }
       worst = fmax(worst, ehi / fmax(elo, 1e-300));
     }
@@ -480,7 +541,9 @@ static double circle_layer(const builder *bd, int32_t a, int32_t b, const double
     double r[3];
     for (int c = 0; c < 3; c++) r[c] = p[c] - bd->sx[3 * s + c];
     double h = fabs(dot3(r, u)) - sqrt(fmax(0, bd->sr[s] * bd->sr[s] - rb * rb));
-    t = fmin(t, thinnest_layer(bd->plan, fmax(h, 0), bd->sr[s]));
+    /* --contact-layers one: the columns on the circle are one layer */
+    t = fmin(t, bd->plan->o->contact_layers && bd->plan->o->layers == 3 ? fmax(h, 0)
+                                                                        : thinnest_layer(bd->plan, fmax(h, 0), bd->sr[s]));
   }
   return t;
 }
@@ -871,6 +934,10 @@ static int bridge_rings(builder *bd, tess *t, const bring *g) {
     outer = Rn;
     outer_is_boundary = 0;
   }
+  /* --contact-layers one: the ring on the circle one layer, the next the transition, where
+     their linear elements are sound (else swept) */
+  if (!rc && o->contact_layers && o->layers == 3 && KV >= 1)
+    trans_mark_facet(bd, F, bd->nq - (KV + 1) * (hx_lid)M, bd->nq - 2 * (hx_lid)M, M, M);
   return rc;
 }
 
@@ -954,7 +1021,11 @@ static int tessellate_bridge(builder *bd, tess *t, double gap, hx_pebble_stats *
     double hc = fmax(da - sqrt(fmax(0, Ra * Ra - rb * rb)), 1e-6 * dmin), sq0 = sqrt(da * da + rb * rb);
     double fb = RING_F(rb);
     int K = o->rings;
-    if (fgeo) {
+    /* --contact-layers one: the ring on the circle one layer, the next the transition, and no
+       more rings for the det J ratio (the rings' volume spacing and the optimizer even it out;
+       the variants with more rings remain for the aspect estimate): pb67 in its cylinder with
+       --goals, 1,146 -> 1,076 elements per pebble, as many below 0.3 as meshed */
+    if (fgeo && !(o->contact_layers && o->layers == 3)) {
       double rmax = 0;
       for (int k = 0; k < M; k++) rmax = fmax(rmax, hypot(P2[2 * k], P2[2 * k + 1]));
       int need = (int)ceil(log(RING_F(rmax) / fb) / -log(o->ring_sj) - 1e-9) - 1;
@@ -1240,12 +1311,17 @@ static int fan_variant(builder *bd, tess *t, int var, int final, int sp_now, int
     q->x[3] = outer[2 * k + 1];
     q->chamfer = 0;
     q->kind = outer_is_boundary ? QK_FAN : QK_FAN_RINGED;
+    q->lay = QL_SWEPT;
     memset(q->emask, 0, 4);
     if (outer_is_boundary) {
       q->emask[1] = bmask[(2 * k + M - 1) % M];
       q->emask[2] = bmask[2 * k];
     }
   }
+  /* --contact-layers one: a near contact's fan one layer, its innermost ring the transition,
+     where their linear elements are sound (else swept) */
+  if (o->contact_layers && o->layers == 3 && near_c && K >= 1 && !outer_is_boundary)
+    trans_mark_facet(bd, F, bd->nq - (hx_lid)K * M - M / 2, bd->nq - M - M / 2, M, M / 2);
   return HX_OK;
 }
 
