@@ -16,7 +16,8 @@
 # cuda (pb67, and the poured cylinder with PACKED=1, with the polydisperse cylinder and the square prism
 # too with PACKED=all): a sweep of the mesher's knobs under --optimize.
 # BED67="--radius 1.5" (say): pb67's own flags instead of the cylinder 6.6 with inlet and outlet 3;
-# PB67D=1 in SETS mode: pb67 in its default container (the bed's bounding cylinder) as well.
+# PB67D=1 in SETS mode: pb67 in its default container (the bed's bounding cylinder) as well;
+# BEDS="pb67 pb67d c300 p300 b300" (any of them): those beds instead.
 #   usage: [PACKED=1] [SKIP_PB67=1] [SETS=...] bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
@@ -34,7 +35,8 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=ON -DCMAKE_PREFIX
 grep -i "qhull" "$OUT/configure.log" | head -2
 cmake --build "$B" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -B2 -A10 -i "error" "$OUT/build.log" | head -60; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
-(cd "$B" && ctest -L cuda 2>&1 | grep -E "tests passed|Failed|FAIL")
+# CTEST="-R t453" (say): those tests instead of the CUDA label's
+(cd "$B" && read -r -a ct <<< "${CTEST:--L cuda}" && ctest "${ct[@]}" 2>&1 | grep -E "tests passed|Failed|FAIL|Passed")
 H=$PWD/$B/hexpack
 BED=(pebble inputs/pb67.txt --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3)
 [ -n "${BED67:-}" ] && read -r -a BED <<< "pebble inputs/pb67.txt $BED67" # BED67="flags": pb67 in another container
@@ -66,6 +68,16 @@ if [ -n "${SETS:-}" ]; then
       "$H" pack --n 300 --container box:4.3 --seed 2 --trials 20 -o "$OUT/b300.txt" > /dev/null
       beds+=(p300 b300)
     fi
+  fi
+  if [ -n "${BEDS:-}" ]; then # BEDS="p300 b300" (say): these beds alone
+    read -r -a beds <<< "$BEDS"
+    for b in "${beds[@]}"; do
+      case $b in
+        c300) "$H" pack --n 300 --container cyl:5 --seed 3 --trials 20 -o "$OUT/c300.txt" > /dev/null ;;
+        p300) "$H" pack --n 300 --container cyl:5 --poly 0.2 --seed 5 --trials 20 -o "$OUT/p300.txt" > /dev/null ;;
+        b300) "$H" pack --n 300 --container box:4.3 --seed 2 --trials 20 -o "$OUT/b300.txt" > /dev/null ;;
+      esac
+    done
   fi
   IFS=';' read -r -a sets <<< "$SETS"
   for bed in "${beds[@]}"; do
