@@ -305,7 +305,6 @@ int pb_spacing_on(int flag, int order) { return flag > 0 || (flag < 0 && order >
    order it is evaluated at */
 int pb_map_order(const hx_pebble_opts *o, int order) { return o->map_order > 0 ? o->map_order : order; }
 
-/* The sweep map of element e at the GLL points g[nd] into xe [3][nd^3]. */
 /* ---- --contact-layers one: the transition ring ---------------------------------------
    A transition quad's columns (QL_TRANS) join the one-layer column of the ring inside
    (its edge 2, x[2] -> x[3]) to the three layers of the swept columns outside. In the
@@ -407,36 +406,39 @@ void pb_trans_node(const builder *bd, const double *ca, double ra, int32_t a, in
   pb_trans_pulled(bd, ca, ra, a, x, x == Qd->x[2] ? Qd->x[1] : Qd->x[0], F->wall, lv, p);
 }
 
-/* the fraction at t in (0, 1) of a layer from s0 to s1 of the column from foot radius rY to
-   facet radius rQ: with the volume spacing (on) the cube of the radius linear in t */
+/* the fraction at t of a layer from s0 to s1 of the column from foot radius rY to facet radius
+   rQ: with the volume spacing (on; not at the layer's ends) the cube of the radius linear in t */
 static double layer_frac(double s0, double s1, double rY, double rQ, int on, double t) {
   double sv = s0 + t * (s1 - s0);
-  if (!on || !(rQ > rY) || t <= 0 || t >= 1) return sv;
+  if (!on || !(rQ > rY)) return sv;
   double r0 = rY + s0 * (rQ - rY), r1 = rY + s1 * (rQ - rY), rq0 = r0 * r0 * r0, rq1 = r1 * r1 * r1;
   return rq1 > rq0 ? (cbrt((1 - t) * rq0 + t * rq1) - rY) / (rQ - rY) : sv;
 }
 
 /* the points of a transition quad's facet map and feet at chord parameter a1 (GLL point i,
    whose chord samples are Ed, Fd) and across-ring parameter a2: the Gordon-Hall blend of
-   pb_sweep_elem with the radial edges (1, 3; plain: never spaced, chamfered or split)
-   evaluated at a2 itself */
+   pb_sweep_elem with the radial edges (1, 3; plain: never chamfered or split) evaluated at a2
+   itself, their feet blended from the corner feet FC (lexicographic: qx0, qx1, qx3, qx2) */
 typedef struct tquad {
   const builder *bd;
   const double *ca;
   double ra;
-  int32_t cell, ea[4], eb[4];
+  int32_t ea[4], eb[4];
   int wallk, nd;
   const double *C[4];
-  double (*FC)[3], (*Ed)[HX_MAX_ND][3], (*Fd)[HX_MAX_ND][3];
+  const double (*FC)[3], (*Ed)[HX_MAX_ND][3], (*Fd)[HX_MAX_ND][3];
 } tquad;
 
 static void tquad_point(const tquad *T, int i, double a1, double a2, double Q[3], double Y[3]) {
   int nd = T->nd;
-  double E1[3], E3[3], F1[3], F3[3];
+  double E1[3], E3[3], F1[3], F3[3], l1 = 0, l3 = 0;
   pb_edge_point(T->bd, T->ea[1], T->eb[1], a2, 0, -1, T->wallk, E1);
   pb_edge_point(T->bd, T->ea[3], T->eb[3], 1 - a2, 0, -1, T->wallk, E3);
-  edge_foot(T->bd, T->ca, T->ra, T->cell, T->ea[1], T->eb[1], a2, F1);
-  edge_foot(T->bd, T->ca, T->ra, T->cell, T->ea[3], T->eb[3], 1 - a2, F3);
+  for (int c = 0; c < 3; c++) { /* edge 1 runs qx1 -> qx2, edge 3 qx3 -> qx0 */
+    F1[c] = (1 - a2) * T->FC[1][c] + a2 * T->FC[3][c] - T->ca[c], l1 += F1[c] * F1[c];
+    F3[c] = (1 - a2) * T->FC[0][c] + a2 * T->FC[2][c] - T->ca[c], l3 += F3[c] * F3[c];
+  }
+  for (int c = 0; c < 3; c++) F1[c] = T->ca[c] + T->ra * F1[c] / sqrt(l1), F3[c] = T->ca[c] + T->ra * F3[c] / sqrt(l3);
   double GH[3];
   for (int c = 0; c < 3; c++) {
     double bil =
@@ -453,47 +455,29 @@ static void tquad_point(const tquad *T, int i, double a1, double a2, double Q[3]
   for (int c = 0; c < 3; c++) Y[c] = T->ca[c] + T->ra * r[c] / l;
 }
 
-/* a layer element or the cap of a transition quad (E->layer == layers) */
-static void trans_elem(const sweep_ctx *sc, const elinfo *E, int nd, const double *g, double *xe) {
+/* a layer element or the cap of a transition quad (E->layer == layers), from pb_sweep_elem's
+   samples of its edges (Ed, Fd; the chords are what the neighbours share) and corner feet FC */
+static void trans_elem(const sweep_ctx *sc, const elinfo *E, int nd, const double *g, double (*Ed)[HX_MAX_ND][3],
+                       double (*Fd)[HX_MAX_ND][3], const double (*FC)[3], double *xe) {
+  /* 8 parameters: the element, the points and pb_sweep_elem's samples, the output */
   const builder *bd = sc->bd;
   const quad *Qd = &bd->Q[E->quad];
   const facet *F = &bd->F[pb_quad_facet(bd, E->quad)];
   int nd3 = nd * nd * nd, L = sc->o->layers, rev = E->rev, cap = E->layer == L;
   int on = pb_spacing_on(sc->o->radial_volume, pb_map_order(sc->o, nd - 1));
   int32_t qx[4];
-  uint8_t em[4];
-  for (int v = 0; v < 4; v++) {
-    qx[v] = rev ? Qd->x[3 - v] : Qd->x[v];
-    em[v] = Qd->emask[rev ? (6 - v) % 4 : v];
-  }
-  double Ed[4][HX_MAX_ND][3], Fd[4][HX_MAX_ND][3], tm[HX_MAX_ND], FC[4][3];
+  for (int v = 0; v < 4; v++) qx[v] = rev ? Qd->x[3 - v] : Qd->x[v];
   tquad T = {bd,
              sc->bed->xyz + 3 * E->cell,
              sc->bed->r[E->cell],
-             E->cell,
              {qx[0], qx[1], qx[2], qx[3]},
              {qx[1], qx[2], qx[3], qx[0]},
              F->wall,
              nd,
-             {0},
+             {bd->X + 3 * qx[0], bd->X + 3 * qx[1], bd->X + 3 * qx[3], bd->X + 3 * qx[2]},
              FC,
              Ed,
              Fd};
-  T.C[0] = bd->X + 3 * qx[0], T.C[1] = bd->X + 3 * qx[1], T.C[2] = bd->X + 3 * qx[3], T.C[3] = bd->X + 3 * qx[2];
-  for (int ed = 0; ed < 4; ed += 2) { /* the chords, as pb_sweep_elem samples them */
-    int e_orig = rev ? (6 - ed) % 4 : ed;
-    if (pb_spacing_on(sc->o->ring_volume, pb_map_order(sc->o, nd - 1)) && (Qd->rp >> e_orig & 1))
-      pb_ring_edge_map(bd, F, T.ea[ed], T.eb[ed], em[ed], F->wall, nd, g, tm, RE_CHORD, -1);
-    else if (!sc->bnd_off && pb_spacing_on(sc->o->edge_volume, pb_map_order(sc->o, nd - 1)) &&
-             pb_seg_on(bd, E->quad, e_orig) >= 0)
-      pb_ring_edge_map(bd, F, T.ea[ed], T.eb[ed], em[ed], F->wall, nd, g, tm, RE_GAP, bd->segsph[pb_seg_on(bd, E->quad, e_orig)]);
-    else memcpy(tm, g, (size_t)nd * sizeof *g);
-    for (int i = 0; i < nd; i++) {
-      pb_edge_point(bd, T.ea[ed], T.eb[ed], tm[i], em[ed], -1, F->wall, Ed[ed][i]);
-      edge_foot(bd, T.ca, T.ra, E->cell, T.ea[ed], T.eb[ed], tm[i], Fd[ed][i]);
-    }
-  }
-  for (int v = 0; v < 4; v++) pb_node_foot(bd, T.ca, T.ra, E->cell, qx[v == 2 ? 3 : v == 3 ? 2 : v], FC[v]);
   /* the radial edges of a1 = 0 (x[3] -> x[0]) and a1 = 1 (x[2] -> x[1]): alpha and the map
      from the section's u to the edge's parameter */
   tradial rA, rB;
@@ -533,8 +517,9 @@ static void trans_elem(const sweep_ctx *sc, const elinfo *E, int nd, const doubl
           bot[d] = (1 - et) * c00[d] + et * c10[d];
           top[d] = (1 - et) * c01[d] + et * c11[d];
         }
-        if (!cap) out[1] = layer_frac(c10[1], c11[1], rYo, rQo, on, ze);
-        else in[1] = layer_frac(c00[1], c01[1], rYi, rQi, on, ze);
+        int mid = on && k > 0 && k < nd - 1;
+        if (!cap) out[1] = layer_frac(c10[1], c11[1], rYo, rQo, mid, ze);
+        else in[1] = layer_frac(c00[1], c01[1], rYi, rQi, mid, ze);
         double us[2];
         for (int d = 0; d < 2; d++)
           us[d] = (1 - et) * in[d] + et * out[d] + (1 - ze) * bot[d] + ze * top[d] -
@@ -549,6 +534,7 @@ static void trans_elem(const sweep_ctx *sc, const elinfo *E, int nd, const doubl
   }
 }
 
+/* The sweep map of element e at the GLL points g[nd] into xe [3][nd^3]. */
 void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, double *xe) {
   const builder *bd = sc->bd;
   int nd3 = nd * nd * nd;
@@ -595,12 +581,7 @@ void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, doubl
       } else {
         /* the feet of the end nodes (along the axis for bridge-circle nodes), blended
            and put back on the sphere: a function of the edge alone */
-        double fa[3], fb[3], r[3];
-        pb_node_foot(bd, ca, ra, cell, ea[ed], fa);
-        pb_node_foot(bd, ca, ra, cell, eb[ed], fb);
-        for (int c = 0; c < 3; c++) r[c] = (1 - t) * fa[c] + t * fb[c] - ca[c];
-        double l = norm3(r);
-        for (int c = 0; c < 3; c++) Fd[ed][i][c] = ca[c] + ra * r[c] / l;
+        edge_foot(bd, ca, ra, cell, ea[ed], eb[ed], t, Fd[ed][i]);
       }
     }
   const double *C[4] = {bd->X + 3 * qx[0], bd->X + 3 * qx[1], bd->X + 3 * qx[3], bd->X + 3 * qx[2]};
@@ -609,7 +590,7 @@ void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, doubl
     for (int v = 0; v < 4; v++)
       memcpy(FC[v], (v == 0 ? Fd[0][0] : v == 1 ? Fd[1][0] : v == 2 ? Fd[3][0] : Fd[2][0]), 3 * sizeof(double));
   if (cell >= 0 && Qd->lay == QL_TRANS) {
-    trans_elem(sc, E, nd, g, xe);
+    trans_elem(sc, E, nd, g, Ed, Fd, (const double(*)[3])FC, xe);
     return;
   }
   /* the layer's levels: a one-layer column spans the whole column */
@@ -658,18 +639,12 @@ void pb_sweep_elem(const sweep_ctx *sc, hx_lid e, int nd, const double *g, doubl
         pb_column_grading(sc->bd->plan, dist3(Q, Y), ra, sg);
         s0 = sg[llo], s1 = sg[lhi];
       }
-      double rq0 = 0, rq1 = 0, rY = 0, rQ = 0;
-      if (cell >= 0 && pb_spacing_on(sc->o->radial_volume, pb_map_order(sc->o, nd - 1))) {
-        double dy[3], dq[3];
-        for (int c = 0; c < 3; c++) dy[c] = Y[c] - ca[c], dq[c] = Q[c] - ca[c];
-        rY = norm3(dy), rQ = norm3(dq);
-        double r0 = rY + s0 * (rQ - rY), r1 = rY + s1 * (rQ - rY);
-        rq0 = r0 * r0 * r0, rq1 = r1 * r1 * r1;
-      }
+      double rY = 0, rQ = 0;
+      int on = cell >= 0 && pb_spacing_on(sc->o->radial_volume, pb_map_order(sc->o, nd - 1));
+      if (on) rY = dist3(Y, ca), rQ = dist3(Q, ca);
       for (int k = 0; k < nd; k++) {
         int lex = i + nd * (j + nd * k);
-        double sv = s0 + g[k] * (s1 - s0);
-        if (rq1 > rq0 && rQ > rY && k > 0 && k < nd - 1) sv = (cbrt((1 - g[k]) * rq0 + g[k] * rq1) - rY) / (rQ - rY);
+        double sv = layer_frac(s0, s1, rY, rQ, on && k > 0 && k < nd - 1, g[k]);
         for (int c = 0; c < 3; c++) {
           double v;
           if (cell >= 0) {

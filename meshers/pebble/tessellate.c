@@ -274,9 +274,6 @@ static double facet_columns_q(const builder *bd, const facet *F, hx_lid q0, doub
   return worst;
 }
 
-/* the linear columns of facet F's quads [q0, bd->nq) as the sweep builds them (feet
-   radial, along the bridge axis on the circle; graded layers) have positive corner
-   Jacobians to every real sphere of the facet */
 /* the order-1 node of quad Qd's column at facet node x, level lv (0 the sphere's, L the facet
    node), in cell s (centre cs, radius rs), foot y, levels sv: a transition quad's inner node
    at levels 1 and 2 is pulled (pb_trans_pulled) */
@@ -293,6 +290,8 @@ static void column_node(const builder *bd, const quad *Qd, int wallk, int32_t s,
   for (int c = 0; c < 3; c++) out[c] = lv == 0 ? y[c] : lv == L ? X[c] : y[c] + sv[lv] * (X[c] - y[c]);
 }
 
+/* quad qi's linear elements on side `side` of facet F (column_node) have positive corner
+   Jacobians */
 int pb_column_linear_ok(const builder *bd, const facet *F, hx_lid qi, int side) {
   const hx_pebble_opts *o = bd->plan->o;
   static const int q2l[4] = {0, 1, 3, 2}; /* quad corner -> hex corner (quad_to_lex) */
@@ -329,6 +328,9 @@ int pb_column_linear_ok(const builder *bd, const facet *F, hx_lid qi, int side) 
   return 1;
 }
 
+/* the linear columns of facet F's quads [q0, bd->nq) as the sweep builds them (feet
+   radial, along the bridge axis on the circle; graded layers) have positive corner
+   Jacobians to every real sphere of the facet */
 static int facet_linear_ok(const builder *bd, const facet *F, hx_lid q0) {
   for (int side = 0; side < 2; side++) {
     if (bd->smask[side ? F->b : F->a]) break;
