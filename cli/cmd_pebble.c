@@ -106,6 +106,7 @@ static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pe
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   lower_ctx l = {comm, bed, o, P, quiet};
+  topt->log = !quiet && hx_comm_rank(comm) == 0 ? hx_cli_log() : NULL; /* the repair at order N: its Newton steps */
   int rc = hx_tmop_lower_order(m, topt, user_qo ? 0 : default_quad_order(o->order), lower_copy, lower_solve, &l, &tr->lower);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   tr->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
@@ -579,7 +580,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
           "\"order\": %d, \"streamed\": %s, \"bad_elements\": %lld, \"bridge_volume\": %.6e, \"time_diagram\": %.3f, "
           "\"time_mesh\": %.3f, \"time_curve\": %.3f, \"optimize_order\": %d, \"transfer_keep\": %g, \"keep_aspect\": %g, "
           "\"transfer_held\": %lld, \"transfer_rounds\": %d, "
-          "\"repair_sj\": %g, \"repair_rings\": %d, \"repair_below_order_n\": %lld, \"repair_after_order_n\": %lld",
+          "\"repair_sj\": %g, \"repair_rings\": %d, \"repair_below_order_n\": %lld, \"repair_after_order_n\": %lld, "
+          "\"time_optimize_copy\": %.3f, \"time_optimize_solve\": %.3f, \"time_transfer\": %.3f, \"time_repair_order_n\": %.3f",
           (int)bed->n, (long long)m->num_elem_global, (int)st.elems_bulk, (int)st.elems_inlet, (int)st.elems_outlet, per,
           (int)st.num_bridges, (int)st.num_wall_bridges, (int)st.num_overlaps, (int)st.num_facets, (int)st.num_collapsed,
           (int)st.num_negligible, (int)st.num_dropped_facets, (int)st.num_repaired_facets, st.num_repair_rounds,
@@ -589,7 +591,8 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
           m->lazy ? "true" : "false", (long long)num_bad, st.bridge_volume, st.t_diagram, st.t_mesh, t_curve,
           c.optimize ? solve_order : 0, c.optimize ? topt.transfer_keep : 0.0, c.optimize ? topt.keep_aspect : 0.0, tr.lower.held,
           tr.lower.rounds, c.optimize ? topt.repair_sj : 0.0, c.optimize ? topt.repair_rings : 0, tr.lower.repair.repair_bad,
-          tr.lower.repair.repair_after);
+          tr.lower.repair.repair_after, tr.lower.time_copy, tr.lower.time_solve, tr.lower.time_transfer,
+          tr.lower.repair.time_repair);
       hx_cli_json_outputs(&c);
     }
     FILE *log = hx_cli_log();
@@ -654,8 +657,10 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     if (tr.lower.order)
       fprintf(log,
               "  optimized at order %d, the moves carried to order %d: %lld element(s) held back in %d round(s); "
-              "%.2f s\n",
-              tr.lower.order, order, tr.lower.held, tr.lower.rounds, tr.seconds);
+              "%.2f s (the order-%d copy %.2f s, its optimization %.2f s, the transfer %.2f s, the repair at order %d "
+              "%.2f s)\n",
+              tr.lower.order, order, tr.lower.held, tr.lower.rounds, tr.seconds, tr.lower.order, tr.lower.time_copy,
+              tr.lower.time_solve, tr.lower.time_transfer, order, tr.lower.repair.time_repair);
     if (tr.lower.order && topt.repair_sj > 0)
       fprintf(log,
               "  --repair %g at order %d: %lld element(s) below it after the transfer, %lld in their patches, %lld "

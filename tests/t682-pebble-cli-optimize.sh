@@ -43,6 +43,9 @@ check "wrote o.vtu" "[ -s o.vtu ]"
 check "no inverted element" "echo \"\$out\" | grep -q '\"bad_elements\": 0'"
 r=$(echo "$out" | $PY -c 'import json,sys; d=json.loads(sys.stdin.read())["optimize"]; print(int(d["energy"] < d["energy0"]), int(d["min_detj"] > 0), int(d["newton_iters"] >= 1))')
 check "energy drops, min det J > 0, Newton steps taken ($r)" "[ \"$r\" = '1 1 1' ]"
+# the optimizer's seconds by part: each >= 0, together at most the whole
+r=$(echo "$out" | $PY -c 'import json,sys; d=json.loads(sys.stdin.read())["optimize"]; p=[d[k] for k in ("seconds_newton","seconds_keep","seconds_repair")]; print(int(min(p) >= 0 and d["seconds_newton"] > 0 and sum(p) <= d["seconds"] + 2e-3))')
+check "optimize's seconds_newton + seconds_keep + seconds_repair <= seconds ($r)" "[ \"$r\" = 1 ]"
 # the pebble defaults; elements are numbered alike with and without --optimize
 "$HEXPACK" pebble bed.txt --container box --order 3 --smooth 10 --quality --worst 100000 -o a.re2 > a.txt 2>&1
 "$HEXPACK" pebble bed.txt --container box --order 3 --optimize --newton-iters 10 --quiet --quality --worst 100000 -o b.re2 > b.txt 2>&1
@@ -118,6 +121,10 @@ check "--json: keep_aspect 20 with --aspect 20" "echo \"\$out\" | grep -q '\"kee
 check "--json: repair_sj 0.4, repair_rings 3 with --aspect (the defaults)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.4, \"repair_rings\": 3,'"
 out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --repair 0.5,1 --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 check "--json: --repair 0.5,1 with --aspect: repair_sj 0.5, repair_rings 1" "echo \"\$out\" | grep -q '\"repair_sj\": 0.5, \"repair_rings\": 1,'"
+# solved at order 3 and carried to order 4: the parts' seconds, each >= 0, within time_curve
+out=$("$HEXPACK" pebble bed.txt --container box --order 4 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
+r=$(echo "$out" | $PY -c 'import json,sys; d=json.loads(sys.stdin.read()); p=[d[k] for k in ("time_optimize_copy","time_optimize_solve","time_transfer","time_repair_order_n")]; print(int(d["optimize_order"] == 3 and min(p) >= 0 and p[1] > 0 and p[2] > 0 and sum(p) <= d["time_curve"] + 2e-3))')
+check "--json at order 4: time_optimize_copy/solve, time_transfer, time_repair_order_n within time_curve ($r)" "[ \"$r\" = 1 ]"
 for v in 2 -1 x; do
   "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --transfer-keep $v -o x.vtu > /dev/null 2> e5.txt
   rc=$?

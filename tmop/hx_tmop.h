@@ -190,6 +190,10 @@ typedef struct hx_tmop_result {
   double time_adapt;   /* adaptive quadrature: the indicator's passes, part of time_mindet, */
   double time_rebuild; /* and of them the rebuilds of the parts whose elements changed */
   long long n_adapt, n_rebuild;
+  double time_setup;  /* of time_total: the problem's set-up (numbering, operators), */
+  double time_newton; /* the first solve (coarse start and Newton), */
+  double time_keep;   /* the keep_sj hold-back after it, */
+  double time_repair; /* and the repair's passes (their set-up, solves and hold-backs) */
 } hx_tmop_result;
 
 /** Optimize the mesh's nodes in place (collective). An inverted mesh is untangled first
@@ -231,6 +235,7 @@ typedef struct hx_tmop_lower {
   long long held;
   int rounds;
   hx_tmop_result repair;
+  double time_copy, time_solve, time_transfer; /* seconds: the copy's meshing, its solve, the transfer */
 } hx_tmop_lower;
 /** The copy of m at a lower order made by copy(ctx, attempt, &lo) (attempt 0, then 1 where the
     solve refuses copy 0 with HX_ERR_INVALID_MESH: it folds at the quadrature points), solved by

@@ -31,12 +31,16 @@ static int solve_keep(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res)
   memset(res, 0, sizeof *res);
   hx_tmop *tm;
   HX_CALL(hx_tmop_create(mesh, o, &tm));
+  double t_setup = hx_tmop_now();
+  res->time_setup = t_setup - t_start;
   int rc = HX_OK,
       coarse = mesh->order > 1 && !o->fixed_node && (o->coarse_order > 0 || (o->coarse_order < 0 && mesh->order >= 3));
   hx_tmop_result cr = {0};
   if (coarse) rc = hx_tmop_coarse_start(tm, &cr);
   if (!rc) rc = hx_tmop_solve(tm, tm->hL, res); /* E0, min det J0 and |r0| at the mesh as given */
-  if (!rc && tm->xstart) {                      /* the coarse start's figures */
+  double t_keep = hx_tmop_now();
+  res->time_newton = t_keep - t_setup;
+  if (!rc && tm->xstart) { /* the coarse start's figures */
     res->coarse_order = cr.coarse_order, res->coarse_newton = cr.coarse_newton, res->coarse_linear = cr.coarse_linear;
     res->coarse_energy = cr.coarse_energy, res->coarse_held = cr.coarse_held;
   }
@@ -44,6 +48,7 @@ static int solve_keep(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res)
   if (!rc && (o->keep_sj > 0 || o->keep_aspect > 0 || o->elem_ok))
     rc = hx_tmop_keep_sj(tm, tm->hL, &res->nodes_reverted, &res->keep_sj_rounds);
   if (!rc) hx_tmop_to_mesh(tm, tm->hL, mesh);
+  res->time_keep = hx_tmop_now() - t_keep;
   res->time_total = hx_tmop_now() - t_start;
   hx_tmop_destroy(&tm);
   return rc;
@@ -82,6 +87,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   hx_quality_ctx *qc[2] = {NULL, NULL};
   uint64_t *flag = NULL;
   unsigned char *lev = NULL, *w0 = NULL, *w1 = NULL; /* a = hold_factor(lev); w: elem_ok */
+  unsigned char *dirty = NULL;                       /* the elements with a node moved in the round before */
   const unsigned char *owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL;
   *nrev = 0, *rounds = 0;
   int rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
@@ -96,6 +102,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   if (!rc) rc = hx_malloc((size_t)nl + 1, &lev); /* zeroed */
   if (!rc) rc = hx_malloc((size_t)ne + 1, &w0);
   if (!rc) rc = hx_malloc((size_t)ne + 1, &w1);
+  if (!rc) rc = hx_malloc((size_t)ne + 1, &dirty);
   double *x1 = NULL;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof *x1, &x1);
   if (!rc) memcpy(x1, x, tm->nL * sizeof *x1);
@@ -103,9 +110,12 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
     hx_lmap_scatter(tm->lmap, m, 3, tm->x0, xe);
     rc = hx_tmop_fold_state(tm, xe, qc, 2, r0, a0, f0, w0, NULL);
   }
+  /* an element's state is a function of its own nodes: a round evaluates again only the elements
+     with a node moved in the round before (the first round all of them) */
+  if (!rc) memset(dirty, 1, (size_t)ne);
   while (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, x, xe);
-    rc = hx_tmop_fold_state(tm, xe, qc, 2, r1, a1, f1, w1, NULL);
+    rc = hx_tmop_fold_state(tm, xe, qc, 2, r1, a1, f1, w1, dirty);
     if (rc) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     int64_t why[4] = {0, 0, 0, 0}; /* opts.debug: the failing elements by reason */
@@ -124,15 +134,24 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
     }
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
     int64_t cnt = 0, moved = 0;
-    for (hx_lid l = 0; l < nl; l++)
-      if (flag[l] && lev[l] < HOLD_LEVELS) {
-        lev[l]++;
-        double a = hold_factor(lev[l]), *xl = x + 3 * (size_t)l;
-        for (int c = 0; c < 3; c++) xl[c] = tm->x0[3 * (size_t)l + c] + a * (x1[3 * (size_t)l + c] - tm->x0[3 * (size_t)l + c]);
-        if (tm->curved[l] != -1 && a > 0) hx_tmop_track_project(tm, tm->curved[l], xl, xl);
-        cnt += (!owned || owned[l]) && lev[l] == HOLD_LEVELS;
-        moved += !owned || owned[l];
+    for (hx_lid l = 0; l < nl; l++) {
+      if (!flag[l] || lev[l] >= HOLD_LEVELS) {
+        flag[l] = 0; /* from here: the nodes moved in this round */
+        continue;
       }
+      lev[l]++;
+      double a = hold_factor(lev[l]), *xl = x + 3 * (size_t)l;
+      for (int c = 0; c < 3; c++) xl[c] = tm->x0[3 * (size_t)l + c] + a * (x1[3 * (size_t)l + c] - tm->x0[3 * (size_t)l + c]);
+      if (tm->curved[l] != -1 && a > 0) hx_tmop_track_project(tm, tm->curved[l], xl, xl);
+      cnt += (!owned || owned[l]) && lev[l] == HOLD_LEVELS;
+      moved += !owned || owned[l];
+    }
+#pragma omp parallel for schedule(static)
+    for (hx_lid e = 0; e < ne; e++) {
+      unsigned char d = 0;
+      for (size_t i = 0; i < n3 && !d; i++) d = flag[tm->lmap->e2l[(size_t)e * n3 + i]] != 0;
+      dirty[e] = d;
+    }
     int64_t both[2] = {cnt, moved};
     if ((rc = hx_comm_sum_int64(m->comm, both, 2))) break;
     if (!both[1]) break;
@@ -140,22 +159,21 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
     (*rounds)++;
   }
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
-      hx_free(&x1), hx_free(&w0), hx_free(&w1);
+      hx_free(&x1), hx_free(&w0), hx_free(&w1), hx_free(&dirty);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
   return rc;
 }
 
-/* opts.repair_sj on the mesh's nodes now: bad[e] marks each element below it, *nbad their
-   global count, *rmin the smallest Nek5000 scaled Jacobian (global) */
-static int repair_below(hx_tmop *tm, unsigned char *bad, int64_t *nbad, double *rmin) {
+/* opts.repair_sj on the mesh's nodes now: r[e] the Nek5000 scaled Jacobian of the elements with
+   only[e] (every element where only is NULL; the others keep theirs), bad[e] marks each element
+   below repair_sj, *nbad their global count, *rmin the smallest ratio (global) */
+static int repair_below(hx_tmop *tm, double *r, const unsigned char *only, unsigned char *bad, int64_t *nbad, double *rmin) {
   hx_mesh *m = tm->mesh;
-  double *f = NULL, *r = NULL;
+  double *f = NULL;
   hx_quality_ctx *qc = NULL;
-  size_t ne1 = (size_t)m->num_elem + 1;
   int rc = hx_tmop_fold_ctx(m->nd, 0, &qc);
-  if (!rc) rc = hx_malloc(ne1 * sizeof *f, &f);
-  if (!rc) rc = hx_malloc(ne1 * sizeof *r, &r);
-  if (!rc) rc = hx_tmop_fold_state(tm, m->x, &qc, 1, r, NULL, f, NULL, NULL);
+  if (!rc) rc = hx_malloc(((size_t)m->num_elem + 1) * sizeof *f, &f);
+  if (!rc) rc = hx_tmop_fold_state(tm, m->x, &qc, 1, r, NULL, f, NULL, only);
   *nbad = 0, *rmin = HUGE_VAL;
   for (hx_lid e = 0; !rc && e < m->num_elem; e++) {
     *nbad += bad[e] = !(r[e] >= tm->o.repair_sj);
@@ -163,7 +181,7 @@ static int repair_below(hx_tmop *tm, unsigned char *bad, int64_t *nbad, double *
   }
   if (!rc) rc = hx_comm_sum_int64(m->comm, nbad, 1);
   if (!rc) rc = hx_comm_min_double(m->comm, rmin, 1);
-  hx_free(&f), hx_free(&r);
+  hx_free(&f);
   hx_quality_ctx_destroy(&qc);
   return rc;
 }
@@ -261,7 +279,8 @@ static int repair_elem_ok(void *ctx, hx_lid e, const double *xe) {
 
 /* one repair pass: the patches about the elements bad[e] solved as a mesh of their own, their
    nodes copied back; then bad, *nbad and *rmin are those left */
-static int repair_pass(hx_tmop *tm, const hx_tmop_opts *o, unsigned char *bad, int64_t *nbad, double *rmin, hx_tmop_result *res) {
+static int repair_pass(hx_tmop *tm, const hx_tmop_opts *o, double *r, unsigned char *bad, int64_t *nbad, double *rmin,
+                       hx_tmop_result *res, double split[3]) {
   hx_mesh *mesh = tm->mesh, *sub = NULL;
   hx_lid ne = mesh->num_elem;
   size_t n3 = (size_t)hx_mesh_nodes_per_elem(mesh);
@@ -286,10 +305,10 @@ static int repair_pass(hx_tmop *tm, const hx_tmop_opts *o, unsigned char *bad, i
     rc = solve_keep(sub, &o2, &r2); /* o2.repair_sj = 0: no repair of the repair */
     if (!rc) {
       res->repair_newton += r2.newton_iters, res->repair_passes++;
-      res->time_total += r2.time_total;
+      split[0] = r2.time_setup, split[1] = r2.time_newton, split[2] = r2.time_keep;
       for (hx_lid j = 0; j < sub->num_elem; j++)
         memcpy(mesh->x + (size_t)map[j] * 3 * n3, sub->x + (size_t)j * 3 * n3, 3 * n3 * sizeof *mesh->x);
-      rc = repair_below(tm, bad, nbad, rmin);
+      rc = repair_below(tm, r, patch, bad, nbad, rmin); /* the elements outside the patches did not move */
     }
   }
   hx_mesh_destroy(&sub);
@@ -298,25 +317,37 @@ static int repair_pass(hx_tmop *tm, const hx_tmop_opts *o, unsigned char *bad, i
 }
 
 int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
+  double t_start = hx_tmop_now();
   hx_tmop *tm = NULL;
   int rc = hx_tmop_numbering(mesh, o, &tm);
   if (!tm) return rc;
   unsigned char *bad = NULL;
   int64_t nbad = 0;
-  double rmin = 0;
+  double rmin = 0, *r = NULL;
   if (!rc) rc = hx_malloc((size_t)mesh->num_elem + 1, &bad);
-  if (!rc) rc = repair_below(tm, bad, &nbad, &rmin);
+  if (!rc) rc = hx_malloc(((size_t)mesh->num_elem + 1) * sizeof *r, &r);
+  if (!rc) rc = repair_below(tm, r, NULL, bad, &nbad, &rmin);
   res->repair_bad = res->repair_after = nbad, res->repair_free = 0, res->repair_newton = 0, res->repair_passes = 0;
   /* pass after pass while it gains (fewer left, or the poorest higher): a pass's hold-back leaves
      a new state about the elements it could not raise enough, from which the next may */
   while (!rc && nbad > 0 && res->repair_passes < o->repair_passes) {
     int64_t n0 = nbad;
-    double r0 = rmin;
-    rc = repair_pass(tm, o, bad, &nbad, &rmin, res);
+    double r0 = rmin, tp = hx_tmop_now();
+    int newton0 = res->repair_newton;
+    double split[3] = {0, 0, 0};
+    rc = repair_pass(tm, o, r, bad, &nbad, &rmin, res, split);
     res->repair_after = nbad;
+    if (!rc && o->log)
+      fprintf(o->log,
+              "repair pass %d at order %d: %lld -> %lld element(s) below %g (min %.4f -> %.4f), %d Newton step(s), %.2f s "
+              "(set-up %.2f s, solve %.2f s, hold-back %.2f s)\n",
+              res->repair_passes, mesh->order, (long long)n0, (long long)nbad, o->repair_sj, r0, rmin,
+              res->repair_newton - newton0, hx_tmop_now() - tp, split[0], split[1], split[2]);
     if (!(nbad < n0 || rmin > r0 + 1e-3)) break;
   }
-  hx_free(&bad);
+  res->time_repair = hx_tmop_now() - t_start;
+  res->time_total += res->time_repair;
+  hx_free(&bad), hx_free(&r);
   hx_tmop_destroy(&tm);
   return rc;
 }

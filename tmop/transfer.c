@@ -224,8 +224,10 @@ int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*
   memset(r, 0, sizeof *r);
   for (int attempt = 0; attempt < 2; attempt++) {
     hx_mesh *lo = NULL;
-    double *x0 = NULL;
+    double *x0 = NULL, t0 = hx_tmop_now();
     HX_CALL(copy(ctx, attempt, &lo));
+    double t1 = hx_tmop_now();
+    r->time_copy += t1 - t0;
     size_t n = (size_t)lo->num_elem * 3 * (size_t)hx_mesh_nodes_per_elem(lo);
     int rc = hx_malloc((n + 1) * sizeof *x0, &x0);
     if (!rc) memcpy(x0, lo->x, n * sizeof *x0);
@@ -233,6 +235,8 @@ int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*
     lo_opt.elem_ok = NULL, lo_opt.elem_ok_ctx = NULL;
     hx_tmop_result res;
     if (!rc) rc = solve ? solve(ctx, lo, &lo_opt) : hx_tmop_optimize(lo, &lo_opt, &res);
+    double t2 = hx_tmop_now();
+    r->time_solve += t2 - t1;
     if (rc == HX_ERR_INVALID_MESH) { /* the copy folds at the quadrature points: the next attempt */
       hx_error_clear();
       hx_free(&x0);
@@ -240,6 +244,7 @@ int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*
       continue;
     }
     if (!rc) rc = hx_tmop_transfer(m, lo, x0, o, &r->held, &r->rounds);
+    r->time_transfer = hx_tmop_now() - t2;
     if (!rc) r->order = lo->order;
     if (!rc && o->repair_sj > 0) {
       /* the transfer's own elements below --repair (an order-N element meshed below it that the

@@ -17,7 +17,8 @@
 # too with PACKED=all): a sweep of the mesher's knobs under --optimize.
 # BED67="--radius 1.5" (say): pb67's own flags instead of the cylinder 6.6 with inlet and outlet 3;
 # PB67D=1 in SETS mode: pb67 in its default container (the bed's bounding cylinder) as well;
-# BEDS="pb67 pb67d c300 p300 b300" (any of them): those beds instead.
+# BEDS="pb67 pb67d c300 p300 b300" (any of them): those beds instead. PB_QUIET= (empty): the SETS
+# runs without --quiet, so that their tables show each repair pass (bad elements, Newton steps, time).
 #   usage: [PACKED=1] [SKIP_PB67=1] [SETS=...] bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
@@ -30,13 +31,14 @@ DEPS=$PWD/deps
 B=${HX_GPU_BUILD:-build-gpu}
 nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>&1 | head -1
 t0=$(date +%s)
-cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=ON -DCMAKE_PREFIX_PATH="$DEPS" > "$OUT/configure.log" 2>&1 ||
+# TESTS=OFF: hexpack alone, no tests built or run
+cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=ON -DHX_ENABLE_TESTS="${TESTS:-ON}" -DCMAKE_PREFIX_PATH="$DEPS" > "$OUT/configure.log" 2>&1 ||
   { tail -30 "$OUT/configure.log"; exit 1; }
 grep -i "qhull" "$OUT/configure.log" | head -2
 cmake --build "$B" -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -B2 -A10 -i "error" "$OUT/build.log" | head -60; exit 1; }
 echo "build: $(( $(date +%s) - t0 )) s"
 # CTEST="-R t453" (say): those tests instead of the CUDA label's
-(cd "$B" && read -r -a ct <<< "${CTEST:--L cuda}" && ctest "${ct[@]}" 2>&1 | grep -E "tests passed|Failed|FAIL|Passed")
+[ "${TESTS:-ON}" = OFF ] || (cd "$B" && read -r -a ct <<< "${CTEST:--L cuda}" && ctest "${ct[@]}" 2>&1 | grep -E "tests passed|Failed|FAIL|Passed")
 H=$PWD/$B/hexpack
 BED=(pebble inputs/pb67.txt --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3)
 [ -n "${BED67:-}" ] && read -r -a BED <<< "pebble inputs/pb67.txt $BED67" # BED67="flags": pb67 in another container
@@ -53,7 +55,7 @@ one() { # label order flags...
   local rc=$?
   te=$(date +%s.%N)
   printf "%-30s %s %8.1f%s\n" "$lab" "$(stats "$OUT/$lab.txt")" "$(awk -v a="$ts" -v b="$te" 'BEGIN {print b - a}')" "$([ $rc -ne 0 ] && echo " rc $rc")" | tee -a "$OUT/pebble_optimize.txt"
-  grep "^optimize:\|optimized at order\|--repair" "$OUT/$lab.txt" | sed 's/^ *//; s/^/    /' | tee -a "$OUT/pebble_optimize.txt"
+  grep "^optimize:\|optimized at order\|--repair\|^repair pass\|^  order [0-9]*:" "$OUT/$lab.txt" | sed 's/^ *//; s/^/    /' | tee -a "$OUT/pebble_optimize.txt"
 }
 if [ -n "${SETS:-}" ]; then
   p=${ORDERS##*,}
@@ -94,7 +96,7 @@ if [ -n "${SETS:-}" ]; then
           case $w in [A-Z]*=*) export "${w?}" ;; *) fl+=("$w") ;; esac
         done
         [ "${SKIP_MESHED:-0}" = 1 ] || one $bed-s$i-meshed "$p" "${fl[@]}"
-        one $bed-s$i-cuda "$p" "${fl[@]}" --optimize --backend cuda --quiet "$@"
+        one $bed-s$i-cuda "$p" "${fl[@]}" --optimize --backend cuda ${PB_QUIET---quiet} "$@"
       )
       # keep the elements that miss a goal (Nek scaled Jacobian below 0.3, aspect above 20)
       awk '$1 ~ /^[0-9]+$/ && NF >= 6 && ($2 < 0.3 || $5 > 20)' "$OUT/$bed-s$i-cuda.txt" > "$OUT/$bed-s$i-bad.txt" 2>/dev/null
