@@ -32,13 +32,13 @@ void api_tmop_sj_defaults(hx_tmop_opts *o) {
 void api_tmop_pebble_defaults(hx_tmop_opts *o) {
   api_tmop_sj_defaults(o);
   /* the pebble command's own: keep-aspect from --aspect, transfer-keep 0.3, repair by --aspect
-     (resolved in api_pebble_optimize), det J also checked between the GLL nodes, the quadrature
-     by the solve's order */
+     (resolved in api_pebble_optimize), det J also checked between the GLL nodes (by the bound on
+     cuda up to order 4), the quadrature by the solve's order */
   o->keep_aspect = -1;
   o->transfer_keep = 0.3;
   o->repair_sj = -1;
   o->repair_rings = -1;
-  o->detj_nodes = 2;
+  o->detj_nodes = -2;
   o->quad_order = 0;
 }
 

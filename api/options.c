@@ -432,7 +432,7 @@ static const opt_def table[] = {
     {"linear-solver", G_T, T_ENUM, 0, 0, R(to.linear_solver), "cg=1,minres=2", NULL},
     {"boundary", G_T, T_ENUM, 0, 0, R(to.boundary), "fixed=0,slide=1", NULL},
     {"hessian", G_T, T_ENUM, 0, 0, R(to.hess_strategy), "stored=1,onthefly=2", NULL},
-    {"detj-check", G_T, T_ENUM, 0, 0, R(to.detj_nodes), "auto=-1,quad=0,nodes=1,fine=2,bound=3", NULL},
+    {"detj-check", G_T, T_ENUM, 0, 0, R(to.detj_nodes), "auto=-1,quad=0,nodes=1,fine=2,bound=3,auto-fine=-2", NULL},
     {"strict-decrease", G_T, T_BOOL, 0, 0, R(to.strict_decrease), NULL, NULL},
     {"keep-sj", G_T, T_DOUBLE, 0, 1, R(to.keep_sj), NULL, NULL},
     {"keep-aspect", G_T, T_DOUBLE, 0, 1e6, R(to.keep_aspect), NULL, NULL},

@@ -118,9 +118,10 @@ const hx_opt hx_cli_tmop_table[] = {
     HX_CHOICE("--hessian", "onthefly|stored", "onthefly", HX_OPT_EXPERT, "Hessian action computed on the fly or stored"),
     HX_CHOICE("--weight", "volume|equal", "volume", HX_OPT_EXPERT,
               "each element's energy weighted by its target volume (MFEM) or alike"),
-    HX_CHOICE("--detj-check", "auto|nodes|quad|fine|bound", "auto", HX_OPT_EXPERT,
+    HX_CHOICE("--detj-check", "auto|nodes|quad|fine|bound|auto-fine", "auto", HX_OPT_EXPERT,
               "the line search rejects det J <= 0 at: quadrature points and GLL nodes, quadrature points only, also Gauss "
-              "points N + 4, or anywhere by the Bernstein bound (auto: bound up to order 4, nodes above)"),
+              "points N + 4, or anywhere by the Bernstein bound (auto: bound up to order 4, nodes above; auto-fine: bound "
+              "on cuda up to order 4, fine otherwise)"),
     HX_STR("--adapt-quad", "auto|off|Q", "off", HX_OPT_EXPERT,
            "adaptive quadrature: an element whose det J may dip between the quadrature points (Bernstein bound) is "
            "integrated exactly for order Q > --quad-order from then on (auto: --quad-order + 4, from order 4)",
@@ -191,7 +192,7 @@ int hx_cli_tmop_get(const hx_optset *s, hx_tmop_opts *o, int *quiet) {
   o->linear_solver = hx_opts_choice(s, "--linear-solver") == 1 ? HX_LIN_CG : HX_LIN_MINRES;
   o->hess_strategy = hx_opts_choice(s, "--hessian") == 1 ? HX_HESS_STORED : HX_HESS_ONTHEFLY;
   o->equal_weight = hx_opts_choice(s, "--weight") == 1;
-  static const int detj[5] = {-1, 1, 0, 2, 3};
+  static const int detj[6] = {-1, 1, 0, 2, 3, -2};
   o->detj_nodes = detj[hx_opts_choice(s, "--detj-check")];
   static const int coarse[3] = {-1, 1, 0};
   o->coarse_order = coarse[hx_opts_choice(s, "--coarse-start")];

@@ -336,7 +336,7 @@ void hx_cmd_pebble_opts(hx_optset *s) {
   hx_tmop_opts topt;
   hx_cli_tmop_add(s);
   hx_cli_tmop_sj_defaults(s, &topt);
-  hx_opts_default(s, "--detj-check", "fine");
+  hx_opts_default(s, "--detj-check", "auto-fine");
   hx_opts_default(s, "--quad-order", "auto");
   hx_opts_help_line(s, "--quad-order", "quadrature exact for order Q (auto: 2P - 2 at the solve's order P, at least 8)");
   hx_opts_default(s, "--keep-aspect", "auto");

@@ -65,7 +65,7 @@ typedef struct hx_tmop_opts {
                            quadrature at the GLL nodes, minimizers fold between them); 3: the
                            nodes, and no element proven invalid by the Bernstein bound of det J
                            (hx_detj_bound.h: no fold anywhere in the element it can find); -1 (default):
-                           3 up to order 4, 1 above */
+                           3 up to order 4, 1 above; -2: 3 on the cuda backend up to order 4, else 2 */
   int recover;          /* 1 (default): where no trial step passes the line search, recover (a retry with
                            det J at the quadrature points only, a steepest-descent step, a Krylov restart)
                            instead of stopping; 0: stop there (the result is still the best iterate that

@@ -746,7 +746,11 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
      of a Newton step on cuda and 6-13 % on the cpu, and where the node rule alone let Kershaw
      24^3 at p = 3 fold on the cpu (benchmarks.md); the GLL nodes above, where the bound's O(p^6)
      products cost more than the step */
-  if (tm->o.detj_nodes < 0) tm->o.detj_nodes = mesh->order <= 4 ? 3 : 1;
+  if (tm->o.detj_nodes == -1) tm->o.detj_nodes = mesh->order <= 4 ? 3 : 1;
+  /* auto-fine (the pebble mesher's): the bound where it runs on the device up to order 4, the Gauss
+     points N + 4 otherwise, a host pass that costs 70 % of a 300-sphere bed's order-3 solve on
+     cuda and a fraction of the bound's passes on the cpu (benchmarks.md, "The quality path's time") */
+  if (tm->o.detj_nodes == -2) tm->o.detj_nodes = !strcmp(be->name, "cuda") && mesh->order <= 4 ? 3 : 2;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
   hx_pa_desc d;
   hx_pa_desc_default(&d);
