@@ -290,21 +290,21 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, const char *json_key
                   "\"repair_passes\": %d, \"seconds\": %.3f, \"recover_relaxed\": %d, \"recover_steepest\": %d, "
                   "\"recover_krylov\": %d, \"relaxed_iters\": %d, \"result_iter\": %d, \"coarse_order\": %d, "
                   "\"coarse_newton\": %d, \"coarse_held\": %lld, \"adapt_refined\": %lld, \"adapt_events\": %d, "
-                  "\"seconds_newton\": %.3f, \"seconds_keep\": %.3f, \"seconds_repair\": %.3f",
+                  "\"seconds_setup\": %.3f, \"seconds_newton\": %.3f, \"seconds_keep\": %.3f, \"seconds_repair\": %.3f",
                   o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy, r.min_detj0, r.min_detj, sj0, sj1,
                   sjm0, sjm1, r.newton_iters, r.linear_iters, r.stop_reason, r.nodes_reverted, r.keep_sj_rounds, r.repair_bad,
                   r.repair_free, r.repair_after, r.repair_passes, r.time_total, r.recover_relaxed, r.recover_steepest,
                   r.recover_krylov, r.relaxed_iters, r.result_iter, r.coarse_order, r.coarse_newton, r.coarse_held,
-                  r.adapt_refined, r.adapt_events, r.time_newton, r.time_keep, r.time_repair);
+                  r.adapt_refined, r.adapt_events, r.time_setup, r.time_newton, r.time_keep, r.time_repair);
   if (json_key) hx_cli_json_close();
   if (rank == 0) {
     fprintf(log,
             "optimize: metric %d, target %s, %lld vector DOFs: energy %.6e -> %.6e (%.2f%% decrease), "
-            "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s (solve %.2f s, hold-back %.2f s, "
-            "repair %.2f s)\n",
+            "min det J %.4e -> %.4e, %d Newton / %d linear iterations, %s, %.2f s (set-up %.2f s, solve %.2f s, "
+            "hold-back %.2f s, repair %.2f s)\n",
             o->metric, hx_target_name(o->target), r.vector_dofs, r.energy0, r.energy,
             r.energy0 != 0 ? 100.0 * (r.energy0 - r.energy) / r.energy0 : 0.0, r.min_detj0, r.min_detj, r.newton_iters,
-            r.linear_iters, r.stop_reason, r.time_total, r.time_newton, r.time_keep, r.time_repair);
+            r.linear_iters, r.stop_reason, r.time_total, r.time_setup, r.time_newton, r.time_keep, r.time_repair);
     if (o->log) /* not --quiet: where the first solve's time went (the operators' timers; with --sync-timers exact) */
       fprintf(log,
               "optimize: the solve's %.2f s: set-up %.2f s, energy %.2f s (%lld), gradient %.2f s (%lld), Hessian set-up %.2f s "

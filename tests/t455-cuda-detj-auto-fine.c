@@ -11,6 +11,7 @@
 
 #include "hx_config.h"
 #include "hx_kernels.h"
+#include "hx_test_meshes.h"
 #include "hx_test_tmop.h"
 #include "hx_tmop.h"
 
@@ -75,15 +76,6 @@ static int body(void) {
 }
 
 int main(int argc, char **argv) {
-#if HX_HAVE_MPI
-  MPI_Init(&argc, &argv);
-#else
-  (void)argc;
-  (void)argv;
-#endif
-  int rc = body();
-#if HX_HAVE_MPI
-  MPI_Finalize();
-#endif
-  return rc;
+  tm_init(&argc, &argv);
+  return tm_finalize(body());
 }

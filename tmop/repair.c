@@ -32,13 +32,13 @@ static int solve_keep(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res)
   hx_tmop *tm;
   HX_CALL(hx_tmop_create(mesh, o, &tm));
   double t_setup = hx_tmop_now();
-  res->time_setup = t_setup - t_start;
   int rc = HX_OK,
       coarse = mesh->order > 1 && !o->fixed_node && (o->coarse_order > 0 || (o->coarse_order < 0 && mesh->order >= 3));
   hx_tmop_result cr = {0};
   if (coarse) rc = hx_tmop_coarse_start(tm, &cr);
   if (!rc) rc = hx_tmop_solve(tm, tm->hL, res); /* E0, min det J0 and |r0| at the mesh as given */
   double t_keep = hx_tmop_now();
+  res->time_setup = t_setup - t_start; /* after the solve, which clears res */
   res->time_newton = t_keep - t_setup;
   if (!rc && tm->xstart) { /* the coarse start's figures */
     res->coarse_order = cr.coarse_order, res->coarse_newton = cr.coarse_newton, res->coarse_linear = cr.coarse_linear;

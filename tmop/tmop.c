@@ -750,7 +750,7 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   /* auto-fine (the pebble mesher's): the bound where it runs on the device up to order 4, the Gauss
      points N + 4 otherwise, a host pass that costs 70 % of a 300-sphere bed's order-3 solve on
      cuda and a fraction of the bound's passes on the cpu (benchmarks.md, "The quality path's time") */
-  if (tm->o.detj_nodes == -2) tm->o.detj_nodes = !strcmp(be->name, "cuda") && mesh->order <= 4 ? 3 : 2;
+  if (tm->o.detj_nodes == -2) tm->o.detj_nodes = be == &hx_backend_cuda && mesh->order <= 4 ? 3 : 2;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
   hx_pa_desc d;
   hx_pa_desc_default(&d);
