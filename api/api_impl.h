@@ -23,7 +23,7 @@ enum {
   API_G_FORCE = 1 << 6,      /* force */
   API_G_OPTIMIZE = 1 << 7,   /* optimize (meshers) */
   API_G_RUN = 1 << 8,        /* verbose, re2-guard (every call that optimizes) */
-  API_G_PEBBLE_OPT = 1 << 9, /* optimize-order, transfer-keep: pebble, and optimize on a pebble mesh */
+  API_G_PEBBLE_OPT = 1 << 9, /* optimize-order, transfer-keep, repair-final: pebble, and optimize on a pebble mesh */
   API_G_RODS = 1 << 10       /* the rod-bundle mesher's flags */
 };
 enum {

@@ -38,6 +38,7 @@ void api_tmop_pebble_defaults(hx_tmop_opts *o) {
   o->transfer_keep = 0.3;
   o->repair_sj = -1;
   o->repair_rings = -1;
+  o->repair_final_sj = -1;
   o->detj_nodes = -2;
   o->quad_order = 0;
 }
@@ -95,6 +96,8 @@ int api_pebble_optimize(hexpack_mesh *hm, api_run *r) {
   HX_CHECK(!m->lazy, HX_ERR_INPUT, "optimize: needs the whole order-N mesh, not a streamed one (option stream)");
   int order = m->order;
   HX_CHECK(r->opt_order <= order, HX_ERR_INPUT, "option optimize-order: %d is above the mesh's order %d", r->opt_order, order);
+  /* the repair at order N: the goal of 0.3 itself unless repair is given (cmd_pebble.c says why) */
+  if (topt->repair_final_sj < 0) topt->repair_final_sj = topt->repair_sj < 0 ? 0.3 : topt->repair_sj;
   if (topt->repair_sj < 0) topt->repair_sj = hm->po.aspect > 0 ? 0.4 : 0.3;
   if (topt->repair_rings < 0) topt->repair_rings = hm->po.aspect > 0 ? 3 : 2;
   if (topt->keep_aspect < 0) topt->keep_aspect = hm->po.aspect;

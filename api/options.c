@@ -387,6 +387,7 @@ static const opt_def table[] = {
     {"stream", G_P, T_BOOL, 0, 0, R(stream), NULL, NULL},
     {"optimize-order", API_G_PEBBLE_OPT, T_INT, 1, HX_MAX_ORDER, R(opt_order), NULL, NULL},
     {"transfer-keep", API_G_PEBBLE_OPT, T_FN, 0, 0, 0, NULL, opt_transfer_keep},
+    {"repair-final", API_G_PEBBLE_OPT, T_DOUBLE, 0, 1, R(to.repair_final_sj), NULL, NULL},
     /* the box mesher (hexpack box) */
     {"n", API_G_BOX, T_FN, 0, 0, 0, NULL, opt_box_n},
     {"kershaw", API_G_BOX, T_FN, 0, 0, 0, NULL, opt_kershaw},

@@ -12,7 +12,8 @@
 # guarantees, and the same mean gain; --transfer-keep 0.3 (default) leaves fewer elements below
 # min(0.3, as meshed) than 0 (both with --repair 0); --repair 0.3 (default without --aspect; t510
 # checks the solve) leaves fewer below 0.3 than --repair 0, and --repair 0.4 (the default with
-# --aspect, in patches of 3 rings; --json says repair_rings) fewer below 0.4. --optimize with --stream, --optimize-order above the order
+# --aspect, in patches of 3 rings; --json says repair_rings) fewer below 0.4; the repair at order 4
+# below --repair-final (0.3 by default, the goal, also where --repair is 0.4). --optimize with --stream, --optimize-order above the order
 # or without --optimize are refused before any work. --keep-aspect 1 keeps every element's aspect
 # ratio at or below its value as meshed, where the defaults raise some. --optimize
 # smooths the facets first (--smooth 10 by default), so the meshes "as
@@ -86,17 +87,26 @@ check "--transfer-keep 0.3 (default): fewer elements below min(0.3, as meshed) t
 # after the transfer are solved again in patches about them; below 0.3 (this test's count from
 # the listings) fewer, and the line's count after the repair is the listing's
 below() { awk -v s="$2" '$1 ~ /^[0-9]+$/ && NF >= 6 && $2 < s {n++} END {print n + 0}' "$1"; }
-rep=$(grep -- '--repair 0.3 at order 4' d.txt)
+rep=$(grep -- '--repair-final 0.3 at order 4' d.txt)
 echo "order 4: below 0.3 $(below h.txt 0.3) with --repair 0, $(below d.txt 0.3) with the default; $rep"
 check "--repair 0.3 (default): fewer below 0.3 than --repair 0, its count after the repair is the listing's" \
   "[ \$(below d.txt 0.3) -lt \$(below h.txt 0.3) ] && echo \"\$rep\" | grep -q \"after the transfer, [0-9]* in their patches, \$(below d.txt 0.3) after\""
 # --repair 0.4 (the default with --aspect) given here: fewer below 0.4 than --repair 0, and the
 # line's count is the listing's
 "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --repair 0.4 --quiet --quality --worst 100000 -o r4.re2 > r4.txt 2>&1
-rep=$(grep -- '--repair 0.4 at order 4' r4.txt)
+rep=$(grep -- '--repair-final 0.4 at order 4' r4.txt)
 echo "order 4: below 0.4 $(below h.txt 0.4) with --repair 0, $(below r4.txt 0.4) with --repair 0.4; $rep"
 check "--repair 0.4: fewer below 0.4 than --repair 0, its count after the repair is the listing's" \
   "[ \$(below r4.txt 0.4) -lt \$(below h.txt 0.4) ] && echo \"\$rep\" | grep -q \"after the transfer, [0-9]* in their patches, \$(below r4.txt 0.4) after\""
+
+# --repair 0.4 --repair-final 0.3 (the defaults with --aspect, given here): at order 4 the repair is
+# below 0.3 (the goal; 0.4 at order 3 keeps a margin for the transfer): fewer below 0.3 than
+# --repair 0, and the line's count is the listing's
+"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --repair 0.4 --repair-final 0.3 --quiet --quality --worst 100000 -o rf.re2 > rf.txt 2>&1
+rep=$(grep -- '--repair-final 0.3 at order 4' rf.txt)
+echo "order 4: below 0.3 $(below h.txt 0.3) with --repair 0, $(below rf.txt 0.3) with --repair 0.4 --repair-final 0.3; $rep"
+check "--repair 0.4 --repair-final 0.3: fewer below 0.3 than --repair 0, the order-4 repair's count after is the listing's below 0.3" \
+  "[ \$(below rf.txt 0.3) -lt \$(below h.txt 0.3) ] && echo \"\$rep\" | grep -q \"after the transfer, [0-9]* in their patches, \$(below rf.txt 0.3) after\""
 
 # --keep-aspect 1: no element ends with an aspect ratio above its value as meshed (the solve's
 # rounds at order 3 and the transfer to order 4), where the defaults raise some
@@ -119,8 +129,10 @@ check "--json: keep_aspect 0 without --aspect" "echo \"\$out\" | grep -q '\"keep
 out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 check "--json: keep_aspect 20 with --aspect 20" "echo \"\$out\" | grep -q '\"keep_aspect\": 20,'"
 check "--json: repair_sj 0.4, repair_rings 3 with --aspect (the defaults)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.4, \"repair_rings\": 3,'"
+check "--json: repair_final_sj 0.3 with --aspect (the default: the goal at order N)" "echo \"\$out\" | grep -q '\"repair_final_sj\": 0.3,'"
 out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --repair 0.5,1 --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 check "--json: --repair 0.5,1 with --aspect: repair_sj 0.5, repair_rings 1" "echo \"\$out\" | grep -q '\"repair_sj\": 0.5, \"repair_rings\": 1,'"
+check "--json: --repair 0.5,1: repair_final_sj 0.5 (--repair's S)" "echo \"\$out\" | grep -q '\"repair_final_sj\": 0.5,'"
 # solved at order 3 and carried to order 4: the parts' seconds, each >= 0, within time_curve
 out=$("$HEXPACK" pebble bed.txt --container box --order 4 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 r=$(echo "$out" | $PY -c 'import json,sys; d=json.loads(sys.stdin.read()); p=[d[k] for k in ("time_optimize_copy","time_optimize_solve","time_transfer","time_repair_order_n")]; print(int(d["optimize_order"] == 3 and min(p) >= 0 and p[1] > 0 and p[2] > 0 and sum(p) <= d["time_curve"] + 2e-3))')
@@ -134,6 +146,12 @@ done
 "$HEXPACK" pebble bed.txt --container box --order 4 --transfer-keep 0.3 -o x.vtu > /dev/null 2> e6.txt
 rc=$?
 check "--transfer-keep without --optimize refused" "[ $rc -ne 0 ] && grep -q 'flag --transfer-keep: only with --optimize' e6.txt && [ ! -e x.vtu ]"
+"$HEXPACK" pebble bed.txt --container box --order 4 --repair-final 0.3 -o x.vtu > /dev/null 2> e8.txt
+rc=$?
+check "--repair-final without --optimize refused in one line" "[ $rc -ne 0 ] && [ \$(wc -l < e8.txt) -eq 1 ] && grep -q 'flag --repair-final: only with --optimize' e8.txt && [ ! -e x.vtu ]"
+"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --repair-final 1.5 -o x.vtu > /dev/null 2> e9.txt
+rc=$?
+check "--repair-final 1.5 refused in one line naming the flag" "[ $rc -ne 0 ] && [ \$(wc -l < e9.txt) -eq 1 ] && grep -q -- '--repair-final' e9.txt && [ ! -e x.vtu ]"
 "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --optimize-order 5 -o x.vtu > /dev/null 2> e3.txt
 rc=$?
 check "--optimize-order above the order refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize-order: 5 is above the mesh.s order 4' e3.txt && [ ! -e x.vtu ]"

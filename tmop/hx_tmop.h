@@ -122,6 +122,8 @@ typedef struct hx_tmop_opts {
   int repair_passes;               /* repair solves at most, each on the patches of the elements the last one
                                       left, while it gains: fewer left, or their smallest Nek5000 scaled
                                       Jacobian higher by 1e-3 (default 3) */
+  double repair_final_sj;          /* > 0: hx_tmop_lower_order's repair at the mesh's own order, after the
+                                      transfer, is below this instead of repair_sj (0: repair_sj, default) */
   const unsigned char *fixed_node; /* non-NULL: [num_elem][nd^3] E-nodes marked are fixed (the repair
                            solve's nodes on the border of its patches) */
   const double *elem_weight;       /* non-NULL: [num_elem] each element's energy weight is multiplied by it

@@ -246,10 +246,14 @@ int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*
     if (!rc) rc = hx_tmop_transfer(m, lo, x0, o, &r->held, &r->rounds);
     r->time_transfer = hx_tmop_now() - t2;
     if (!rc) r->order = lo->order;
-    if (!rc && o->repair_sj > 0) {
+    double rsj = o->repair_final_sj > 0 ? o->repair_final_sj : o->repair_sj;
+    if (!rc && rsj > 0) {
       /* the transfer's own elements below --repair (an order-N element meshed below it that the
-         lower-order solve raised, which the transfer raises less) solved again at m's order */
+         lower-order solve raised, which the transfer raises less) solved again at m's order, below
+         repair_final_sj where given: the lower-order solve's threshold may keep a margin for the
+         transfer, which this repair no longer needs */
       hx_tmop_opts ro = *o;
+      ro.repair_sj = rsj;
       if (repair_qo > 0) ro.quad_order = repair_qo;
       rc = hx_tmop_repair(m, &ro, &r->repair);
     }

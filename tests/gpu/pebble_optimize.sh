@@ -42,6 +42,7 @@ echo "build: $(( $(date +%s) - t0 )) s"
 H=$PWD/$B/hexpack
 BED=(pebble inputs/pb67.txt --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3)
 [ -n "${BED67:-}" ] && read -r -a BED <<< "pebble inputs/pb67.txt $BED67" # BED67="flags": pb67 in another container
+BED0=("${BED[@]}")
 stats() { # listing file -> n per-pebble min mean <0.1 <0.3 aspect_max aspect>20
   awk '/^pebble:/ {per = $9} $1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.3) b++; if (n == 1 || $2 < mn) mn = $2; s += $2; if ($5 > mx) mx = $5; if ($5 > 20) c++}
        END {printf "%d %s %.4g %.4f %d %d %.1f %d", n, per, mn, s / n, a, b, mx, c}' "$1"
@@ -84,6 +85,7 @@ if [ -n "${SETS:-}" ]; then
   IFS=';' read -r -a sets <<< "$SETS"
   for bed in "${beds[@]}"; do
     case $bed in
+      pb67) BED=("${BED0[@]}") ;;
       pb67d) BED=(pebble inputs/pb67.txt --radius 1.5) ;;
       c300 | p300) BED=(pebble "$OUT/$bed.txt" --container cyl:5) ;;
       b300) BED=(pebble "$OUT/$bed.txt" --container box:-4.3,4.3,-4.3,4.3) ;;
