@@ -62,6 +62,12 @@ int hx_quality_ctx_points(const hx_quality_ctx *qc);
 /** Quality of one element; x has shape [3][nd][nd][nd]. Thread-safe. Fails only
     if scratch for more than 12 quadrature points per direction cannot be had. */
 int hx_quality_elem(const hx_quality_ctx *qc, const double *x, hx_elem_quality *q);
+/** The parts of hx_quality_elem's answer: HX_QUALITY_NODES (det J at the GLL nodes, the scaled
+    Jacobians, aspect ratio, spacing, centroid), HX_QUALITY_POINTS (det J at the quadrature
+    points; NaN without it); the other members are left unset. The same values as
+    hx_quality_elem's, for less work where a caller needs one part. */
+enum { HX_QUALITY_NODES = 1, HX_QUALITY_POINTS = 2 };
+int hx_quality_elem_parts(const hx_quality_ctx *qc, const double *x, int parts, hx_elem_quality *q);
 
 /** Min, mean, max of one measure over all elements. */
 typedef struct hx_quality_stat {

@@ -135,9 +135,15 @@ static int detj_range(int n, int m, const double *V, const double *Dv, const dou
 }
 
 int hx_quality_elem(const hx_quality_ctx *qc, const double *x, hx_elem_quality *q) {
+  return hx_quality_elem_parts(qc, x, HX_QUALITY_NODES | HX_QUALITY_POINTS, q);
+}
+
+int hx_quality_elem_parts(const hx_quality_ctx *qc, const double *x, int parts, hx_elem_quality *q) {
   int nd = qc->nd, N = nd - 1, npe = nd * nd * nd;
+  if (parts & HX_QUALITY_POINTS) HX_CALL(detj_range(nd, qc->Q, qc->B, qc->G, x, &q->detj_min_q, &q->detj_max_q));
+  else q->detj_min_q = q->detj_max_q = NAN;
+  if (!(parts & HX_QUALITY_NODES)) return HX_OK;
   HX_CALL(detj_range(nd, nd, NULL, qc->D, x, &q->detj_min, &q->detj_max));
-  HX_CALL(detj_range(nd, qc->Q, qc->B, qc->G, x, &q->detj_min_q, &q->detj_max_q));
   /* Nek5000's scaled Jacobian: min/max ratio over the GLL nodes; an element whose
      det J changes sign gets the (negative) ratio as is */
   q->scaled_jac = q->detj_max > 0 ? q->detj_min / q->detj_max : (q->detj_max < 0 ? -1.0 : 0.0);

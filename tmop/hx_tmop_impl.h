@@ -83,12 +83,20 @@ void hx_tmop_track_project(const hx_tmop *tm, int t, const double x[3], double y
 /** The quality contexts of the fold tests between the GLL nodes: k = 0 the quality report's
     rule (hx_quality_opts_default), k = 1 Gauss points nd + 3 per direction. */
 int hx_tmop_fold_ctx(int nd, int k, hx_quality_ctx **qc);
-/** Per element of the E-vector xe (those with only[e], or all where only is NULL): the smallest
-    det J at the points of qc[0 .. nqc) into f (-1 where NaN), and, unless NULL, the Nek5000
+/** Per element of the E-vector xe (those with only[e], or all where only is NULL), each unless
+    NULL: the smallest det J at the points of qc[0 .. nqc) into f (-1 where NaN), the Nek5000
     ratio at the GLL nodes into r, the aspect ratio into asp, tm->o.elem_ok's verdict (1 without
-    one) into ok. */
+    one) into ok. Only the parts asked for are evaluated. */
 int hx_tmop_fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp, double *f,
                        unsigned char *ok, const unsigned char *only);
+/** keep_fails' initial f0 and w0 where they decide: of the elements with !(f1[e] > 0) or !w1[e]
+    (a fold or a failed elem_ok now) not yet evaluated (have[e] == 0; set here), from their
+    initial nodes: the element's slice of the E-vector xe0 or, xe0 NULL, of the L-vector xl0. An
+    initial state then costs the GLL nodes' part of every element (hx_tmop_fold_state with f and
+    ok NULL) and the points and elem_ok only of these few: keep_fails reads f0 only where f1 <= 0
+    and w0 only where w1 fails. */
+int hx_tmop_fold_initial(const hx_tmop *tm, const double *xe0, const double *xl0, hx_quality_ctx *const *qc, int nqc,
+                         const double *f1, const unsigned char *w1, double *f0, unsigned char *w0, unsigned char *have);
 
 /* The operators on backend L-vectors (memory of tm->be: device arrays for cuda).
    The hx_tmop_* functions of hx_tmop.h are host wrappers around these. */

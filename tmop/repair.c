@@ -88,6 +88,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   uint64_t *flag = NULL;
   unsigned char *lev = NULL, *w0 = NULL, *w1 = NULL; /* a = hold_factor(lev); w: elem_ok */
   unsigned char *dirty = NULL;                       /* the elements with a node moved in the round before */
+  unsigned char *have0 = NULL;                       /* f0 and w0 evaluated (hx_tmop_fold_initial) */
   const unsigned char *owned = tm->gs_active ? hx_gs_owned(tm->gs) : NULL;
   *nrev = 0, *rounds = 0;
   int rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
@@ -103,12 +104,14 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   if (!rc) rc = hx_malloc((size_t)ne + 1, &w0);
   if (!rc) rc = hx_malloc((size_t)ne + 1, &w1);
   if (!rc) rc = hx_malloc((size_t)ne + 1, &dirty);
+  if (!rc) rc = hx_malloc((size_t)ne + 1, &have0);
   double *x1 = NULL;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof *x1, &x1);
   if (!rc) memcpy(x1, x, tm->nL * sizeof *x1);
   if (!rc) {
+    /* the initial state: r0 and a0 of every element; f0 and w0 only where a round asks */
     hx_lmap_scatter(tm->lmap, m, 3, tm->x0, xe);
-    rc = hx_tmop_fold_state(tm, xe, qc, 2, r0, a0, f0, w0, NULL);
+    rc = hx_tmop_fold_state(tm, xe, qc, 2, r0, a0, NULL, NULL, NULL);
   }
   /* an element's state is a function of its own nodes: a round evaluates again only the elements
      with a node moved in the round before (the first round all of them) */
@@ -116,6 +119,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
   while (!rc) {
     hx_lmap_scatter(tm->lmap, m, 3, x, xe);
     rc = hx_tmop_fold_state(tm, xe, qc, 2, r1, a1, f1, w1, dirty);
+    if (!rc) rc = hx_tmop_fold_initial(tm, NULL, tm->x0, qc, 2, f1, w1, f0, w0, have0);
     if (rc) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     int64_t why[4] = {0, 0, 0, 0}; /* opts.debug: the failing elements by reason */
@@ -159,7 +163,7 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
     (*rounds)++;
   }
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
-      hx_free(&x1), hx_free(&w0), hx_free(&w1), hx_free(&dirty);
+      hx_free(&x1), hx_free(&w0), hx_free(&w1), hx_free(&dirty), hx_free(&have0);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
   return rc;
 }

@@ -1014,34 +1014,78 @@ int hx_tmop_fold_ctx(int nd, int k, hx_quality_ctx **qc) {
   return hx_quality_ctx_create(nd, &qo, qc);
 }
 
-/* Per element of the E-vector xe (those with only[e], or all where only is NULL): the smallest
-   det J at the points of qc[0 .. nqc) into f (-1 where NaN), and, unless r is NULL, the Nek5000
-   ratio at the GLL nodes into r; with ok, tm->o.elem_ok's verdict (1 without one) into ok. */
+/* Per element of the E-vector xe (those with only[e], or all where only is NULL): unless NULL, the
+   smallest det J at the points of qc[0 .. nqc) into f (-1 where NaN), the Nek5000 ratio at the
+   GLL nodes into r, the aspect ratio into asp, tm->o.elem_ok's verdict (1 without one) into ok;
+   only the parts asked for are evaluated (hx_quality_elem_parts). */
 int hx_tmop_fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp, double *f,
                        unsigned char *ok, const unsigned char *only) {
   const hx_mesh *m = tm->mesh;
   const hx_tmop_opts *o = &tm->o;
   size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
   int rc = HX_OK;
+  /* each context's part that is asked for: the GLL nodes (r, asp) of the first, the points (f) of each */
+  int nodes = r || asp ? HX_QUALITY_NODES : 0, pts = f ? HX_QUALITY_POINTS : 0;
 #pragma omp parallel for schedule(dynamic, 64)
   for (hx_lid e = 0; e < m->num_elem; e++) {
     if (only && !only[e]) continue;
     double fm = HUGE_VAL;
     for (int k = 0; k < nqc; k++) {
+      int parts = (k ? 0 : nodes) | pts;
+      if (!parts) break;
       hx_elem_quality q;
-      if (hx_quality_elem(qc[k], xe + (size_t)e * npe, &q)) {
+      if (hx_quality_elem_parts(qc[k], xe + (size_t)e * npe, parts, &q)) {
 #pragma omp atomic write
         rc = HX_ERR_MEMORY;
         continue;
       }
-      fm = isnan(q.detj_min_q) ? -1 : fmin(fm, q.detj_min_q);
+      if (pts) fm = isnan(q.detj_min_q) ? -1 : fmin(fm, q.detj_min_q);
       if (r && !k) r[e] = q.scaled_jac;
       if (asp && !k) asp[e] = q.aspect;
     }
-    f[e] = fm;
+    if (f) f[e] = fm;
     if (ok) ok[e] = !o->elem_ok || o->elem_ok(o->elem_ok_ctx, e, xe + (size_t)e * npe) != 0;
   }
   return rc;
+}
+
+int hx_tmop_fold_initial(const hx_tmop *tm, const double *xe0, const double *xl0, hx_quality_ctx *const *qc, int nqc,
+                         const double *f1, const unsigned char *w1, double *f0, unsigned char *w0, unsigned char *have) {
+  const hx_mesh *m = tm->mesh;
+  const hx_tmop_opts *o = &tm->o;
+  size_t n3 = (size_t)m->nd * m->nd * m->nd;
+  int rc = HX_OK;
+#pragma omp parallel
+  {
+    double *xe = NULL;
+    if (!xe0 && hx_malloc(3 * n3 * sizeof *xe, &xe)) {
+#pragma omp atomic write
+      rc = HX_ERR_MEMORY;
+    }
+#pragma omp for schedule(dynamic, 16)
+    for (hx_lid e = 0; e < m->num_elem; e++) {
+      if (have[e] || (f1[e] > 0 && w1[e]) || rc) continue;
+      const double *x = xe0 ? xe0 + (size_t)e * 3 * n3 : xe;
+      if (!xe0) /* the element's slice of the L-vector: E-node i of component c at 3 l + c */
+        for (size_t i = 0; i < n3; i++)
+          for (int c = 0; c < 3; c++) xe[c * n3 + i] = xl0[3 * (size_t)tm->lmap->e2l[(size_t)e * n3 + i] + c];
+      double fm = HUGE_VAL;
+      for (int k = 0; k < nqc; k++) {
+        hx_elem_quality q;
+        if (hx_quality_elem_parts(qc[k], x, HX_QUALITY_POINTS, &q)) {
+#pragma omp atomic write
+          rc = HX_ERR_MEMORY;
+          break;
+        }
+        fm = isnan(q.detj_min_q) ? -1 : fmin(fm, q.detj_min_q);
+      }
+      f0[e] = fm;
+      w0[e] = !o->elem_ok || o->elem_ok(o->elem_ok_ctx, e, x) != 0;
+      have[e] = 1;
+    }
+    hx_free(&xe);
+  }
+  return rc ? HX_ERROR(rc, "keep-sj: no memory for an element's initial nodes") : HX_OK;
 }
 
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {

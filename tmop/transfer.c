@@ -111,7 +111,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   hx_lid ne = m->num_elem, nl = tm->nl;
   double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *a0 = NULL, *a1 = NULL, *B = NULL;
   uint64_t *flag = NULL;
-  unsigned char *lev = NULL, *dirty = NULL, *w0 = NULL, *w1 = NULL;
+  unsigned char *lev = NULL, *dirty = NULL, *w0 = NULL, *w1 = NULL, *have0 = NULL;
   hx_quality_ctx *qc[2] = {NULL, NULL};
   double g[HX_MAX_ND], w[HX_MAX_ND], gp[HX_MAX_ND], wp[HX_MAX_ND];
   if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof *xe, &xe);
@@ -125,13 +125,16 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   if (!rc) rc = hx_malloc((size_t)nl + 1, &lev); /* zeroed: alpha 1 */
   if (!rc) rc = hx_malloc((size_t)ne + 1, &w0);
   if (!rc) rc = hx_malloc((size_t)ne + 1, &w1);
+  if (!rc) rc = hx_malloc((size_t)ne + 1, &have0); /* zeroed: f0 and w0 not yet evaluated */
   if (!rc) rc = hx_malloc((size_t)nd * ndp * sizeof *B, &B);
   if (!rc) rc = hx_gll(nd, g, w);
   if (!rc) rc = hx_gll(ndp, gp, wp);
   for (int k = 0; k < 2 && !rc; k++) rc = hx_tmop_fold_ctx(nd, k, &qc[k]);
   if (!rc) {
     hx_lagrange_matrices(ndp, gp, nd, g, B, NULL);
-    rc = hx_tmop_fold_state(tm, m->x, qc, 2, r0, a0, f0, w0, NULL);
+    /* as meshed: r0 and a0 of every element; f0 and w0 only where a round asks (m->x holds the
+       mesh as meshed until the end) */
+    rc = hx_tmop_fold_state(tm, m->x, qc, 2, r0, a0, NULL, NULL, NULL);
   }
   /* an element's nodes depend on its own corners' alpha alone (the trilinear blend on a shared
      face or edge uses that entity's corners), so a round evaluates only the elements with a
@@ -158,6 +161,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     for (hx_lid e = 0; e < ne; e++)
       if (dirty[e]) transfer_elem(tm, lo, lo_x0, B, g, lev, e, xe + (size_t)e * 3 * n3);
     if ((rc = hx_tmop_fold_state(tm, xe, qc, 2, r1, a1, f1, w1, dirty))) break;
+    if ((rc = hx_tmop_fold_initial(tm, m->x, NULL, qc, 2, f1, w1, f0, w0, have0))) break;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
       if (keep_fails(o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e])) {
@@ -213,7 +217,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   }
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
       hx_free(&B);
-  hx_free(&dirty), hx_free(&node2), hx_free(&lev1), hx_free(&w0), hx_free(&w1);
+  hx_free(&dirty), hx_free(&node2), hx_free(&lev1), hx_free(&w0), hx_free(&w1), hx_free(&have0);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
   hx_tmop_destroy(&tm);
   return rc;
