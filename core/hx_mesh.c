@@ -243,7 +243,11 @@ static int lnumbering_dense(const hx_mesh *m, size_t n, hx_gid lo, hx_gid hi, hx
   int32_t *tab = NULL;
   HX_CALL(hx_malloc(range * sizeof *tab, &tab));
   /* tab[id - lo] = 1 where present, then the running count gives each id its L index */
-  for (size_t i = 0; i < n; i++) tab[m->node_id[i] - lo] = 1;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) {
+#pragma omp atomic write
+    tab[m->node_id[i] - lo] = 1;
+  }
   hx_lid nl = 0;
   for (size_t r = 0; r < range; r++) tab[r] = tab[r] ? nl++ : -1;
   int rc = hx_malloc(n * sizeof(hx_lid), &map->e2l);
@@ -257,7 +261,11 @@ static int lnumbering_dense(const hx_mesh *m, size_t n, hx_gid lo, hx_gid hi, hx
     if (tab[r] >= 0) map->l2g[tab[r]] = lo + (hx_gid)r;
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; i++) map->e2l[i] = tab[m->node_id[i] - lo];
-  for (size_t i = 0; i < n; i++) map->mult[map->e2l[i]]++;
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < n; i++) {
+#pragma omp atomic update
+    map->mult[map->e2l[i]]++;
+  }
   map->num_lnodes = nl;
   hx_free(&tab);
   return HX_OK;
@@ -327,9 +335,13 @@ void hx_lmap_destroy(hx_lmap **map) {
 
 void hx_lmap_gather(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *E, double *L) {
   hx_lid npe = hx_mesh_nodes_per_elem(m);
-  memset(L, 0, (size_t)map->num_lnodes * ncomp * sizeof(double));
-  for (hx_lid e = 0; e < m->num_elem; e++)
-    for (int c = 0; c < ncomp; c++)
+  size_t nz = (size_t)map->num_lnodes * ncomp;
+  /* each component's sums on a thread of its own, in element order (the same sums as one thread) */
+#pragma omp parallel for schedule(static)
+  for (size_t i = 0; i < nz; i++) L[i] = 0;
+#pragma omp parallel for schedule(static, 1)
+  for (int c = 0; c < ncomp; c++)
+    for (hx_lid e = 0; e < m->num_elem; e++)
       for (hx_lid a = 0; a < npe; a++)
         L[(size_t)map->e2l[(size_t)e * npe + a] * ncomp + c] += E[((size_t)e * ncomp + c) * npe + a];
 }

@@ -205,7 +205,8 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     (*rounds)++;
   }
   if (!rc) {
-    memcpy(m->x, xe, tm->nE * sizeof *xe);
+#pragma omp parallel for schedule(static)
+    for (hx_lid e = 0; e < ne; e++) memcpy(m->x + (size_t)e * 3 * n3, xe + (size_t)e * 3 * n3, 3 * n3 * sizeof *xe);
     int64_t held = 0;
     for (hx_lid e = 0; e < ne; e++) {
       int any = 0;
