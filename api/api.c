@@ -290,8 +290,11 @@ int hexpack_optimize(hexpack_mesh *hm, const hexpack_opts *o) {
     if (hm->user_tk) r.to.transfer_keep = hm->transfer_keep;
   }
   HX_CALL(api_apply(o, API_OP_OPTIMIZE, "optimize", &r));
-  HX_CHECK(pebble || (!r.opt_order && !r.user_tk), HX_ERR_INPUT, "option %s: only for a mesh made by the pebble mesher",
-           r.opt_order ? "optimize-order" : "transfer-keep");
+  HX_CHECK(pebble || (!r.opt_order && !r.user_tk && !r.user_rf), HX_ERR_INPUT,
+           "option %s: only for a mesh made by the pebble mesher",
+           r.opt_order ? "optimize-order"
+           : r.user_tk ? "transfer-keep"
+                       : "repair-final");
   hx_lmap_destroy(&hm->lmap);
   return pebble ? api_pebble_optimize(hm, &r) : api_generic_optimize(hm, &r);
 }

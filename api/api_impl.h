@@ -42,6 +42,7 @@ typedef struct api_run {
   double radius;                      /* radius: spheres given without one */
   int opt_order;                      /* optimize-order (0: min(order, 3)) */
   int user_tk;                        /* transfer-keep given */
+  int user_rf;                        /* repair-final given */
   int stream;                         /* stream: the order-N geometry attached lazily */
   int goals;                          /* goals */
   const char *bridge_flag, *gap_flag; /* a bridge or gap model's option given (for the conflict check) */

@@ -153,6 +153,12 @@ static int opt_transfer_keep(const char *name, const char *v, api_run *r) {
   return HX_OK;
 }
 
+static int opt_repair_final(const char *name, const char *v, api_run *r) {
+  HX_CALL(parse_double(name, v, 0, 1, &r->to.repair_final_sj));
+  r->user_rf = 1;
+  return HX_OK;
+}
+
 static int opt_box_n(const char *name, const char *v, api_run *r) {
   double p[3];
   int cnt = 0;
@@ -387,7 +393,7 @@ static const opt_def table[] = {
     {"stream", G_P, T_BOOL, 0, 0, R(stream), NULL, NULL},
     {"optimize-order", API_G_PEBBLE_OPT, T_INT, 1, HX_MAX_ORDER, R(opt_order), NULL, NULL},
     {"transfer-keep", API_G_PEBBLE_OPT, T_FN, 0, 0, 0, NULL, opt_transfer_keep},
-    {"repair-final", API_G_PEBBLE_OPT, T_DOUBLE, 0, 1, R(to.repair_final_sj), NULL, NULL},
+    {"repair-final", API_G_PEBBLE_OPT, T_FN, 0, 0, 0, NULL, opt_repair_final},
     /* the box mesher (hexpack box) */
     {"n", API_G_BOX, T_FN, 0, 0, 0, NULL, opt_box_n},
     {"kershaw", API_G_BOX, T_FN, 0, 0, 0, NULL, opt_kershaw},

@@ -115,6 +115,11 @@ int main(void) {
          q1.corner_sj_min);
   expect_error(hexpack_opts_set(o, "optimize-order", "2") || hexpack_optimize(m, o), HEXPACK_ERR_INPUT,
                "only for a mesh made by the pebble mesher", __LINE__);
+  hexpack_opts_destroy(&o);
+  hexpack_opts_create(&o);
+  expect_error(hexpack_opts_set(o, "repair-final", "2"), HEXPACK_ERR_INPUT, "repair-final", __LINE__);
+  expect_error(hexpack_opts_set(o, "repair-final", "0.3") || hexpack_optimize(m, o), HEXPACK_ERR_INPUT,
+               "only for a mesh made by the pebble mesher", __LINE__);
   hexpack_mesh_destroy(&m);
   hexpack_opts_destroy(&o);
 
