@@ -173,11 +173,9 @@ int hx_tmop_keep_sj(hx_tmop *tm, double *x, long long *nrev, int *rounds) {
    below repair_sj, *nbad their global count, *rmin the smallest ratio (global) */
 static int repair_below(hx_tmop *tm, double *r, const unsigned char *only, unsigned char *bad, int64_t *nbad, double *rmin) {
   hx_mesh *m = tm->mesh;
-  double *f = NULL;
   hx_quality_ctx *qc = NULL;
   int rc = hx_tmop_fold_ctx(m->nd, 0, &qc);
-  if (!rc) rc = hx_malloc(((size_t)m->num_elem + 1) * sizeof *f, &f);
-  if (!rc) rc = hx_tmop_fold_state(tm, m->x, &qc, 1, r, NULL, f, NULL, only);
+  if (!rc) rc = hx_tmop_fold_state(tm, m->x, &qc, 1, r, NULL, NULL, NULL, only); /* the GLL nodes' part alone */
   *nbad = 0, *rmin = HUGE_VAL;
   for (hx_lid e = 0; !rc && e < m->num_elem; e++) {
     *nbad += bad[e] = !(r[e] >= tm->o.repair_sj);
@@ -185,7 +183,6 @@ static int repair_below(hx_tmop *tm, double *r, const unsigned char *only, unsig
   }
   if (!rc) rc = hx_comm_sum_int64(m->comm, nbad, 1);
   if (!rc) rc = hx_comm_min_double(m->comm, rmin, 1);
-  hx_free(&f);
   hx_quality_ctx_destroy(&qc);
   return rc;
 }

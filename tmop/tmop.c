@@ -1093,7 +1093,7 @@ int hx_tmop_fold_initial(const hx_tmop *tm, const double *xe0, const double *xl0
     }
     hx_free(&xe);
   }
-  return rc ? HX_ERROR(rc, "keep-sj: no memory for an element's initial nodes") : HX_OK;
+  return rc ? HX_ERROR(rc, "fold state: no memory for an element's initial nodes") : HX_OK;
 }
 
 int hx_tmop_dmin_detj_fine(hx_tmop *tm, const double *x, double *m) {
