@@ -155,7 +155,10 @@ int hexpack_pebble(int64_t n, const double *centres, const double *radii, const 
   if (!rc) {
     po->order = order;
     po->lazy = order > 1 && !r.optimize && r.stream;
-    rc = hx_mesher_pebble(HX_COMM_SELF, bed, po, &m, &st);
+    /* with optimize below order N, the order-P copy comes from the same tessellation */
+    int P = r.optimize ? api_pebble_solve_order(&r, order) : 0;
+    if (P <= 1 || P >= order) P = 0;
+    rc = hx_mesher_pebble_copy(HX_COMM_SELF, bed, po, P, &m, P ? &r.made : NULL, &st);
   }
   if (!rc) {
     hx_mesh_check_report rep;
@@ -168,6 +171,7 @@ int hexpack_pebble(int64_t n, const double *centres, const double *radii, const 
   if (!rc) rc = wrap(m, API_KIND_PEBBLE, out), m = NULL;
   if (rc) {
     hx_mesh_destroy(&m);
+    hx_mesh_destroy(&r.made);
     hx_pebble_bed_destroy(&bed);
     return rc;
   }
@@ -180,6 +184,7 @@ int hexpack_pebble(int64_t n, const double *centres, const double *radii, const 
   hm->user_tk = r.user_tk;
   hm->transfer_keep = r.to.transfer_keep;
   if (r.optimize) rc = api_pebble_optimize(hm, &r);
+  hx_mesh_destroy(&r.made);
   if (rc) hexpack_mesh_destroy(out);
   return rc;
 }

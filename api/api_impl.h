@@ -54,6 +54,7 @@ typedef struct api_run {
   hx_quality_opts qo;
   int order, force, optimize, verbose, re2_guard;
   int ascii, mfem_h1; /* the output forms (applied to eo) */
+  hx_mesh *made;      /* the order-P copy made with the pebble mesh (hx_mesher_pebble_copy), taken by the solve */
 } api_run;
 
 #define API_MAX_OPTS 128
@@ -100,7 +101,9 @@ void api_tmop_sj_defaults(hx_tmop_opts *o);
 void api_tmop_pebble_defaults(hx_tmop_opts *o);
 /** The pebble command's optimization of hm (a pebble mesh): the bed meshed at the solve's order,
     solved, the moves carried to the mesh's order and repaired; r holds the optimizer options.
-    Then hx_mesh_check. */
+    Then hx_mesh_check. r->made, where set, is the order-P copy it takes instead of meshing one. */
 int api_pebble_optimize(hexpack_mesh *hm, api_run *r);
+/** The order P < N the pebble optimization solves at (optimize-order, else min(N, 3)). */
+int api_pebble_solve_order(const api_run *r, int order);
 /** The optimize command's (and box --optimize's) solve of hm->m with r's options (a box: then hx_mesh_check). */
 int api_generic_optimize(hexpack_mesh *hm, api_run *r);

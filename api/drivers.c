@@ -68,10 +68,15 @@ static int default_quad_order(int P) { return 2 * P - 2 > 8 ? 2 * P - 2 : 8; }
 typedef struct lower_ctx {
   const hexpack_mesh *hm;
   int P;
+  hx_mesh **made; /* attempt 0's copy made with the mesh, or pointing at NULL */
 } lower_ctx;
 
 static int lower_copy(void *ctx, int attempt, hx_mesh **lo) {
   const lower_ctx *l = ctx;
+  if (attempt == 0 && *l->made) {
+    *lo = *l->made, *l->made = NULL;
+    return HX_OK;
+  }
   hx_pebble_opts op;
   hx_pebble_stats st;
   hx_pebble_opts_lower(&l->hm->po, l->P, attempt, &op);
@@ -82,13 +87,17 @@ static int lower_copy(void *ctx, int attempt, hx_mesh **lo) {
    attempt with the order-P mesher's own spacings where that copy folds at the quadrature points),
    solved, its moves carried to m, then the elements left below repair_sj solved again at order N
    (hx_tmop_lower_order). *done = 0 when both copies fold: the caller solves at order N. */
-static int optimize_at_order(const hexpack_mesh *hm, hx_mesh *m, int P, hx_tmop_opts *topt, int user_qo, int *done) {
-  lower_ctx l = {hm, P};
+static int optimize_at_order(const hexpack_mesh *hm, hx_mesh *m, int P, api_run *r0, int user_qo, int *done) {
+  hx_tmop_opts *topt = &r0->to;
+  if (r0->made && r0->made->order != P) hx_mesh_destroy(&r0->made);
+  lower_ctx l = {hm, P, &r0->made};
   hx_tmop_lower r;
   int rc = hx_tmop_lower_order(m, topt, user_qo ? 0 : default_quad_order(hm->po.order), lower_copy, NULL, &l, &r);
   *done = !rc && r.order > 0;
   return rc;
 }
+
+int api_pebble_solve_order(const api_run *r, int order) { return r->opt_order ? r->opt_order : order > 3 ? 3 : order; }
 
 int api_pebble_optimize(hexpack_mesh *hm, api_run *r) {
   hx_mesh *m = hm->m;
@@ -101,13 +110,13 @@ int api_pebble_optimize(hexpack_mesh *hm, api_run *r) {
   if (topt->repair_sj < 0) topt->repair_sj = hm->po.aspect > 0 ? 0.4 : 0.3;
   if (topt->repair_rings < 0) topt->repair_rings = hm->po.aspect > 0 ? 3 : 2;
   if (topt->keep_aspect < 0) topt->keep_aspect = hm->po.aspect;
-  int solve_order = r->opt_order ? r->opt_order : order > 3 ? 3 : order, user_qo = topt->quad_order != 0;
+  int solve_order = api_pebble_solve_order(r, order), user_qo = topt->quad_order != 0;
   if (!topt->quad_order) topt->quad_order = default_quad_order(solve_order);
   topt->log = r->verbose ? stderr : NULL;
   hx_re2_guard guard = {0};
   int rc = r->re2_guard ? hx_re2_guard_open(m, &guard, &topt->elem_ok, &topt->elem_ok_ctx) : HX_OK, done = 0;
   if (!rc && solve_order < order) {
-    rc = optimize_at_order(hm, m, solve_order, topt, user_qo, &done);
+    rc = optimize_at_order(hm, m, solve_order, r, user_qo, &done);
     if (!rc && !done && !user_qo) topt->quad_order = default_quad_order(order); /* no valid order-P copy: at order N */
   }
   hx_tmop_result res;

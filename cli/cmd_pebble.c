@@ -76,10 +76,15 @@ typedef struct lower_ctx {
   const hx_pebble_bed *bed;
   const hx_pebble_opts *o;
   int P, quiet;
+  hx_mesh *made; /* attempt 0's copy, made with the order-N mesh (hx_mesher_pebble_copy), or NULL */
 } lower_ctx;
 
 static int lower_copy(void *ctx, int attempt, hx_mesh **lo) {
-  const lower_ctx *l = ctx;
+  lower_ctx *l = ctx;
+  if (attempt == 0 && l->made) {
+    *lo = l->made, l->made = NULL;
+    return HX_OK;
+  }
   hx_pebble_opts op;
   hx_pebble_stats st;
   hx_pebble_opts_lower(l->o, l->P, attempt, &op);
@@ -101,13 +106,15 @@ static int lower_solve(void *ctx, hx_mesh *lo, hx_tmop_opts *o) {
    tr->lower.order stays 0 and the caller solves at order N. At order 7 the solve at the mesh's
    own order stops early: its quadrature at the GLL nodes lets steps fold elements between them,
    which the line search refuses. */
-static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh *m, int P,
+static int optimize_at_order(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh *m, hx_mesh **made, int P,
                              hx_tmop_opts *topt, int user_qo, int quiet, transfer_stats *tr) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  lower_ctx l = {comm, bed, o, P, quiet};
+  lower_ctx l = {comm, bed, o, P, quiet, *made};
+  *made = NULL;
   topt->log = !quiet && hx_comm_rank(comm) == 0 ? hx_cli_log() : NULL; /* the repair at order N: its Newton steps */
   int rc = hx_tmop_lower_order(m, topt, user_qo ? 0 : default_quad_order(o->order), lower_copy, lower_solve, &l, &tr->lower);
+  hx_mesh_destroy(&l.made);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   tr->seconds = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   return rc;
@@ -504,7 +511,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   HX_CALL(read_bed(centres, radius, scale, ts_given, timestep, &bed));
   int rc = hx_pebble_opts_finish(&o, bed);
   if (!rc) rc = hx_pebble_bed_check(bed, &o);
-  hx_mesh *m = NULL;
+  hx_mesh *m = NULL, *made = NULL; /* made: the order-P copy for --optimize */
   hx_pebble_stats st;
   if (!rc) {
     /* the mesher places the order-N nodes by its own sweep map: the whole mesh, or
@@ -515,7 +522,9 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     int64_t lazy = order > 1 && !c.optimize && (no_raise || order_n_too_big(bed->n, order, hx_comm_size(comm), assume_memory));
     rc = hx_comm_max_int64(comm, &lazy, 1); /* one choice for all ranks (their memories may differ) */
     o.lazy = (int)lazy;
-    if (!rc) rc = hx_mesher_pebble(comm, bed, &o, &m, &st);
+    /* with --optimize below order N, the order-P copy comes from the same tessellation */
+    int P = c.optimize && solve_order > 1 && solve_order < order ? solve_order : 0;
+    if (!rc) rc = hx_mesher_pebble_copy(comm, bed, &o, P, &m, P ? &made : NULL, &st);
   }
   hx_gid num_bad = 0;
   double t_curve = 0, vol_mesh = 0;
@@ -538,7 +547,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
     if (!rc && c.optimize) rc = hx_cli_re2_guard_open(m, &c, &guard, &topt);
     if (!rc && c.optimize) {
       if (solve_order < order) {
-        rc = optimize_at_order(comm, bed, &o, m, solve_order, &topt, user_qo, tquiet || c.json, &tr);
+        rc = optimize_at_order(comm, bed, &o, m, &made, solve_order, &topt, user_qo, tquiet || c.json, &tr);
         if (!rc && !tr.lower.order) { /* no valid order-P copy: solve at order N */
           if (!user_qo) topt.quad_order = default_quad_order(order);
           if (hx_comm_rank(comm) == 0)
@@ -682,6 +691,7 @@ int hx_cmd_pebble(hx_comm comm, int argc, char **argv) {
   }
   if (!rc && quality) rc = hx_cli_quality_report(m, &qo, &plot, c.json ? 2 : 0, NULL);
   hx_mesh_destroy(&m);
+  hx_mesh_destroy(&made); /* not used where the run stopped before the solve */
   hx_pebble_bed_destroy(&bed);
   return rc;
 }

@@ -24,7 +24,12 @@
    (d) --transfer-keep: (c) again with transfer_keep = 0.3. hx_mesh_check passes; every element
        >= min(0.1, before) still; fewer elements than in (c) end below min(0.3, before); and every
        element below 0.1 before ends with the nodes it has in (c) (to 1e-14 of the box: its
-       corners keep the first rounds' factors), so as many end below 0.1 as in (c). */
+       corners keep the first rounds' factors), so as many end below 0.1 as in (c).
+   (f) hx_mesher_pebble_copy: the order-4 mesh and its order-2 copy made from one tessellation
+       are, byte for byte (coordinates, node ids, boundary faces), the two meshes hx_mesher_pebble
+       gives for o and for hx_pebble_opts_lower(o, 2, 0); on the box bed and on a cylinder bed
+       with inlet and outlet (their extruded elements) and the --goals mesher flags with --contact-layers one; a copy not below
+   the order is refused. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +262,53 @@ static int bed_case(hx_comm comm, int rank) {
   return fail;
 }
 
+/* whether a and b are the same mesh byte for byte (coordinates, node ids, attributes, faces) */
+static int same_mesh(const hx_mesh *a, const hx_mesh *b) {
+  if (!a || !b || a->order != b->order || a->num_elem != b->num_elem || a->num_faces != b->num_faces) return 0;
+  size_t npe = (size_t)hx_mesh_nodes_per_elem(a), ne = (size_t)a->num_elem;
+  if (memcmp(a->x, b->x, ne * 3 * npe * sizeof *a->x) || memcmp(a->node_id, b->node_id, ne * npe * sizeof *a->node_id) ||
+      memcmp(a->vert_id, b->vert_id, ne * 8 * sizeof *a->vert_id) ||
+      memcmp(a->elem_attr, b->elem_attr, ne * sizeof *a->elem_attr))
+    return 0;
+  for (hx_lid f = 0; f < a->num_faces; f++)
+    if (a->faces[f].elem != b->faces[f].elem || a->faces[f].face != b->faces[f].face || a->faces[f].bid != b->faces[f].bid ||
+        a->faces[f].surf != b->faces[f].surf)
+      return 0;
+  return 1;
+}
+
+static int copy_case(hx_comm comm, int rank, int cyl) {
+  hx_pebble_bed *bed = NULL;
+  if (hx_pebble_pack(12, 1.0, 0, 3.0, 1, 8, &bed)) return 1;
+  hx_pebble_opts o, ol;
+  hx_pebble_opts_default(&o);
+  if (cyl) { /* with the --goals mesher flags: transition rings, spaced ring points */
+    o.container = HX_PEBBLE_CYLINDER, o.inlet_len = 2, o.outlet_len = 2;
+    o.aspect = 18, o.score_nek = 1, o.grade_expand = 0.75, o.smooth = 10;
+    o.contact_layers = 1; /* and --contact-layers one: its transition elements' radial spacing */
+  } else o.container = HX_PEBBLE_BOX;
+  o.order = 4;
+  hx_mesh *m = NULL, *lo = NULL, *m2 = NULL, *lo2 = NULL, *bad = NULL, *bad_lo = NULL;
+  hx_pebble_stats st;
+  int fail = hx_pebble_opts_finish(&o, bed) || hx_pebble_bed_check(bed, &o) ||
+             hx_mesher_pebble_copy(comm, bed, &o, 2, &m, &lo, &st) || hx_mesher_pebble(comm, bed, &o, &m2, &st);
+  hx_pebble_opts_lower(&o, 2, 0, &ol);
+  fail = fail || hx_mesher_pebble(comm, bed, &ol, &lo2, &st);
+  if (fail) printf("FAIL (f) meshing: %s\n", hx_error_message());
+  int64_t same = !fail && same_mesh(m, m2) && same_mesh(lo, lo2) && lo->order == 2, refused;
+  hx_comm_min_int64(comm, &same, 1);
+  refused = hx_mesher_pebble_copy(comm, bed, &o, 4, &bad, &bad_lo, &st) == HX_ERR_INPUT && !bad && !bad_lo;
+  hx_error_clear();
+  if (rank == 0)
+    printf("%s (f) %s bed: the order-4 mesh and its order-2 copy from one tessellation equal hx_mesher_pebble's two (%lld "
+           "elements); an order-4 copy of order 4 refused: %s\n",
+           same && refused ? "ok  " : "FAIL", cyl ? "cylinder" : "box", m ? (long long)m->num_elem : -1LL,
+           refused ? "yes" : "no");
+  hx_mesh_destroy(&m), hx_mesh_destroy(&lo), hx_mesh_destroy(&m2), hx_mesh_destroy(&lo2);
+  hx_pebble_bed_destroy(&bed);
+  return !(same && refused);
+}
+
 int main(int argc, char **argv) {
 #if HX_HAVE_MPI
   MPI_Init(&argc, &argv);
@@ -269,6 +321,8 @@ int main(int argc, char **argv) {
   int rank = hx_comm_rank(comm);
   int fail = box_cases(comm, rank);
   fail |= bed_case(comm, rank);
+  fail |= copy_case(comm, rank, 0);
+  fail |= copy_case(comm, rank, 1);
   int64_t f = fail;
   hx_comm_max_int64(comm, &f, 1);
   fail = (int)f;

@@ -104,9 +104,11 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   for (size_t i = 0; i < (size_t)m->num_elem * 8; i++)
     HX_CHECK(lo->vert_id[i] == m->vert_id[i], HX_ERR_INPUT, "transfer: element %lld has other corners in the low-order mesh",
              (long long)(i / 8));
+  double t_start = hx_tmop_now(), t_carry = 0, t_state = 0; /* the log's split */
   hx_tmop *tm = NULL;
   int rc = hx_tmop_base(m, o, &tm);
   if (!tm) return rc;
+  double t_setup = hx_tmop_now() - t_start;
   int nd = m->nd, ndp = lo->nd, n3 = nd * nd * nd;
   hx_lid ne = m->num_elem, nl = tm->nl;
   double *xe = NULL, *r0 = NULL, *r1 = NULL, *f0 = NULL, *f1 = NULL, *a0 = NULL, *a1 = NULL, *B = NULL;
@@ -134,7 +136,9 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     hx_lagrange_matrices(ndp, gp, nd, g, B, NULL);
     /* as meshed: r0 and a0 of every element; f0 and w0 only where a round asks (m->x holds the
        mesh as meshed until the end) */
+    double t = hx_tmop_now();
     rc = hx_tmop_fold_state(tm, m->x, qc, 2, r0, a0, NULL, NULL, NULL);
+    t_state += hx_tmop_now() - t;
   }
   /* an element's nodes depend on its own corners' alpha alone (the trilinear blend on a shared
      face or edge uses that entity's corners), so a round evaluates only the elements with a
@@ -156,12 +160,18 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
   int phase = 1;
   if (!rc && soft > 0) rc = hx_malloc((size_t)nl + 1, &node2);
   if (!rc && soft > 0) rc = hx_malloc((size_t)nl + 1, &lev1);
+  int64_t nevals = 0; /* element evaluations over the rounds */
   while (!rc) {
+    double t = hx_tmop_now();
 #pragma omp parallel for schedule(dynamic, 64)
     for (hx_lid e = 0; e < ne; e++)
       if (dirty[e]) transfer_elem(tm, lo, lo_x0, B, g, lev, e, xe + (size_t)e * 3 * n3);
+    for (hx_lid e = 0; e < ne; e++) nevals += dirty[e];
+    double t1 = hx_tmop_now();
+    t_carry += t1 - t;
     if ((rc = hx_tmop_fold_state(tm, xe, qc, 2, r1, a1, f1, w1, dirty))) break;
     if ((rc = hx_tmop_fold_initial(tm, m->x, NULL, qc, 2, f1, w1, f0, w0, have0))) break;
+    t_state += hx_tmop_now() - t1;
     memset(flag, 0, (size_t)nl * sizeof *flag);
     for (hx_lid e = 0; e < ne; e++)
       if (keep_fails(o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e])) {
@@ -216,6 +226,12 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     rc = hx_comm_sum_int64(m->comm, &held, 1);
     *nback = held;
   }
+  if (!rc) rc = hx_comm_sum_int64(m->comm, &nevals, 1);
+  if (!rc && o->log)
+    fprintf(o->log,
+            "transfer to order %d: %lld element(s) held back in %d round(s), %lld element evaluation(s), %.2f s (set-up %.2f s, "
+            "carrying the moves %.2f s, det J and the rules %.2f s)\n",
+            m->order, (long long)*nback, *rounds, (long long)nevals, hx_tmop_now() - t_start, t_setup, t_carry, t_state);
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
       hx_free(&B);
   hx_free(&dirty), hx_free(&node2), hx_free(&lev1), hx_free(&w0), hx_free(&w1), hx_free(&have0);

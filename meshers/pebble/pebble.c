@@ -610,8 +610,9 @@ static int distribute(hx_comm comm, const builder *bd, const hx_pebble_bed *bed,
   return rc;
 }
 
-/* hx_mesher_pebble on the bed as it is meshed (the gap model's shrunk copy), st's volumes set */
-static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out, hx_pebble_stats *stats) {
+/* hx_mesher_pebble_copy on the bed as it is meshed (the gap model's shrunk copy), st's volumes set */
+static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, int lower_order, hx_mesh **out,
+                    hx_mesh **lower, hx_pebble_stats *stats) { /* 7 parameters: hx_mesher_pebble_copy's */
   *out = NULL;
   hx_pebble_stats st = *stats;
   struct timespec t0, t1, t2;
@@ -745,6 +746,13 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
     rc = pb_sweep_curve(&sc, m, o->order, &hi);
     if (!rc) rc = pb_pnum_ids(&P, bd, einfo, hi);
     if (!rc && o->debug.classify) rc = pb_classify_report(bd, einfo, hi);
+    if (!rc && lower_order > 0) { /* the order-P copy: the same tessellation, the order-N map sampled at order P */
+      hx_pebble_opts ol;
+      hx_pebble_opts_lower(o, lower_order, 0, &ol);
+      sweep_ctx sl = {bd, bed, &ol, s, {se[0], se[1]}, NE, einfo, 0};
+      rc = pb_sweep_curve(&sl, m, lower_order, lower);
+      if (!rc) rc = pb_pnum_ids(&P, bd, einfo, *lower);
+    }
     if (!rc) {
       hx_mesh_destroy(&m);
       m = hi;
@@ -771,6 +779,7 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
   pb_builder_free(bd);
   if (rc) {
     hx_mesh_destroy(&m);
+    if (lower) hx_mesh_destroy(lower);
     return rc;
   }
   *stats = st;
@@ -792,9 +801,17 @@ void hx_pebble_opts_lower(const hx_pebble_opts *o, int P, int attempt, hx_pebble
   }
 }
 
-int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed_in, const hx_pebble_opts *o_in, hx_mesh **out,
-                     hx_pebble_stats *stats) {
+int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out, hx_pebble_stats *stats) {
+  return hx_mesher_pebble_copy(comm, bed, o, 0, out, NULL, stats);
+}
+
+int hx_mesher_pebble_copy(hx_comm comm, const hx_pebble_bed *bed_in, const hx_pebble_opts *o_in, int lower_order, hx_mesh **out,
+                          hx_mesh **lower, hx_pebble_stats *stats) {
   *out = NULL;
+  if (lower) *lower = NULL;
+  HX_CHECK(!lower_order || (lower && lower_order > 1 && lower_order < o_in->order && !o_in->lazy), HX_ERR_INPUT,
+           "pebble: an order-%d copy needs a whole mesh of a higher order (got order %d%s)", lower_order, o_in->order,
+           o_in->lazy ? ", lazy" : "");
   hx_pebble_stats st;
   memset(&st, 0, sizeof st);
   HX_CHECK(bed_in->n >= 2, HX_ERR_INPUT, "pebble: a bed needs at least two spheres");
@@ -820,7 +837,7 @@ int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed_in, const hx_pebble_
     o = &ogap;
     bed = shrunk;
   }
-  int rc = mesh_bed(comm, bed, o, out, &st);
+  int rc = mesh_bed(comm, bed, o, lower_order, out, lower, &st);
   hx_pebble_bed_destroy(&shrunk);
   if (!rc && stats) *stats = st;
   return rc;

@@ -362,8 +362,9 @@ typedef struct tradial {
   double cum[RE_K + 1];
 } tradial;
 
-static void tradial_init(const builder *bd, const facet *F, const quad *Qd, int at2, int order, tradial *r) {
-  const hx_pebble_opts *o = bd->plan->o;
+static void tradial_init(const sweep_ctx *sc, const facet *F, const quad *Qd, int at2, int order, tradial *r) {
+  const builder *bd = sc->bd;
+  const hx_pebble_opts *o = sc->o; /* the map's order is the sweep's (an order-P copy samples the order-N map) */
   int e = at2 ? 1 : 3;
   r->in = Qd->x[at2 ? 2 : 3], r->out = Qd->x[at2 ? 1 : 0];
   r->spaced = pb_spacing_on(o->ring_volume, pb_map_order(o, order)) && (Qd->rp >> e & 1);
@@ -481,8 +482,8 @@ static void trans_elem(const sweep_ctx *sc, const elinfo *E, int nd, const doubl
   /* the radial edges of a1 = 0 (x[3] -> x[0]) and a1 = 1 (x[2] -> x[1]): alpha and the map
      from the section's u to the edge's parameter */
   tradial rA, rB;
-  tradial_init(bd, F, Qd, 0, nd - 1, &rA);
-  tradial_init(bd, F, Qd, 1, nd - 1, &rB);
+  tradial_init(sc, F, Qd, 0, nd - 1, &rA);
+  tradial_init(sc, F, Qd, 1, nd - 1, &rB);
   double alA = tradial_u(&rA, trans_alpha(bd, T.ca, T.ra, E->cell, Qd->x[3], Qd->x[0]));
   double alB = tradial_u(&rB, trans_alpha(bd, T.ca, T.ra, E->cell, Qd->x[2], Qd->x[1]));
   for (int i = 0; i < nd; i++) {

@@ -56,7 +56,7 @@ one() { # label order flags...
   local rc=$?
   te=$(date +%s.%N)
   printf "%-30s %s %8.1f%s\n" "$lab" "$(stats "$OUT/$lab.txt")" "$(awk -v a="$ts" -v b="$te" 'BEGIN {print b - a}')" "$([ $rc -ne 0 ] && echo " rc $rc")" | tee -a "$OUT/pebble_optimize.txt"
-  grep "^optimize:\|optimized at order\|--repair\|^repair pass\|^  order [0-9]*:" "$OUT/$lab.txt" | sed 's/^ *//; s/^/    /' | tee -a "$OUT/pebble_optimize.txt"
+  grep "^optimize:\|optimized at order\|--repair\|^repair pass\|^transfer to order\|^  order [0-9]*:" "$OUT/$lab.txt" | sed 's/^ *//; s/^/    /' | tee -a "$OUT/pebble_optimize.txt"
 }
 if [ -n "${SETS:-}" ]; then
   p=${ORDERS##*,}
