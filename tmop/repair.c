@@ -189,43 +189,59 @@ static int repair_below(hx_tmop *tm, double *r, const unsigned char *only, unsig
 
 /* opts.repair_sj's patches about the elements bad[e] (repair_below): patch[e] marks the
    elements within repair_rings layers (sharing a node) of one bad, weight[e] is repair_weight
-   on those bad and 1 elsewhere, border[l] flags the L-nodes that an element outside the
-   patches has too; *nfree the global count of the elements marked */
+   on those bad and 1 elsewhere, border[l] (zeroed on entry) flags the L-nodes of the patches'
+   elements that an element outside the patches has too; *nfree the global count of the
+   elements marked. In a conforming mesh two elements share a node exactly where they share a
+   corner, so the rings go by the corners' L-nodes (8 an element, not nd^3), and only the
+   elements outside with a patch corner write their nodes into border; vf (nl + 1, zeroed) is
+   the corners' flags. */
 static int repair_patches(hx_tmop *tm, const unsigned char *bad, unsigned char *patch, double *weight, uint64_t *border,
-                          int64_t *nfree) {
+                          uint64_t *vf, int64_t *nfree) {
   hx_mesh *m = tm->mesh;
   const hx_tmop_opts *o = &tm->o;
-  hx_lid ne = m->num_elem, nl = tm->nl;
+  hx_lid ne = m->num_elem;
   size_t n3 = (size_t)m->nd * m->nd * m->nd;
   const hx_lid *e2l = tm->lmap->e2l;
   int rc = HX_OK;
-  memset(border, 0, ((size_t)nl + 1) * sizeof *border);
+  size_t corner[8];
+  for (int c = 0; c < 8; c++) corner[c] = (size_t)hx_corner_lex(m->nd, c);
+#define CORNER(e, c) e2l[(size_t)(e) * n3 + corner[c]]
   for (hx_lid e = 0; e < ne; e++) {
     weight[e] = bad[e] ? o->repair_weight : 1.0;
     if (bad[e])
-      for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
+      for (int c = 0; c < 8; c++) vf[CORNER(e, c)] = 1;
   }
-  /* layer by layer: the elements that touch a flagged node, then their nodes flagged */
+  /* layer by layer: the elements with a flagged corner, then their corners flagged */
   for (int k = 0; !rc; k++) {
-    if (tm->gs_active && (rc = hx_gs_or(tm->gs, border))) break;
+    if (tm->gs_active && (rc = hx_gs_or(tm->gs, vf))) break;
+#pragma omp parallel for schedule(static)
     for (hx_lid e = 0; e < ne; e++) {
       unsigned char in = 0;
-      for (size_t i = 0; i < n3 && !in; i++) in = border[e2l[(size_t)e * n3 + i]] != 0;
+      for (int c = 0; c < 8 && !in; c++) in = vf[CORNER(e, c)] != 0;
       patch[e] = in;
     }
     if (k + 1 >= o->repair_rings) break;
     for (hx_lid e = 0; e < ne; e++)
       if (patch[e])
-        for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
+        for (int c = 0; c < 8; c++) vf[CORNER(e, c)] = 1;
   }
-  /* the border: nodes of elements outside */
-  if (!rc) memset(border, 0, ((size_t)nl + 1) * sizeof *border);
+  /* the patches' corners alone, then the border: the nodes of the elements outside that have one */
+  for (hx_lid e = 0; !rc && e < ne; e++)
+    for (int c = 0; c < 8; c++) vf[CORNER(e, c)] = 0;
+  for (hx_lid e = 0; !rc && e < ne; e++)
+    if (patch[e])
+      for (int c = 0; c < 8; c++) vf[CORNER(e, c)] = 1;
+  if (!rc && tm->gs_active) rc = hx_gs_or(tm->gs, vf);
   *nfree = 0;
   for (hx_lid e = 0; !rc && e < ne; e++) {
     *nfree += patch[e];
-    if (!patch[e])
+    if (patch[e]) continue;
+    unsigned char touch = 0;
+    for (int c = 0; c < 8 && !touch; c++) touch = vf[CORNER(e, c)] != 0;
+    if (touch)
       for (size_t i = 0; i < n3; i++) border[e2l[(size_t)e * n3 + i]] = 1;
   }
+#undef CORNER
   if (!rc && tm->gs_active) rc = hx_gs_or(tm->gs, border);
   if (!rc) rc = hx_comm_sum_int64(m->comm, nfree, 1);
   return rc;
@@ -287,13 +303,15 @@ static int repair_pass(hx_tmop *tm, const hx_tmop_opts *o, double *r, unsigned c
   size_t n3 = (size_t)hx_mesh_nodes_per_elem(mesh);
   unsigned char *patch = NULL, *fixed = NULL;
   double *weight = NULL, *sw = NULL;
-  uint64_t *border = NULL;
+  uint64_t *border = NULL, *vf = NULL;
   hx_lid *map = NULL;
   int64_t nfree = 0;
   int rc = hx_malloc((size_t)ne + 1, &patch);
   if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *weight, &weight);
-  if (!rc) rc = hx_malloc(((size_t)tm->nl + 1) * sizeof *border, &border);
-  if (!rc) rc = repair_patches(tm, bad, patch, weight, border, &nfree);
+  if (!rc) rc = hx_malloc(((size_t)tm->nl + 1) * sizeof *border, &border); /* zeroed */
+  if (!rc) rc = hx_malloc(((size_t)tm->nl + 1) * sizeof *vf, &vf);
+  if (!rc) rc = repair_patches(tm, bad, patch, weight, border, vf, &nfree);
+  hx_free(&vf);
   if (!rc && !res->repair_passes) res->repair_free = nfree;
   if (!rc) rc = repair_submesh(tm, patch, weight, border, &sub, &map, &fixed, &sw);
   if (!rc) {

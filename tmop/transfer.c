@@ -145,6 +145,16 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
      corner changed in the round before */
   if (!rc) rc = hx_malloc((size_t)ne + 1, &dirty);
   if (!rc) memset(dirty, 1, (size_t)ne);
+  /* the per-node arrays are read and written at the elements' corners alone: the rounds go over
+     the list of those L-nodes (cl, nv of them), not over all nl (nd^3 an element at order N) */
+  hx_lid *cl = NULL, nv = 0;
+  if (!rc) rc = hx_malloc(((size_t)ne * 8 + 1) * sizeof *cl, &cl);
+  for (hx_lid e = 0; e < ne && !rc; e++)
+    for (int c = 0; c < 8; c++) {
+      hx_lid l = corner_lnode(tm, e, c);
+      if (!lev[l]) lev[l] = 1, cl[nv++] = l; /* lev marks the listed ones here, cleared below */
+    }
+  for (hx_lid v = 0; v < nv; v++) lev[cl[v]] = 0;
   /* transfer_keep (soft > keep_sj): once the rounds end with every element passing keep_fails
      (phase 1), more rounds (phase 2) hold back the elements that end below min(soft, as meshed)
      through those of their corners that are neither PROTECTED (the corners of the
@@ -172,7 +182,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     if ((rc = hx_tmop_fold_state(tm, xe, qc, 2, r1, a1, f1, w1, dirty))) break;
     if ((rc = hx_tmop_fold_initial(tm, m->x, NULL, qc, 2, f1, w1, f0, w0, have0))) break;
     t_state += hx_tmop_now() - t1;
-    memset(flag, 0, (size_t)nl * sizeof *flag);
+    for (hx_lid v = 0; v < nv; v++) flag[cl[v]] = 0;
     for (hx_lid e = 0; e < ne; e++)
       if (keep_fails(o, r0[e], r1[e], f0[e], f1[e], a0[e], a1[e], w0[e], w1[e])) {
         for (int c = 0; c < 8; c++) flag[corner_lnode(tm, e, c)] |= phase == 2 ? RESTORE : HALVE;
@@ -182,7 +192,8 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
       }
     if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
     int64_t moved = 0;
-    for (hx_lid l = 0; l < nl; l++) {
+    for (hx_lid v = 0; v < nv; v++) {
+      hx_lid l = cl[v];
       int ch = 0;
       if (flag[l] & RESTORE) {
         node2[l] |= FROZEN;
@@ -202,13 +213,12 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
     if ((rc = hx_comm_sum_int64(m->comm, &moved, 1))) break;
     if (!moved && soft > 0 && phase == 1) {
       phase = 2;
-      memcpy(lev1, lev, (size_t)nl);
-      memset(flag, 0, (size_t)nl * sizeof *flag);
+      for (hx_lid v = 0; v < nv; v++) lev1[cl[v]] = lev[cl[v]], flag[cl[v]] = 0;
       for (hx_lid e = 0; e < ne; e++)
         if (!(r0[e] >= o->keep_sj))
           for (int c = 0; c < 8; c++) flag[corner_lnode(tm, e, c)] = 1;
       if (tm->gs_active && (rc = hx_gs_or(tm->gs, flag))) break;
-      for (hx_lid l = 0; l < nl; l++) node2[l] = flag[l] ? PROTECTED : 0;
+      for (hx_lid v = 0; v < nv; v++) node2[cl[v]] = flag[cl[v]] ? PROTECTED : 0;
       continue;
     }
     if (!moved) break;
@@ -234,7 +244,7 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
             m->order, (long long)*nback, *rounds, (long long)nevals, hx_tmop_now() - t_start, t_setup, t_carry, t_state);
   hx_free(&xe), hx_free(&r0), hx_free(&r1), hx_free(&f0), hx_free(&f1), hx_free(&a0), hx_free(&a1), hx_free(&flag), hx_free(&lev),
       hx_free(&B);
-  hx_free(&dirty), hx_free(&node2), hx_free(&lev1), hx_free(&w0), hx_free(&w1), hx_free(&have0);
+  hx_free(&dirty), hx_free(&node2), hx_free(&lev1), hx_free(&w0), hx_free(&w1), hx_free(&have0), hx_free(&cl);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
   hx_tmop_destroy(&tm);
   return rc;
