@@ -59,6 +59,9 @@ int hx_quality_ctx_create(int nd, const hx_quality_opts *o, hx_quality_ctx **out
 void hx_quality_ctx_destroy(hx_quality_ctx **qc);
 /** Quadrature points per direction the context uses. */
 int hx_quality_ctx_points(const hx_quality_ctx *qc);
+/** The context's rule: B and G [Q][nd], the GLL Lagrange basis's values and derivatives at its
+    Q points a direction (Q = hx_quality_ctx_points); borrowed from qc. */
+void hx_quality_ctx_rule(const hx_quality_ctx *qc, const double **B, const double **G);
 /** Quality of one element; x has shape [3][nd][nd][nd]. Thread-safe. Fails only
     if scratch for more than 12 quadrature points per direction cannot be had. */
 int hx_quality_elem(const hx_quality_ctx *qc, const double *x, hx_elem_quality *q);

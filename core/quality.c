@@ -73,6 +73,10 @@ int hx_quality_ctx_create(int nd, const hx_quality_opts *o, hx_quality_ctx **out
 
 void hx_quality_ctx_destroy(hx_quality_ctx **qc) { hx_free(qc); }
 int hx_quality_ctx_points(const hx_quality_ctx *qc) { return qc->Q; }
+void hx_quality_ctx_rule(const hx_quality_ctx *qc, const double **B, const double **G) {
+  *B = qc->B;
+  *G = qc->G;
+}
 
 /* out[k][j][i] = sum_abc A3[k][c] A2[j][b] A1[i][a] in[c][b][a]; A* are [m][n]. */
 static void tensor3(int n, int m, const double *A1, const double *A2, const double *A3, const double *in, double *out) {

@@ -45,6 +45,10 @@ int hx_detj_bound_first_cuda_dev(int order, hx_lid num_elem, const double *dxE, 
   (void)order, (void)num_elem, (void)dxE, (void)lower0, (void)corner_min, (void)verdict;
   return no_cuda();
 }
+int hx_detj_points_min_cuda(int nd, int Q, const double *B, const double *G, hx_lid num_elem, const double *xE, double *fout) {
+  (void)nd, (void)Q, (void)B, (void)G, (void)num_elem, (void)xE, (void)fout;
+  return no_cuda();
+}
 int hx_detj_bound_cuda_generic(int on) {
   (void)on;
   return 0;

@@ -251,6 +251,12 @@ int hx_detj_bound_first_cuda(int order, hx_lid num_elem, const double *xE, doubl
     of the cuda backend); the outputs are host arrays. The tables and outputs live in a device
     workspace kept for the process, so a line search may call it once per trial. */
 int hx_detj_bound_first_cuda_dev(int order, hx_lid num_elem, const double *dxE, double *lower0, double *corner_min, int *verdict);
+/** The smallest det J of each of num_elem elements of the host E-vector xE ([num_elem][3][nd^3],
+    lexicographic) at the Q^3 points of a tensor rule, B and G [Q][nd] the GLL Lagrange basis's
+    values and derivatives at its Q points (hx_quality_ctx_rule), into fout (host); NaN values
+    skipped as core/quality.c's detj_range does. HX_ERR_BACKEND without CUDA in the build,
+    without a device, or for Q^3 > 2048. */
+int hx_detj_points_min_cuda(int nd, int Q, const double *B, const double *G, hx_lid num_elem, const double *xE, double *fout);
 /** Which kernel the passes above run: 0 (the default) the one compiled for each order 1..4 (the
     convolutions in registers) and the generic one above that; 1 the generic one at every order
     (the baseline of t453's timing and the cross-check of the two). Returns the previous setting;

@@ -8,3 +8,5 @@ hx_add_test(t452-cuda-newton-dist NP 1 2 4 LABELS cuda mpi)
 hx_add_test(t453-cuda-detj-bound LABELS cuda)
 hx_add_test(t454-cuda-adapt LABELS cuda)
 hx_add_test(t455-cuda-detj-auto-fine LABELS cuda)
+# the points' det J on the GPU (the fold tests of the hold-back and the transfer) against the CPU
+hx_add_test(t456-cuda-detj-points LABELS cuda)

@@ -1022,18 +1022,84 @@ int hx_tmop_fold_ctx(int nd, int k, hx_quality_ctx **qc) {
   return hx_quality_ctx_create(nd, &qo, qc);
 }
 
+/* The points' part of hx_tmop_fold_state on the GPU where the problem's backend is cuda and a device
+   is present (the host keeps the GLL nodes' part and elem_ok): per element with only[e] (all where
+   NULL) the smallest det J at the points of qc[0 .. nqc) into f, as the host loop would (the
+   same rules; the sums may differ in the last bits). *done = 0 where it did not run: no device, a
+   rule the kernel does not take (the host does it then). */
+static int fold_points_device(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *f,
+                              const unsigned char *only, int *done) {
+  *done = 0;
+  const hx_backend *be = tm->be;
+  if (!be && hx_backend_find(tm->o.backend ? tm->o.backend : "auto", &be)) {
+    hx_error_clear();
+    return HX_OK;
+  }
+  if (be != &hx_backend_cuda || !hx_cuda_device_available()) return HX_OK;
+  const hx_mesh *m = tm->mesh;
+  int nd = m->nd;
+  size_t npe = (size_t)3 * nd * nd * nd;
+  hx_lid ne = m->num_elem, nsel = 0, *sel = NULL;
+  for (hx_lid e = 0; e < ne; e++) nsel += !only || only[e];
+  if (!nsel) {
+    *done = 1;
+    return HX_OK;
+  }
+  const hx_lid chunk = 1 << 15; /* elements packed a call where only some are asked */
+  int all = nsel == ne;
+  hx_lid nb = all ? ne : (nsel < chunk ? nsel : chunk);
+  double *buf = NULL, *fk = NULL;
+  int rc = hx_malloc(((size_t)nb + 1) * sizeof *fk, &fk);
+  if (!rc && !all) rc = hx_malloc(((size_t)nsel + 1) * sizeof *sel, &sel);
+  if (!rc && !all) rc = hx_malloc(((size_t)nb * npe + 1) * sizeof *buf, &buf);
+  if (!rc && !all) {
+    hx_lid j = 0;
+    for (hx_lid e = 0; e < ne; e++)
+      if (only[e]) sel[j++] = e;
+  }
+  int ok = 1;
+  for (hx_lid j0 = 0; j0 < nsel && !rc && ok; j0 += nb) {
+    hx_lid cnt = nsel - j0 < nb ? nsel - j0 : nb;
+    const double *x = xe;
+    if (!all) {
+#pragma omp parallel for schedule(static)
+      for (hx_lid j = 0; j < cnt; j++) memcpy(buf + (size_t)j * npe, xe + (size_t)sel[j0 + j] * npe, npe * sizeof *buf);
+      x = buf;
+    }
+    for (int k = 0; k < nqc && ok; k++) {
+      const double *B, *G;
+      hx_quality_ctx_rule(qc[k], &B, &G);
+      if (hx_detj_points_min_cuda(nd, hx_quality_ctx_points(qc[k]), B, G, cnt, x, fk)) {
+        hx_error_clear(); /* the host does it */
+        ok = 0;
+        break;
+      }
+      for (hx_lid j = 0; j < cnt; j++) {
+        hx_lid e = all ? j : sel[j0 + j];
+        double v = isnan(fk[j]) ? -1 : fk[j];
+        f[e] = k ? (isnan(fk[j]) ? -1 : fmin(f[e], fk[j])) : v;
+      }
+    }
+  }
+  hx_free(&buf), hx_free(&fk), hx_free(&sel);
+  *done = ok && !rc;
+  return rc;
+}
+
 /* Per element of the E-vector xe (those with only[e], or all where only is NULL): unless NULL, the
    smallest det J at the points of qc[0 .. nqc) into f (-1 where NaN), the Nek5000 ratio at the
    GLL nodes into r, the aspect ratio into asp, tm->o.elem_ok's verdict (1 without one) into ok;
-   only the parts asked for are evaluated (hx_quality_elem_parts). */
+   only the parts asked for are evaluated (hx_quality_elem_parts); f on the GPU where the backend
+   is cuda (fold_points_device). */
 int hx_tmop_fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *const *qc, int nqc, double *r, double *asp, double *f,
                        unsigned char *ok, const unsigned char *only) {
   const hx_mesh *m = tm->mesh;
   const hx_tmop_opts *o = &tm->o;
   size_t npe = (size_t)3 * m->nd * m->nd * m->nd;
-  int rc = HX_OK;
+  int rc = HX_OK, dev = 0;
+  if (f) HX_CALL(fold_points_device(tm, xe, qc, nqc, f, only, &dev));
   /* each context's part that is asked for: the GLL nodes (r, asp) of the first, the points (f) of each */
-  int nodes = r || asp ? HX_QUALITY_NODES : 0, pts = f ? HX_QUALITY_POINTS : 0;
+  int nodes = r || asp ? HX_QUALITY_NODES : 0, pts = f && !dev ? HX_QUALITY_POINTS : 0;
 #pragma omp parallel for schedule(dynamic, 64)
   for (hx_lid e = 0; e < m->num_elem; e++) {
     if (only && !only[e]) continue;
@@ -1051,7 +1117,7 @@ int hx_tmop_fold_state(const hx_tmop *tm, const double *xe, hx_quality_ctx *cons
       if (r && !k) r[e] = q.scaled_jac;
       if (asp && !k) asp[e] = q.aspect;
     }
-    if (f) f[e] = fm;
+    if (pts) f[e] = fm;
     if (ok) ok[e] = !o->elem_ok || o->elem_ok(o->elem_ok_ctx, e, xe + (size_t)e * npe) != 0;
   }
   return rc;
