@@ -77,6 +77,10 @@ int hx_tmop_numbering(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out);
 /** The part of a TMOP context that needs no backend: hx_tmop_numbering's, the initial nodes as
     an L-vector and the boundary constraints (hx_tmop_create and hx_tmop_transfer). *out as there. */
 int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out);
+/** hx_tmop_repair of tm->mesh on tm, a context with hx_tmop_numbering's part of that mesh (its
+    options become o), which it takes over and destroys; t_start: the clock the repair's time
+    counts from (hx_tmop_now). */
+int hx_tmop_repair_tm(hx_tmop *tm, const hx_tmop_opts *o, double t_start, hx_tmop_result *res);
 /** y = x projected onto track t of tm->curved's codes (a curved surface s >= 0, or the circle
     -2 - t where two surfaces meet). */
 void hx_tmop_track_project(const hx_tmop *tm, int t, const double x[3], double y[3]);

@@ -205,7 +205,7 @@ static int repair_patches(hx_tmop *tm, const unsigned char *bad, unsigned char *
   int rc = HX_OK;
   size_t corner[8];
   for (int c = 0; c < 8; c++) corner[c] = (size_t)hx_corner_lex(m->nd, c);
-#define CORNER(e, c) e2l[(size_t)(e) * n3 + corner[c]]
+#define CORNER(e, c) e2l[(size_t)(e)*n3 + corner[c]]
   for (hx_lid e = 0; e < ne; e++) {
     weight[e] = bad[e] ? o->repair_weight : 1.0;
     if (bad[e])
@@ -340,6 +340,17 @@ int hx_tmop_repair(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) {
   hx_tmop *tm = NULL;
   int rc = hx_tmop_numbering(mesh, o, &tm);
   if (!tm) return rc;
+  if (rc) {
+    hx_tmop_destroy(&tm);
+    return rc;
+  }
+  return hx_tmop_repair_tm(tm, o, t_start, res);
+}
+
+int hx_tmop_repair_tm(hx_tmop *tm, const hx_tmop_opts *o, double t_start, hx_tmop_result *res) {
+  hx_mesh *mesh = tm->mesh;
+  tm->o = *o;
+  int rc = HX_OK;
   unsigned char *bad = NULL;
   int64_t nbad = 0;
   double rmin = 0, *r = NULL;

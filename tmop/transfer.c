@@ -96,8 +96,12 @@ static void transfer_elem(const hx_tmop *tm, const hx_mesh *lo, const double *lo
   }
 }
 
-int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback, int *rounds) {
+/* hx_tmop_transfer; with keep, its context's numbering part is handed to *keep (the order-N
+   repair's, hx_tmop_repair_tm: the L-numbering depends on the node ids alone) */
+static int transfer_run(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback, int *rounds,
+                        hx_tmop **keep) {
   *nback = 0, *rounds = 0;
+  if (keep) *keep = NULL;
   HX_CHECK(lo->num_elem == m->num_elem && lo->order <= m->order, HX_ERR_INPUT,
            "transfer: the low-order mesh has %lld elements of order %d, the mesh %lld of order %d", (long long)lo->num_elem,
            lo->order, (long long)m->num_elem, m->order);
@@ -246,8 +250,16 @@ int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const h
       hx_free(&B);
   hx_free(&dirty), hx_free(&node2), hx_free(&lev1), hx_free(&w0), hx_free(&w1), hx_free(&have0), hx_free(&cl);
   hx_quality_ctx_destroy(&qc[0]), hx_quality_ctx_destroy(&qc[1]);
-  hx_tmop_destroy(&tm);
+  if (!rc && keep) { /* the numbering alone: the initial nodes and the constraints are the transfer's */
+    hx_free(&tm->x0), hx_free(&tm->ncon), hx_free(&tm->curved), hx_free(&tm->nrm), hx_free(&tm->circ);
+    tm->ncirc = 0;
+    *keep = tm;
+  } else hx_tmop_destroy(&tm);
   return rc;
+}
+
+int hx_tmop_transfer(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, const hx_tmop_opts *o, long long *nback, int *rounds) {
+  return transfer_run(m, lo, lo_x0, o, nback, rounds, NULL);
 }
 
 int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*copy)(void *ctx, int attempt, hx_mesh **lo),
@@ -274,7 +286,8 @@ int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*
       hx_mesh_destroy(&lo);
       continue;
     }
-    if (!rc) rc = hx_tmop_transfer(m, lo, x0, o, &r->held, &r->rounds);
+    hx_tmop *tn = NULL; /* the transfer's numbering of m, for the repair */
+    if (!rc) rc = transfer_run(m, lo, x0, o, &r->held, &r->rounds, &tn);
     r->time_transfer = hx_tmop_now() - t2;
     if (!rc) r->order = lo->order;
     double rsj = o->repair_final_sj > 0 ? o->repair_final_sj : o->repair_sj;
@@ -286,8 +299,10 @@ int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*
       hx_tmop_opts ro = *o;
       ro.repair_sj = rsj;
       if (repair_qo > 0) ro.quad_order = repair_qo;
-      rc = hx_tmop_repair(m, &ro, &r->repair);
+      rc = hx_tmop_repair_tm(tn, &ro, hx_tmop_now(), &r->repair);
+      tn = NULL;
     }
+    hx_tmop_destroy(&tn);
     hx_free(&x0);
     hx_mesh_destroy(&lo);
     return rc;
