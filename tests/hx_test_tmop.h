@@ -49,6 +49,20 @@ static inline void test_perturb(hx_mesh *m, double amp) {
 
 /* every element's Nek5000 ratio min / max det J over its GLL nodes (-1 where max <= 0), from
    hx_mesh_jacobian_at_node: independent of the optimizer's and the quality report's passes */
+/* a smooth displacement of every node by amp (the curved Kershaw boxes of the CUDA tests) */
+static inline void test_curve(hx_mesh *m, double amp) {
+  size_t npe = (size_t)m->nd * m->nd * m->nd;
+  for (hx_lid e = 0; e < m->num_elem; e++) {
+    double *X = hx_mesh_elem_x(m, e, 0), *Y = hx_mesh_elem_x(m, e, 1), *Z = hx_mesh_elem_x(m, e, 2);
+    for (size_t a = 0; a < npe; a++) {
+      double x = X[a], y = Y[a], z = Z[a];
+      X[a] += amp * sin(3 * y) * sin(2 * z);
+      Y[a] += amp * sin(2 * x + z);
+      Z[a] += amp * 0.7 * cos(3 * x) * sin(2 * y);
+    }
+  }
+}
+
 static inline void test_nek_ratios(const hx_mesh *m, double *r) {
   int nd = m->nd;
   double D[HX_MAX_ND * HX_MAX_ND], J[3][3];

@@ -85,20 +85,6 @@ static int compare(const char *what, int p, hx_lid ne, const double *xE) {
   return rc;
 }
 
-/* curved Kershaw box: a smooth displacement of every node (t450's) */
-static void curve(hx_mesh *m, double amp) {
-  size_t npe = (size_t)m->nd * m->nd * m->nd;
-  for (hx_lid e = 0; e < m->num_elem; e++) {
-    double *X = hx_mesh_elem_x(m, e, 0), *Y = hx_mesh_elem_x(m, e, 1), *Z = hx_mesh_elem_x(m, e, 2);
-    for (size_t a = 0; a < npe; a++) {
-      double x = X[a], y = Y[a], z = Z[a];
-      X[a] += amp * sin(3 * y) * sin(2 * z);
-      Y[a] += amp * sin(2 * x + z);
-      Z[a] += amp * 0.7 * cos(3 * x) * sin(2 * y);
-    }
-  }
-}
-
 /* the CPU summary (hx_detj_bound_elem per element) against hx_detj_bound_mesh_cuda */
 static int compare_mesh(const char *what, hx_mesh *m) {
   hx_detj_bound_opts o;
@@ -182,7 +168,7 @@ static int body(void) {
   for (int p = 1; p <= 4; p++) {
     hx_mesh *m = test_kershaw(HX_COMM_SELF, 6, 6, 6, p, 0.3);
     if (!m) return 1;
-    curve(m, 0.03);
+    test_curve(m, 0.03);
     HX_CALL(compare("kershaw 6^3 curved", p, m->num_elem, m->x));
     HX_CALL(compare_mesh("kershaw 6^3 curved", m));
     hx_mesh_destroy(&m);
@@ -207,7 +193,7 @@ static int body(void) {
   for (int p = 1; p <= 4; p++) {
     hx_mesh *m = test_kershaw(HX_COMM_SELF, 24, 24, 24, p, 0.3);
     if (!m) return 1;
-    curve(m, 0.01);
+    test_curve(m, 0.01);
     HX_CALL(compare_mesh("kershaw 24^3 curved", m));
     hx_mesh_destroy(&m);
   }

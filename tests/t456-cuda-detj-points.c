@@ -52,19 +52,6 @@ static int compare(const char *what, int p, hx_lid ne, const double *xE, const h
   return HX_OK;
 }
 
-static void curve(hx_mesh *m, double amp) {
-  size_t npe = (size_t)m->nd * m->nd * m->nd;
-  for (hx_lid e = 0; e < m->num_elem; e++) {
-    double *X = hx_mesh_elem_x(m, e, 0), *Y = hx_mesh_elem_x(m, e, 1), *Z = hx_mesh_elem_x(m, e, 2);
-    for (size_t a = 0; a < npe; a++) {
-      double x = X[a], y = Y[a], z = Z[a];
-      X[a] += amp * sin(3 * y) * sin(2 * z);
-      Y[a] += amp * sin(2 * x + z);
-      Z[a] += amp * 0.7 * cos(3 * x) * sin(2 * y);
-    }
-  }
-}
-
 /* t020's (b): x1 folds back on (0.55, 0.6), par scales the bend */
 static void folded(int p, double par, double *x) {
   int nd = p + 1, npe = nd * nd * nd;
@@ -128,7 +115,7 @@ static int body(void) {
     int p = orders[t];
     hx_mesh *m = test_kershaw(HX_COMM_SELF, 6, 6, 6, p, 0.3);
     if (!m) return 1;
-    curve(m, 0.03);
+    test_curve(m, 0.03);
     for (int k = 0; k < 3; k++) {
       hx_quality_ctx *qc;
       if (k < 2) HX_CALL(hx_tmop_fold_ctx(p + 1, k, &qc));
