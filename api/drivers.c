@@ -89,8 +89,7 @@ static int lower_copy(void *ctx, int attempt, hx_mesh **lo) {
    (hx_tmop_lower_order). *done = 0 when both copies fold: the caller solves at order N. */
 static int optimize_at_order(const hexpack_mesh *hm, hx_mesh *m, int P, api_run *r0, int user_qo, int *done) {
   hx_tmop_opts *topt = &r0->to;
-  if (r0->made && r0->made->order != P) hx_mesh_destroy(&r0->made);
-  lower_ctx l = {hm, P, &r0->made};
+  lower_ctx l = {hm, P, &r0->made}; /* made at P (api_pebble_solve_order) with the mesh, or NULL */
   hx_tmop_lower r;
   int rc = hx_tmop_lower_order(m, topt, user_qo ? 0 : default_quad_order(hm->po.order), lower_copy, NULL, &l, &r);
   *done = !rc && r.order > 0;

@@ -47,8 +47,6 @@ static inline void test_perturb(hx_mesh *m, double amp) {
       for (int c = 0; c < 3; c++) hx_mesh_elem_x(m, e, c)[a] += amp * test_hash(m->node_id[(size_t)e * npe + a], c);
 }
 
-/* every element's Nek5000 ratio min / max det J over its GLL nodes (-1 where max <= 0), from
-   hx_mesh_jacobian_at_node: independent of the optimizer's and the quality report's passes */
 /* a smooth displacement of every node by amp (the curved Kershaw boxes of the CUDA tests) */
 static inline void test_curve(hx_mesh *m, double amp) {
   size_t npe = (size_t)m->nd * m->nd * m->nd;
@@ -63,6 +61,8 @@ static inline void test_curve(hx_mesh *m, double amp) {
   }
 }
 
+/* every element's Nek5000 ratio min / max det J over its GLL nodes (-1 where max <= 0), from
+   hx_mesh_jacobian_at_node: independent of the optimizer's and the quality report's passes */
 static inline void test_nek_ratios(const hx_mesh *m, double *r) {
   int nd = m->nd;
   double D[HX_MAX_ND * HX_MAX_ND], J[3][3];

@@ -1074,10 +1074,9 @@ static int fold_points_device(const hx_tmop *tm, const double *xe, hx_quality_ct
         ok = 0;
         break;
       }
-      for (hx_lid j = 0; j < cnt; j++) {
+      for (hx_lid j = 0; j < cnt; j++) { /* the host loop's rule: -1 where NaN, else the smallest over the sets */
         hx_lid e = all ? j : sel[j0 + j];
-        double v = isnan(fk[j]) ? -1 : fk[j];
-        f[e] = k ? (isnan(fk[j]) ? -1 : fmin(f[e], fk[j])) : v;
+        f[e] = isnan(fk[j]) ? -1 : k ? fmin(f[e], fk[j]) : fk[j];
       }
     }
   }

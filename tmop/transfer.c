@@ -156,9 +156,8 @@ static int transfer_run(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, cons
   for (hx_lid e = 0; e < ne && !rc; e++)
     for (int c = 0; c < 8; c++) {
       hx_lid l = corner_lnode(tm, e, c);
-      if (!lev[l]) lev[l] = 1, cl[nv++] = l; /* lev marks the listed ones here, cleared below */
+      if (!flag[l]) flag[l] = 1, cl[nv++] = l; /* flag (zeroed) marks the listed ones; each round clears it */
     }
-  for (hx_lid v = 0; v < nv; v++) lev[cl[v]] = 0;
   /* transfer_keep (soft > keep_sj): once the rounds end with every element passing keep_fails
      (phase 1), more rounds (phase 2) hold back the elements that end below min(soft, as meshed)
      through those of their corners that are neither PROTECTED (the corners of the
