@@ -138,7 +138,9 @@ int hexpack_pebble(int64_t n, const double *centres, const double *radii, const 
            "option %s: a bridge model's parameter, but contact gap makes no bridge", r.bridge_flag);
   HX_CHECK(!(po->contact == HX_PEBBLE_BRIDGE && r.gap_flag), HX_ERR_INPUT, "option %s: a gap model's parameter; add contact gap",
            r.gap_flag);
-  HX_CHECK(!(r.optimize && r.stream), HX_ERR_INPUT, "option optimize: needs the whole order-N mesh, not stream");
+  HX_CHECK(!(r.optimize && r.stream), HX_ERR_INPUT,
+           "options optimize and stream: the optimizer (on unless fast) needs the whole order-N mesh, not stream; give fast "
+           "or optimize false");
   int order = r.order ? r.order : 7;
   HX_CHECK(r.opt_order <= order, HX_ERR_INPUT, "option optimize-order: %d is above the mesh's order %d", r.opt_order, order);
   if (po->smooth < 0) po->smooth = (po->aspect > 0 || r.optimize) && po->split <= 1 ? 10 : 0;
@@ -179,7 +181,7 @@ int hexpack_pebble(int64_t n, const double *centres, const double *radii, const 
   hm->bed = bed;
   hm->po = *po;
   hm->po.lazy = 0;
-  hm->goals = r.goals;
+  hm->fast = r.fast;
   hm->opt_order = r.opt_order;
   hm->user_tk = r.user_tk;
   hm->transfer_keep = r.to.transfer_keep;
@@ -290,7 +292,7 @@ int hexpack_optimize(hexpack_mesh *hm, const hexpack_opts *o) {
   api_run r;
   api_run_defaults(&r, API_OP_OPTIMIZE, hm->kind);
   if (pebble) { /* what the bed was meshed with stands unless given again */
-    if (hm->goals) r.to.keep_aspect = 20;
+    if (!hm->fast) r.to.keep_aspect = 20;
     r.opt_order = hm->opt_order;
     if (hm->user_tk) r.to.transfer_keep = hm->transfer_keep;
   }

@@ -44,7 +44,7 @@ typedef struct api_run {
   int user_tk;                        /* transfer-keep given */
   int user_rf;                        /* repair-final given */
   int stream;                         /* stream: the order-N geometry attached lazily */
-  int goals;                          /* goals */
+  int fast;                           /* fast: the mesher's own flags, no optimizer */
   const char *bridge_flag, *gap_flag; /* a bridge or gap model's option given (for the conflict check) */
   hx_box_opts bo;
   hx_rods_opts ro;
@@ -78,7 +78,7 @@ struct hexpack_mesh {
   int checked;        /* the box or rods command's check passed at the mesh's order (the writers skip theirs) */
   hx_pebble_bed *bed; /* API_KIND_PEBBLE: the bed and the finished mesher options (order N, not lazy) */
   hx_pebble_opts po;
-  int goals, opt_order, user_tk;
+  int fast, opt_order, user_tk;
   double transfer_keep;
   hx_lmap *lmap; /* the node numbering of the arrays (built on first use) */
 };
@@ -88,7 +88,7 @@ struct hexpack_mesh {
     mesh of kind API_KIND_PEBBLE or API_KIND_RODS that command's optimizer defaults), ... */
 void api_run_defaults(api_run *r, int op, int kind);
 /** Apply the options of o (may be NULL) that op takes to r; an option op does not take fails,
-    naming the options it takes. goals is applied first, so that other options override it. */
+    naming the options it takes. fast is applied first, so that other options override it. */
 int api_apply(const hexpack_opts *o, int op, const char *op_name, api_run *r);
 /** The comma list of the options of op. */
 const char *api_option_list(int op);

@@ -55,6 +55,12 @@ void api_run_defaults(api_run *r, int op, int kind) {
   else { /* optimize and box --optimize: the coarse start from order 3, adaptive quadrature from 4 */ r->to.coarse_order = -1;
     r->to.adapt_quad = -1;
   }
+  /* pebble: the quality path (the mesher's flags for the goals, the optimizer on) unless fast, as
+     hexpack pebble (cli/cmd_pebble.c) */
+  if (op == API_OP_PEBBLE) {
+    r->po.ratio = 1, r->po.score_nek = 1, r->po.aspect = 18, r->po.grade_expand = 0.75;
+    r->to.keep_aspect = 20, r->optimize = 1;
+  }
   hx_export_opts_default(&r->eo);
   hx_quality_opts_default(&r->qo);
   r->qo.num_worst = 0;

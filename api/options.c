@@ -389,7 +389,7 @@ static const opt_def table[] = {
     {"radial", G_P, T_ENUM, 0, 0, R(po.radial_volume), "linear=0,volume=1", NULL},
     {"ring-points", G_P, T_ENUM, 0, 0, R(po.ring_volume), "linear=0,volume=1", NULL},
     {"edge-points", G_P, T_ENUM, 0, 0, R(po.edge_volume), "linear=0,volume=1", NULL},
-    {"goals", G_P, T_BOOL, 0, 0, R(goals), NULL, NULL},
+    {"fast", G_P, T_BOOL, 0, 0, R(fast), NULL, NULL},
     {"stream", G_P, T_BOOL, 0, 0, R(stream), NULL, NULL},
     {"optimize-order", API_G_PEBBLE_OPT, T_INT, 1, HX_MAX_ORDER, R(opt_order), NULL, NULL},
     {"transfer-keep", API_G_PEBBLE_OPT, T_FN, 0, 0, 0, NULL, opt_transfer_keep},
@@ -520,12 +520,17 @@ const char *api_option_list(int op) {
 
 int api_apply(const hexpack_opts *o, int op, const char *op_name, api_run *r) {
   if (!o) return HX_OK;
-  /* goals first: the values it sets are overridden by the same options given with it */
+  /* fast first: the values it sets are overridden by the same options given with it (optimize
+     true adds the optimizer back) */
   for (int i = 0; i < o->num; i++)
-    if (!strcmp(table[o->v[i].def].name, "goals") && (op & API_G_PEBBLE)) {
-      int on;
-      HX_CALL(parse_bool("goals", o->v[i].value, &on));
-      if (on) r->po.ratio = 1, r->po.score_nek = 1, r->po.aspect = 18, r->po.grade_expand = 0.75, r->to.keep_aspect = 20;
+    if (!strcmp(table[o->v[i].def].name, "fast") && (op & API_G_PEBBLE)) {
+      HX_CALL(parse_bool("fast", o->v[i].value, &r->fast));
+      hx_pebble_opts d;
+      hx_pebble_opts_default(&d);
+      if (r->fast) {
+        r->po.ratio = d.ratio, r->po.score_nek = d.score_nek, r->po.aspect = d.aspect, r->po.grade_expand = d.grade_expand;
+        r->to.keep_aspect = -1, r->optimize = 0;
+      }
     }
   /* a preset first: the options given with it override its values */
   for (int i = 0; i < o->num; i++)

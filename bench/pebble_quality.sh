@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Quality of the pebble mesher's order-N meshes against the flags that trade element count and
 # point placement for it (issue 5's goals: Nek5000 scaled Jacobian >= 0.3 everywhere, none below
-# 0.1, aspect <= 20, <= 300 elements per pebble). One bed, every flag set on its own line:
+# 0.1, aspect <= 20, <= 300 elements per pebble). One bed on the fast path (--fast), every flag
+# set added to it on its own line:
 # elements per pebble (bulk), the Nek scaled Jacobian (min / max det J over an element's GLL
 # points) min, mean and the counts below 0.1 and 0.3 over every element, the largest aspect
 # ratio, the smallest GLL spacing, and the wall time of the whole command (mesh, check, report).
 # Usage: bench/pebble_quality.sh [BUILD_DIR] [ORDER] [BED ARGS...]
 #   default bed: inputs/pb67.txt --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 (order 7)
-# Environment: SETS (the flag sets, ';'-separated), DIR (work dir).
+# Environment: SETS (the flag sets added to --fast, ';'-separated), DIR (work dir).
 set -uo pipefail
 B=${1:-build}; N=${2:-7}; shift 2 2>/dev/null || shift $#
 BED=("$@")
@@ -22,7 +23,7 @@ IFS=';' read -r -a sets <<< "$SETS"
 for fl in "${sets[@]}"; do
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  "$H" pebble "${BED[@]}" --order "$N" --quality --worst 100000000 $fl > "$DIR/q.txt" 2>&1 ||
+  "$H" pebble --fast "${BED[@]}" --order "$N" --quality --worst 100000000 $fl > "$DIR/q.txt" 2>&1 ||
     { printf "%-44s failed: %s\n" "${fl:-(defaults)}" "$(grep -m1 error "$DIR/q.txt")"; continue; }
   t1=$(date +%s.%N)
   per=$(awk '/^pebble:/ {print $9}' "$DIR/q.txt")

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Order-N outputs of packed beds (issue 5): the same bed at order N written as .vtu (or any
-# -o) by the whole order-N mesh and by the streamed one (--stream: the sweep map evaluated
-# a block of elements at a time), with wall time, peak RSS (/usr/bin/time) and file size.
+# Order-N outputs of packed beds (issue 5), on the fast path (--fast): the same bed at order N
+# written as .vtu (or any -o) by the whole order-N mesh and by the streamed one (--stream: the
+# sweep map evaluated a block of elements at a time), with wall time, peak RSS (/usr/bin/time)
+# and file size.
 # Beds: `hexpack pack --n N --container box:A --trials 20 --seed 1`, A = 1.3 (N/3)^(1/3)
 # (the beds of bench/pebble_scale.sh). The whole mesh is skipped where it would not fit
 # (more than half of this machine's memory at ~600 elements a sphere, 32 bytes a node).
-# A baseline binary (BASE, e.g. the previous main's build) runs its own default the same way.
+# A baseline binary (BASE, e.g. the previous main's build; one that takes --fast) runs the same
+# command without --assume-memory (whole or streamed, as it chooses).
 # Usage: bench/pebble_stream.sh [BUILD_DIR] [N list] [order] [ext]
 #   e.g. bench/pebble_stream.sh build "100 1000 10000" 7 vtu
 # Environment: DIR (work dir, default /tmp/pebble_stream; the files are deleted after
-# each run), BASE (a second hexpack to time with its defaults), KEEP=1 keeps the files.
+# each run), BASE (a second hexpack to time the same way), KEEP=1 keeps the files.
 set -euo pipefail
 B=${1:-build}; NS=${2:-"100 1000"}; ORDER=${3:-7}; EXT=${4:-vtu}
 DIR=${DIR:-/tmp/pebble_stream}; BASE=${BASE:-}
@@ -24,7 +26,7 @@ run() { # label hexpack-binary env... -- args
   rm -f "$DIR/out.$EXT" "$DIR"/out0.f* "$DIR/rss"
   local t0 t1
   t0=$(date +%s.%N)
-  env "$@" /usr/bin/time -f "%M" -o "$DIR/rss" "$bin" pebble "$bed" --container "box:-$A,$A,-$A,$A" --order "$ORDER" \
+  env "$@" /usr/bin/time -f "%M" -o "$DIR/rss" "$bin" pebble --fast "$bed" --container "box:-$A,$A,-$A,$A" --order "$ORDER" \
     --json $MODE -o "$DIR/out.$EXT" > "$DIR/out.json" 2> "$DIR/err.txt" || { echo "N=$N $label failed:"; head -3 "$DIR/err.txt"; return; }
   t1=$(date +%s.%N)
   local j

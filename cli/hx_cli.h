@@ -108,6 +108,8 @@ void hx_opts_default_double(hx_optset *s, const char *name, double v);
 void hx_opts_default_list(hx_optset *s, const char *name, const double *v, int n);
 /** Replace the help line of flag name. */
 void hx_opts_help_line(hx_optset *s, const char *name, const char *help);
+/** Take a row out of s (a command that shares another's table without one of its flags). */
+void hx_opts_remove(hx_optset *s, const char *name);
 /** Parse argv[first..argc-1] against the table: every value checked against its type and
     range, one-line errors naming the flag, the value and what is allowed; an unknown flag
     names the closest known one. --help prints the help (stdout) and sets s->stop; --dry-run

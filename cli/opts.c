@@ -73,6 +73,13 @@ void hx_opts_help_line(hx_optset *s, const char *name, const char *help) {
   if (k >= 0) s->opt[k].help = help;
 }
 
+void hx_opts_remove(hx_optset *s, const char *name) {
+  int k = need(s, name);
+  if (k < 0) return;
+  memmove(&s->opt[k], &s->opt[k + 1], (size_t)(s->num - k - 1) * sizeof s->opt[0]);
+  s->num--;
+}
+
 /* ------------------------------------------------------------------ checking values */
 
 static int takes_value(const hx_opt *o) { return o->type != HX_OPT_FLAG; }

@@ -105,7 +105,7 @@ def case(work, base, args):
 
 with tempfile.TemporaryDirectory() as work:
     pb = os.path.join(SRC, "inputs", "pb67.txt")
-    mine = case(work, "pb67", ["pebble", pb, "--radius", "1.5", "--container", "cyl:6.6", "--inlet", "3",
+    mine = case(work, "pb67", ["pebble", "--fast", pb, "--radius", "1.5", "--container", "cyl:6.6", "--inlet", "3",
                                "--outlet", "3", "--order", "2"])
     # genmap: the same merge, then the partition file
     r = subprocess.run([os.path.join(tools, "genmap")], input="pb67\n0.2\n", cwd=work, capture_output=True, text=True)
@@ -138,7 +138,7 @@ with tempfile.TemporaryDirectory() as work:
     # more meshes: a polydisperse bed in a cylinder, the rod bundle, a Kershaw box
     beds = os.path.join(work, "poly.txt")
     run([HEXPACK, "pack", "--n", "40", "--container", "cyl:3", "--poly", "0.2", "--trials", "20", "-o", beds])
-    case(work, "poly", ["pebble", beds, "--inlet", "1", "--outlet", "1", "--order", "1"])
+    case(work, "poly", ["pebble", "--fast", beds, "--inlet", "1", "--outlet", "1", "--order", "1"])
     case(work, "pwr", ["rods", "--preset", "pwr17x17", "--z", "0,10", "--nz", "3"])
     case(work, "kershaw", ["box", "--n", "6", "--kershaw", "0.3,0.3"])
 sys.exit(1 if fail else 0)

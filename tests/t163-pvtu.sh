@@ -60,13 +60,13 @@ sys.exit(1 if bad else 0)
 EOF
 "$HEXPACK" pack --n 40 --container cyl:2.6 --trials 10 --seed 5 -o s40.txt > /dev/null
 "$HEXPACK" box --n 6,4,4 --kershaw 0.3,0.3 --order 3 -o k.vtu > /dev/null
-"$HEXPACK" pebble s40.txt --container cyl:2.6 --inlet 2 --outlet 2 --order 3 -o p.vtu > /dev/null
+"$HEXPACK" pebble --fast s40.txt --container cyl:2.6 --inlet 2 --outlet 2 --order 3 -o p.vtu > /dev/null
 for np in 1 2 4; do
   mkdir -p np$np
   run $np box --n 6,4,4 --kershaw 0.3,0.3 --order 3 -o np$np/k.pvtu > np$np/k.log 2>&1
   check "box np $np: exit 0, index and $np piece(s)" "[ $? -eq 0 ] && [ -s np$np/k.pvtu ] && [ \$(ls np$np/k_*.vtu | wc -l) -eq $np ]"
   check "box np $np: VTK's parallel reader = the serial .vtu" "$PY same.py k.vtu np$np/k.pvtu"
-  run $np pebble s40.txt --container cyl:2.6 --inlet 2 --outlet 2 --order 3 --stream -o np$np/p.pvtu > np$np/p.log 2>&1
+  run $np pebble --fast s40.txt --container cyl:2.6 --inlet 2 --outlet 2 --order 3 --stream -o np$np/p.pvtu > np$np/p.log 2>&1
   check "pebble --stream np $np: exit 0" "[ $? -eq 0 ] && [ -s np$np/p.pvtu ]"
   check "pebble --stream np $np: VTK's parallel reader = the serial .vtu" "$PY same.py p.vtu np$np/p.pvtu"
 done

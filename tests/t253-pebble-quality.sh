@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 run() { # $1: output file, rest: extra flags
   local f=$1; shift
-  "$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 4 --quality --worst 1000000 "$@" > "$f" 2>&1
+  "$HEXPACK" pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 4 --quality --worst 1000000 "$@" > "$f" 2>&1
 }
 # listing rows: element scaled_jac corner_sj detj_min aspect (centroid)
 stats() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.05) b++; if ($2 < mn || n == 1) mn = $2; s += $2; if ($5 > mx) mx = $5}

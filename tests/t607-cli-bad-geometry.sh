@@ -23,10 +23,10 @@ expect_fail() {
 "$HEXPACK" pack --n 10 -o bed.txt > /dev/null
 echo "8 0 20 1" >> bed.txt # sphere 11, on line 13 (two comment lines first)
 expect_fail 2 "bed.txt: sphere 11 (8, 0, 20; line 13) lies outside the bed: the nearest other sphere, " \
-  pebble bed.txt --order 1 -o out.re2
+  pebble --fast bed.txt --order 1 -o out.re2
 # the same sphere in the container the bed was packed in
 expect_fail 2 "bed.txt: sphere 11 (8, 0, 20; line 13) radius 1 crosses the container cylinder" \
-  pebble bed.txt --container cyl:4 --order 1 -o out.re2
+  pebble --fast bed.txt --container cyl:4 --order 1 -o out.re2
 expect_fail 2 "flag --hi: coordinate 1e+200 is too large for double-precision geometry" box --hi 1e200,1,1 -o b.vtu
 expect_fail 2 "flag --lo: coordinate -1e+31 is too large" box --lo -1e31,0,0 -o b.vtu
 expect_fail 2 "flags --lo/--hi: the box extent in x, 9.99997e+08, is too small for double-precision geometry" \

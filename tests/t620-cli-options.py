@@ -38,7 +38,7 @@ def number(t):
 PRESET = None
 REGISTRY = {"--metric": "302"}  # numbers a registry checks
 SAMPLES = {"--slice": "z=0.5", "--adapt-quad": "12", "--plot-slice": "s.svg", "--output": "x.vtu", "--timestep": "first", "--limit-dist": "elem", "--plot": "p.svg", "--debug": "mem", "--inlet": "1,2", "--outlet": "1,2", "--map": "1",
-           "--container": {"pebble": "box", "pack": "cyl:2"}}
+           "--container": {"pebble": "box", "demo": "box", "pack": "cyl:2"}}
 
 
 def sample(cmd, o):

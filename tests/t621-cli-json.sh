@@ -32,14 +32,14 @@ doc optimize metric energy0 energy newton_iters outputs
 check "optimize: the per-iteration log on stderr" "grep -q '^newton   1' optimize.err"
 "$HEXPACK" pack --n 4 --container cyl:2 --json -o s4.txt > pack.json 2> pack.err
 doc pack spheres height output
-"$HEXPACK" pebble s4.txt --container box --order 2 --optimize --newton-iters 1 --quality --json -o p.vtu > pebble.json 2> pebble.err
+"$HEXPACK" pebble --fast s4.txt --container box --order 2 --optimize --newton-iters 1 --quality --json -o p.vtu > pebble.json 2> pebble.err
 doc pebble spheres elements bad_elements optimize quality outputs
 check "pebble: the optimizer's and the quality report's fields nested" "$PY -c '
 import json; d = json.load(open(\"pebble.json\"))
 exit(not (d[\"optimize\"][\"newton_iters\"] >= 0 and d[\"quality\"][\"num_elem\"] == d[\"elements\"] and d[\"options\"][\"--newton-iters\"] == 1))'"
 "$HEXPACK" rods --json -o r.vtu > rods.json 2> rods.err
 doc rods elements rods min_detj scaled_jacobian_min
-"$HEXPACK" demo --order 1 --json -o d.vtu > demo.json 2> demo.err
+"$HEXPACK" demo --fast --order 1 --json -o d.vtu > demo.json 2> demo.err
 doc demo elements quality outputs
 "$HEXPACK" bench tmop --n 6 --orders 1 --reps 1 --no-solve --json > bench-tmop.json 2> bench-tmop.err
 doc bench-tmop rows

@@ -38,49 +38,49 @@ printf '0 0 0\n2.5 0 0\n' > norad.txt
 printf '0 0 0 1\n3 0 0 1\n6 0\0 0 1\n' > nul.txt
 printf '0 0 0 1\n2.5 0 0 1\n0 2.5 0 1\n1 1 2.2 1\n' > far.txt
 printf -- '-1.1 0.3 1 1\n1.0 -0.4 1 1\n0.1 0.1 2.75 1\n' > few.txt
-expect_fail "short.txt:4: a sphere line needs 'x y z' or 'x y z r', found 2 value(s)" pebble short.txt
-expect_fail "nan.txt:2: value 4 is not a finite number" pebble nan.txt
-expect_fail "dup.txt: spheres 1 (0, 0, 0; line 1) and 3 (0, 0, 0; line 3) have the same centre: expected distinct spheres" pebble dup.txt
-expect_fail "overlap.txt: spheres 1 (0, 0, 0; line 1) and 2 (1.7, 0, 0; line 2) overlap by 15% of the diameter: expected at most 10% (--overlap-tol" pebble overlap.txt -o out.re2
-expect_fail "overlap.txt: spheres 1 (0, 0, 0; line 1) and 2 (1.7, 0, 0; line 2) overlap by 15% of the diameter: expected at most 10% (--overlap-tol" pebble overlap.txt --contact gap -o out.re2
-expect_fail "outside.txt: sphere 2 (2.5, 0, 0; line 2) radius 1 crosses the container cylinder: it reaches radius 3.5, expected at most 3" pebble outside.txt --container cyl:3 -o out.re2
-expect_fail "outside.txt: sphere 1 (0, 0, 0; line 1) radius 1 crosses the container box: it spans y in [-1, 1], expected within [-0.5, 1]" pebble outside.txt --container box:-1,3,-0.5,1 -o out.re2
-expect_fail "outside.txt: sphere 1 (0, 0, 0; line 1) radius 1 crosses the bottom/top plane: it spans z in [-1, 1], expected within [-0.5, 1.2]" pebble outside.txt --bottom -0.5 -o out.re2
+expect_fail "short.txt:4: a sphere line needs 'x y z' or 'x y z r', found 2 value(s)" pebble --fast short.txt
+expect_fail "nan.txt:2: value 4 is not a finite number" pebble --fast nan.txt
+expect_fail "dup.txt: spheres 1 (0, 0, 0; line 1) and 3 (0, 0, 0; line 3) have the same centre: expected distinct spheres" pebble --fast dup.txt
+expect_fail "overlap.txt: spheres 1 (0, 0, 0; line 1) and 2 (1.7, 0, 0; line 2) overlap by 15% of the diameter: expected at most 10% (--overlap-tol" pebble --fast overlap.txt -o out.re2
+expect_fail "overlap.txt: spheres 1 (0, 0, 0; line 1) and 2 (1.7, 0, 0; line 2) overlap by 15% of the diameter: expected at most 10% (--overlap-tol" pebble --fast overlap.txt --contact gap -o out.re2
+expect_fail "outside.txt: sphere 2 (2.5, 0, 0; line 2) radius 1 crosses the container cylinder: it reaches radius 3.5, expected at most 3" pebble --fast outside.txt --container cyl:3 -o out.re2
+expect_fail "outside.txt: sphere 1 (0, 0, 0; line 1) radius 1 crosses the container box: it spans y in [-1, 1], expected within [-0.5, 1]" pebble --fast outside.txt --container box:-1,3,-0.5,1 -o out.re2
+expect_fail "outside.txt: sphere 1 (0, 0, 0; line 1) radius 1 crosses the bottom/top plane: it spans z in [-1, 1], expected within [-0.5, 1.2]" pebble --fast outside.txt --bottom -0.5 -o out.re2
 # too dense: a pair overlapping by 9 % of d crowded by four spheres about its contact, each
 # overlapping it by 9.7 %: the bridge (0.23 d, above the overlap circle) has no room in its facet
 printf -- '-0.455 0 0 0.5\n0.455 0 0 0.5\n0 0.78 0 0.5\n0 -0.78 0 0.5\n0 0 0.78 0.5\n0 0 -0.78 0.5\n' > dense.txt
-expect_fail "dense.txt: sphere 1 (-0.455, 0, 0) and sphere 2 (0.455, 0, 0) (gap -0.09 d): their bridge (radius 0.228) does not fit their facet (room 0.257): expected room of 1.2 x the bridge radius (too dense a bed" pebble dense.txt --container box -o out.re2
-expect_fail "one.txt: a bed needs at least two spheres, found 1" pebble one.txt
-expect_fail "word.txt:3: expected a number, found 'x'" pebble word.txt
-expect_fail "norad.txt:1: the line has no radius and no --radius was given" pebble norad.txt
-expect_fail "nul.txt:3: a NUL byte in the line" pebble nul.txt -o out.re2
-expect_fail "far.txt: sphere 1 (0, 0, 0): its power cell is unbounded: no container wall within 3 diameters beyond the bed there" pebble far.txt --container box:-10,10,-10,10 -o out.re2
+expect_fail "dense.txt: sphere 1 (-0.455, 0, 0) and sphere 2 (0.455, 0, 0) (gap -0.09 d): their bridge (radius 0.228) does not fit their facet (room 0.257): expected room of 1.2 x the bridge radius (too dense a bed" pebble --fast dense.txt --container box -o out.re2
+expect_fail "one.txt: a bed needs at least two spheres, found 1" pebble --fast one.txt
+expect_fail "word.txt:3: expected a number, found 'x'" pebble --fast word.txt
+expect_fail "norad.txt:1: the line has no radius and no --radius was given" pebble --fast norad.txt
+expect_fail "nul.txt:3: a NUL byte in the line" pebble --fast nul.txt -o out.re2
+expect_fail "far.txt: sphere 1 (0, 0, 0): its power cell is unbounded: no container wall within 3 diameters beyond the bed there" pebble --fast far.txt --container box:-10,10,-10,10 -o out.re2
 # no facet on the bottom plane (once an empty mesh was written); thin columns topped by one sphere
 # whose cell covers the whole top plane give the same message
-expect_fail "few.txt: sphere 2 (1, -0.4, 1): no facet meets the bottom plane z = -0.2 inside the container: the sphere's power cell covers it whole" pebble few.txt --container cyl:2.5 -o out.re2
-expect_fail "cannot open centres file 'missing.txt'" pebble missing.txt
-expect_fail "pebble: no centres file given" pebble -o out.vtu
-expect_fail "flag --container: expected cyl:R[,CX,CY] or box:X0,X1,Y0,Y1" pebble outside.txt --container sphere:3
-expect_fail "flag --layers" pebble outside.txt --layers 0
-expect_fail "flag --contact: expected 'bridge' or 'gap', got 'chamfer'" pebble outside.txt --contact chamfer
-expect_fail "flag --bridge-gap: a bridge model's parameter, but --contact gap makes no bridge" pebble outside.txt --contact gap --bridge-gap 0.1
-expect_fail "flag --contact-gap: a gap model's parameter; add --contact gap" pebble outside.txt --contact-gap 0.02
-expect_fail "flag --contact-gap" pebble outside.txt --contact gap --contact-gap 0.5
-expect_fail "flag --grade-expand" pebble outside.txt --grade-expand -0.5
-expect_fail "unknown flag '--bogus' for 'hexpack pebble'" pebble outside.txt --bogus
-expect_fail "unknown mesh format '.xyz'" pebble outside.txt -o out.xyz
+expect_fail "few.txt: sphere 2 (1, -0.4, 1): no facet meets the bottom plane z = -0.2 inside the container: the sphere's power cell covers it whole" pebble --fast few.txt --container cyl:2.5 -o out.re2
+expect_fail "cannot open centres file 'missing.txt'" pebble --fast missing.txt
+expect_fail "pebble: no centres file given" pebble --fast -o out.vtu
+expect_fail "flag --container: expected cyl:R[,CX,CY] or box:X0,X1,Y0,Y1" pebble --fast outside.txt --container sphere:3
+expect_fail "flag --layers" pebble --fast outside.txt --layers 0
+expect_fail "flag --contact: expected 'bridge' or 'gap', got 'chamfer'" pebble --fast outside.txt --contact chamfer
+expect_fail "flag --bridge-gap: a bridge model's parameter, but --contact gap makes no bridge" pebble --fast outside.txt --contact gap --bridge-gap 0.1
+expect_fail "flag --contact-gap: a gap model's parameter; add --contact gap" pebble --fast outside.txt --contact-gap 0.02
+expect_fail "flag --contact-gap" pebble --fast outside.txt --contact gap --contact-gap 0.5
+expect_fail "flag --grade-expand" pebble --fast outside.txt --grade-expand -0.5
+expect_fail "unknown flag '--bogus' for 'hexpack pebble'" pebble --fast outside.txt --bogus
+expect_fail "unknown mesh format '.xyz'" pebble --fast outside.txt -o out.xyz
 expect_fail "pack: flag --n N (>= 2) is required" pack -o out.txt
 expect_fail "the container radius 0.5 must exceed the largest sphere radius 1" pack --n 4 --container cyl:0.5 -o out.txt
 # good runs
 "$HEXPACK" pack --n 12 --container cyl:3 -o bed.txt > pack.log || { echo "FAIL: pack"; fail=1; }
 grep -c '^[-0-9]' bed.txt | grep -qx 12 || { echo "FAIL: pack wrote $(grep -c '^[-0-9]' bed.txt) spheres"; fail=1; }
-out=$("$HEXPACK" pebble bed.txt --container box --order 3 --json) || { echo "FAIL: pebble on the packed bed"; fail=1; }
+out=$("$HEXPACK" pebble --fast bed.txt --container box --order 3 --json) || { echo "FAIL: pebble on the packed bed"; fail=1; }
 echo "$out"
 echo "$out" | grep -q '"bad_elements": 0' || { echo "FAIL: inverted elements"; fail=1; }
 echo "$out" | grep -q '"spheres": 12' || { echo "FAIL: sphere count"; fail=1; }
 # the gap model on the same bed: no bridge, the spheres shrunk, the mesh's volume that of the
 # model (container less the shrunk spheres) to the order-3 geometry's accuracy
-out=$("$HEXPACK" pebble bed.txt --container box --order 3 --contact gap --json) || { echo "FAIL: pebble --contact gap"; fail=1; }
+out=$("$HEXPACK" pebble --fast bed.txt --container box --order 3 --contact gap --json) || { echo "FAIL: pebble --contact gap"; fail=1; }
 echo "$out"
 echo "$out" | python3 -c '
 import json, sys
@@ -99,13 +99,13 @@ ov=$(sort -g -k3 tall.txt | awk '!/^#/ {n++; x[n] = $1; y[n] = $2; z[n] = $3; r[
        printf "%d %.3g\n", n, mx + 0}')
 echo "tall column: spheres, largest overlap (fraction of d): $ov"
 echo "$ov" | awk '{exit !($1 == 1500 && $2 < 1e-9)}' || { echo "FAIL: overlapping spheres in the tall column"; fail=1; }
-out=$("$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 2 --json) || { echo "FAIL: pebble pb67"; fail=1; }
+out=$("$HEXPACK" pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --order 2 --json) || { echo "FAIL: pebble pb67"; fail=1; }
 echo "$out"
 echo "$out" | grep -q '"bad_elements": 0' || { echo "FAIL: pb67 inverted elements"; fail=1; }
 # no container given, a bed far from the z axis (a packed bed shifted by (100, -40)): the
 # default cylinder is about the bed's x-y centre (was about the origin: "is unbounded")
 "$HEXPACK" pack --n 60 --container cyl:3 --seed 7 -o c60.txt > /dev/null
 awk '/^#/ {print; next} {printf "%.17g %.17g %.17g %.17g\n", $1 + 100, $2 - 40, $3, $4}' c60.txt > c60s.txt
-out=$("$HEXPACK" pebble c60s.txt --order 1 --json -o c60s.re2) || { echo "FAIL: a shifted bed in the default cylinder"; fail=1; }
+out=$("$HEXPACK" pebble --fast c60s.txt --order 1 --json -o c60s.re2) || { echo "FAIL: a shifted bed in the default cylinder"; fail=1; }
 echo "$out" | grep -q '"bad_elements": 0' && [ -s c60s.re2 ] || { echo "FAIL: shifted bed: inverted elements or no file"; fail=1; }
 exit $fail

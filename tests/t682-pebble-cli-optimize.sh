@@ -36,7 +36,7 @@ compare() {
               printf "%d %d %.6f %.6f %.6g %.6g %d\n", n, bad, sa / n, sb / n, ma, mb, soft}' "$1" "$2"
 }
 "$HEXPACK" pack --n 4 --container cyl:2 -o bed.txt > /dev/null
-out=$("$HEXPACK" pebble bed.txt --container box --order 2 --optimize --metric 303 --target 3 --weight volume --keep-sj 0 --newton-iters 3 --json -o o.vtu 2> err.txt)
+out=$("$HEXPACK" pebble --fast bed.txt --container box --order 2 --optimize --metric 303 --target 3 --weight volume --keep-sj 0 --newton-iters 3 --json -o o.vtu 2> err.txt)
 rc=$?
 echo "$out"
 check "exit 0" "[ $rc -eq 0 ]"
@@ -48,8 +48,8 @@ check "energy drops, min det J > 0, Newton steps taken ($r)" "[ \"$r\" = '1 1 1'
 r=$(echo "$out" | $PY -c 'import json,sys; d=json.loads(sys.stdin.read())["optimize"]; p=[d[k] for k in ("seconds_setup","seconds_newton","seconds_keep","seconds_repair")]; print(int(min(p) >= 0 and d["seconds_newton"] > 0 and sum(p) <= d["seconds"] + 2e-3))')
 check "optimize's seconds_setup + seconds_newton + seconds_keep + seconds_repair <= seconds ($r)" "[ \"$r\" = 1 ]"
 # the pebble defaults; elements are numbered alike with and without --optimize
-"$HEXPACK" pebble bed.txt --container box --order 3 --smooth 10 --quality --worst 100000 -o a.re2 > a.txt 2>&1
-"$HEXPACK" pebble bed.txt --container box --order 3 --optimize --newton-iters 10 --quiet --quality --worst 100000 -o b.re2 > b.txt 2>&1
+"$HEXPACK" pebble --fast bed.txt --container box --order 3 --smooth 10 --quality --worst 100000 -o a.re2 > a.txt 2>&1
+"$HEXPACK" pebble --fast bed.txt --container box --order 3 --optimize --newton-iters 10 --quiet --quality --worst 100000 -o b.re2 > b.txt 2>&1
 rc=$?
 check "defaults: exit 0" "[ $rc -eq 0 ] && [ -s b.re2 ]"
 grep 'optimize:' b.txt
@@ -60,8 +60,8 @@ check "defaults: every element >= min(0.1, its value as meshed)" "[ $n -gt 500 ]
 check "defaults: mean Nek SJ up by >= 5 %, worst not lower" \
   "awk -v a=$ma -v b=$mb -v c=$wa -v d=$wb 'BEGIN {exit !(b >= 1.05 * a && d >= c)}'"
 # order 4: solved at order 3, the moves carried to order 4
-"$HEXPACK" pebble bed.txt --container box --order 4 --smooth 10 --quality --worst 100000 -o c.re2 > c.txt 2>&1
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --quiet --quality --worst 100000 -o d.re2 > d.txt 2>&1
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --smooth 10 --quality --worst 100000 -o c.re2 > c.txt 2>&1
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --quiet --quality --worst 100000 -o d.re2 > d.txt 2>&1
 rc=$?
 grep 'optimized at order' d.txt
 check "order 4: exit 0, solved at order 3" "[ $rc -eq 0 ] && [ -s d.re2 ] && grep -q 'optimized at order 3, the moves carried to order 4' d.txt"
@@ -74,8 +74,8 @@ check "order 4: mean Nek SJ up by >= 5 %, worst not lower" \
   "awk -v a=$ma -v b=$mb -v c=$wa -v d=$wb 'BEGIN {exit !(b >= 1.05 * a && d >= c)}'"
 # --transfer-keep 0.3 (the default) against 0, both without the repair solve: fewer elements
 # end below min(0.3, as meshed)
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --repair 0 --quiet --quality --worst 100000 -o h.re2 > h.txt 2>&1
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --repair 0 --transfer-keep 0 --quiet --quality --worst 100000 -o e.re2 > e.txt 2>&1
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --repair 0 --quiet --quality --worst 100000 -o h.re2 > h.txt 2>&1
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --repair 0 --transfer-keep 0 --quiet --quality --worst 100000 -o e.re2 > e.txt 2>&1
 rc=$?
 r0=$(compare c.txt e.txt)
 read -r n1 bad1 ma1 mb1 wa1 wb1 soft1 <<< "$(compare c.txt h.txt)"
@@ -93,7 +93,7 @@ check "--repair 0.3 (default): fewer below 0.3 than --repair 0, its count after 
   "[ \$(below d.txt 0.3) -lt \$(below h.txt 0.3) ] && echo \"\$rep\" | grep -q \"after the transfer, [0-9]* in their patches, \$(below d.txt 0.3) after\""
 # --repair 0.4 (the default with --aspect) given here: fewer below 0.4 than --repair 0, and the
 # line's count is the listing's
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --repair 0.4 --quiet --quality --worst 100000 -o r4.re2 > r4.txt 2>&1
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --repair 0.4 --quiet --quality --worst 100000 -o r4.re2 > r4.txt 2>&1
 rep=$(grep -- '--repair-final 0.4 at order 4' r4.txt)
 echo "order 4: below 0.4 $(below h.txt 0.4) with --repair 0, $(below r4.txt 0.4) with --repair 0.4; $rep"
 check "--repair 0.4: fewer below 0.4 than --repair 0, its count after the repair is the listing's" \
@@ -102,7 +102,7 @@ check "--repair 0.4: fewer below 0.4 than --repair 0, its count after the repair
 # --repair 0.4 --repair-final 0.3 (the defaults with --aspect, given here): at order 4 the repair is
 # below 0.3 (the goal; 0.4 at order 3 keeps a margin for the transfer): fewer below 0.3 than
 # --repair 0, and the line's count is the listing's
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --repair 0.4 --repair-final 0.3 --quiet --quality --worst 100000 -o rf.re2 > rf.txt 2>&1
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --repair 0.4 --repair-final 0.3 --quiet --quality --worst 100000 -o rf.re2 > rf.txt 2>&1
 rep=$(grep -- '--repair-final 0.3 at order 4' rf.txt)
 echo "order 4: below 0.3 $(below h.txt 0.3) with --repair 0, $(below rf.txt 0.3) with --repair 0.4 --repair-final 0.3; $rep"
 check "--repair 0.4 --repair-final 0.3: fewer below 0.3 than --repair 0, the order-4 repair's count after is the listing's below 0.3" \
@@ -112,53 +112,53 @@ check "--repair 0.4 --repair-final 0.3: fewer below 0.3 than --repair 0, the ord
 # rounds at order 3 and the transfer to order 4), where the defaults raise some
 rise() { awk 'FNR == 1 {f++} $1 ~ /^[0-9]+$/ && NF >= 6 {if (f == 1) a[$1] = $5; else b[$1] = $5}
               END {for (e in a) if (!(e in b) || b[e] > a[e] * (1 + 1e-9)) n++; print n + 0}' "$1" "$2"; }
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --keep-aspect 1 --quiet --quality --worst 100000 -o g.re2 > g.txt 2>&1
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --keep-aspect 1 --quiet --quality --worst 100000 -o g.re2 > g.txt 2>&1
 rc=$?
 grep 'keep-aspect' g.txt
 echo "order 4: elements whose aspect ratio rose: $(rise c.txt d.txt) (defaults), $(rise c.txt g.txt) (--keep-aspect 1)"
 check "--keep-aspect 1: exit 0, no element's aspect ratio above its value as meshed (the defaults raise some)" \
   "[ $rc -eq 0 ] && [ -s g.re2 ] && [ \$(rise c.txt d.txt) -gt 0 ] && [ \$(rise c.txt g.txt) -eq 0 ]"
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --keep-aspect -1 -o x.vtu > /dev/null 2> e7.txt
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --keep-aspect -1 -o x.vtu > /dev/null 2> e7.txt
 rc=$?
 check "--keep-aspect -1 refused in one line naming the flag, no file" \
   "[ $rc -ne 0 ] && [ \$(wc -l < e7.txt) -eq 1 ] && grep -q -- '--keep-aspect' e7.txt && [ ! -e x.vtu ]"
-out=$("$HEXPACK" pebble bed.txt --container box --order 3 --optimize --newton-iters 2 --quiet --json -o f.re2 2> /dev/null)
+out=$("$HEXPACK" pebble --fast bed.txt --container box --order 3 --optimize --newton-iters 2 --quiet --json -o f.re2 2> /dev/null)
 check "--json: transfer_keep 0.3" "echo \"\$out\" | grep -q '\"transfer_keep\": 0.3,'"
 check "--json: repair_sj 0.3, repair_rings 2 without --aspect (the defaults)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.3, \"repair_rings\": 2,'"
 check "--json: keep_aspect 0 without --aspect" "echo \"\$out\" | grep -q '\"keep_aspect\": 0,'"
-out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
+out=$("$HEXPACK" pebble --fast bed.txt --container box --order 3 --aspect 20 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 check "--json: keep_aspect 20 with --aspect 20" "echo \"\$out\" | grep -q '\"keep_aspect\": 20,'"
 check "--json: repair_sj 0.4, repair_rings 3 with --aspect (the defaults)" "echo \"\$out\" | grep -q '\"repair_sj\": 0.4, \"repair_rings\": 3,'"
 check "--json: repair_final_sj 0.3 with --aspect (the default: the goal at order N)" "echo \"\$out\" | grep -q '\"repair_final_sj\": 0.3,'"
-out=$("$HEXPACK" pebble bed.txt --container box --order 3 --aspect 20 --optimize --repair 0.5,1 --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
+out=$("$HEXPACK" pebble --fast bed.txt --container box --order 3 --aspect 20 --optimize --repair 0.5,1 --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 check "--json: --repair 0.5,1 with --aspect: repair_sj 0.5, repair_rings 1" "echo \"\$out\" | grep -q '\"repair_sj\": 0.5, \"repair_rings\": 1,'"
 check "--json: --repair 0.5,1: repair_final_sj 0.5 (--repair's S)" "echo \"\$out\" | grep -q '\"repair_final_sj\": 0.5,'"
 # solved at order 3 and carried to order 4: the parts' seconds, each >= 0, within time_curve
-out=$("$HEXPACK" pebble bed.txt --container box --order 4 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
+out=$("$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --newton-iters 1 --quiet --json -o f.re2 2> /dev/null)
 r=$(echo "$out" | $PY -c 'import json,sys; d=json.loads(sys.stdin.read()); p=[d[k] for k in ("time_optimize_copy","time_optimize_solve","time_transfer","time_repair_order_n")]; print(int(d["optimize_order"] == 3 and min(p) >= 0 and p[1] > 0 and p[2] > 0 and sum(p) <= d["time_curve"] + 2e-3))')
 check "--json at order 4: time_optimize_copy/solve, time_transfer, time_repair_order_n within time_curve ($r)" "[ \"$r\" = 1 ]"
 for v in 2 -1 x; do
-  "$HEXPACK" pebble bed.txt --container box --order 4 --optimize --transfer-keep $v -o x.vtu > /dev/null 2> e5.txt
+  "$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --transfer-keep $v -o x.vtu > /dev/null 2> e5.txt
   rc=$?
   check "--transfer-keep $v refused in one line naming the flag, no file" \
     "[ $rc -ne 0 ] && [ \$(wc -l < e5.txt) -eq 1 ] && grep -q -- '--transfer-keep' e5.txt && [ ! -e x.vtu ]"
 done
-"$HEXPACK" pebble bed.txt --container box --order 4 --transfer-keep 0.3 -o x.vtu > /dev/null 2> e6.txt
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --transfer-keep 0.3 -o x.vtu > /dev/null 2> e6.txt
 rc=$?
 check "--transfer-keep without --optimize refused" "[ $rc -ne 0 ] && grep -q 'flag --transfer-keep: only with --optimize' e6.txt && [ ! -e x.vtu ]"
-"$HEXPACK" pebble bed.txt --container box --order 4 --repair-final 0.3 -o x.vtu > /dev/null 2> e8.txt
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --repair-final 0.3 -o x.vtu > /dev/null 2> e8.txt
 rc=$?
 check "--repair-final without --optimize refused in one line" "[ $rc -ne 0 ] && [ \$(wc -l < e8.txt) -eq 1 ] && grep -q 'flag --repair-final: only with --optimize' e8.txt && [ ! -e x.vtu ]"
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --repair-final 1.5 -o x.vtu > /dev/null 2> e9.txt
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --repair-final 1.5 -o x.vtu > /dev/null 2> e9.txt
 rc=$?
 check "--repair-final 1.5 refused in one line naming the flag" "[ $rc -ne 0 ] && [ \$(wc -l < e9.txt) -eq 1 ] && grep -q -- '--repair-final' e9.txt && [ ! -e x.vtu ]"
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize --optimize-order 5 -o x.vtu > /dev/null 2> e3.txt
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --optimize-order 5 -o x.vtu > /dev/null 2> e3.txt
 rc=$?
 check "--optimize-order above the order refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize-order: 5 is above the mesh.s order 4' e3.txt && [ ! -e x.vtu ]"
-"$HEXPACK" pebble bed.txt --container box --order 4 --optimize-order 3 -o x.vtu > /dev/null 2> e4.txt
+"$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize-order 3 -o x.vtu > /dev/null 2> e4.txt
 rc=$?
 check "--optimize-order without --optimize refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize-order: only with --optimize' e4.txt && [ ! -e x.vtu ]"
-"$HEXPACK" pebble bed.txt --container box --order 2 --optimize --stream -o s.vtu > /dev/null 2> err2.txt
+"$HEXPACK" pebble --fast bed.txt --container box --order 2 --optimize --stream -o s.vtu > /dev/null 2> err2.txt
 rc=$?
 check "--optimize --stream refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize: needs the whole order-N mesh' err2.txt && [ ! -e s.vtu ]"
 exit $fail

@@ -8,7 +8,7 @@
 # 9 135 -> 7 963), the same files on 1 and 2 ranks, and the bad values.
 . "$(dirname "$0")/lib.sh"
 PY=/usr/bin/python3
-pb=(pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6)
+pb=(pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6)
 "$HEXPACK" "${pb[@]}" --order 1 -o "$dir/g0.vtu" > /dev/null 2>&1
 check "defaults, order 1: exit 0" "[ $? -eq 0 ]"
 "$HEXPACK" "${pb[@]}" --order 1 --grade-height 0.1 -o "$dir/g1.vtu" > /dev/null 2>&1

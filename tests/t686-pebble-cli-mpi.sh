@@ -20,8 +20,8 @@ cp "$HX_SOURCE_DIR/inputs/pb67.txt" pb67.txt
 run() { # np name args...
   local np=$1 name=$2
   shift 2
-  if [ "$np" -eq 1 ]; then "$HEXPACK" pebble "$@" > "$name.np$np" 2> "$name.err$np"
-  else "$MPIEXEC" -n "$np" --oversubscribe "$HEXPACK" pebble "$@" > "$name.np$np" 2> "$name.err$np"; fi
+  if [ "$np" -eq 1 ]; then "$HEXPACK" pebble --fast "$@" > "$name.np$np" 2> "$name.err$np"
+  else "$MPIEXEC" -n "$np" --oversubscribe "$HEXPACK" pebble --fast "$@" > "$name.np$np" 2> "$name.err$np"; fi
   echo $?
 }
 for np in 1 2 4; do
@@ -42,11 +42,11 @@ check "bed: inlet and outlet elements" "grep -q 'inlet [1-9]' bed.np1"
 # ranks must be byte-identical to the 1-rank ones (.re2 at order 1 with sphere curves, .vtu and
 # .msh at order 3 with inlet/outlet, on 2 ranks); before that, -o must be refused (message naming the file,
 # non-zero exit, no file left)
-"$HEXPACK" pebble s40.txt --container box:-3.2,3.2,-3.2,3.2 --inlet 2 --outlet 2 --order 1 -o b1.re2 > /dev/null
-"$HEXPACK" pebble s40.txt --container box:-3.2,3.2,-3.2,3.2 --inlet 2 --outlet 2 --order 3 -o b1.vtu -o b1.msh > /dev/null
+"$HEXPACK" pebble --fast s40.txt --container box:-3.2,3.2,-3.2,3.2 --inlet 2 --outlet 2 --order 1 -o b1.re2 > /dev/null
+"$HEXPACK" pebble --fast s40.txt --container box:-3.2,3.2,-3.2,3.2 --inlet 2 --outlet 2 --order 3 -o b1.vtu -o b1.msh > /dev/null
 check "np 1 wrote the files" "[ -s b1.re2 ] && [ -s b1.vtu ] && [ -s b1.msh ]"
 for np in 2 4; do
-  "$MPIEXEC" -n $np --oversubscribe "$HEXPACK" pebble s40.txt --container box:-3.2,3.2,-3.2,3.2 --inlet 2 --outlet 2 \
+  "$MPIEXEC" -n $np --oversubscribe "$HEXPACK" pebble --fast s40.txt --container box:-3.2,3.2,-3.2,3.2 --inlet 2 --outlet 2 \
     --order 1 -o b$np.re2 > out.txt 2> err.txt
   rc=$?
   if grep -q "distributed over" err.txt; then
@@ -59,14 +59,14 @@ for np in 2 4; do
   check "np $np .re2: exit 0" "[ $rc -eq 0 ]"
   check "np $np .re2 = np 1 .re2" "cmp -s b1.re2 b$np.re2"
   [ $np -eq 4 ] && continue
-  "$MPIEXEC" -n $np --oversubscribe "$HEXPACK" pebble s40.txt --container box:-3.2,3.2,-3.2,3.2 --inlet 2 --outlet 2 \
+  "$MPIEXEC" -n $np --oversubscribe "$HEXPACK" pebble --fast s40.txt --container box:-3.2,3.2,-3.2,3.2 --inlet 2 --outlet 2 \
     --order 3 -o b$np.vtu -o b$np.msh > /dev/null 2> err.txt
   check "np $np .vtu = np 1 .vtu" "cmp -s b1.vtu b$np.vtu"
   check "np $np .msh = np 1 .msh" "cmp -s b1.msh b$np.msh"
 done
 "$HEXPACK" pack --n 4 --container cyl:2 -o s4.txt > /dev/null
 for np in 1 2; do
-  "$MPIEXEC" -n $np --oversubscribe "$HEXPACK" pebble s4.txt --container box --order 4 --optimize --quality --json \
+  "$MPIEXEC" -n $np --oversubscribe "$HEXPACK" pebble --fast s4.txt --container box --order 4 --optimize --quality --json \
     > opt$np.txt 2> opt$np.err
   rc=$?
   check "optimize np $np: exit 0, carried from order 3" "[ $rc -eq 0 ] && grep -q '\"optimize_order\": 3' opt$np.txt"

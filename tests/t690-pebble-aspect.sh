@@ -17,7 +17,7 @@
 # the largest aspect be higher (52 -> 21, 23.4 -> 22.8).
 # Then the same .re2 on 2 ranks as on 1, and bad values refused.
 . "$(dirname "$0")/lib.sh"
-pb=(pebble "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 --ratio 1 --score nek --order 3)
+pb=(pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 --ratio 1 --score nek --order 3)
 # elements, aspect > 20, scaled Jacobian < 0.3, < 0.1, largest aspect (rows of the worst list)
 stats() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($5 > 20) a++; if ($2 < 0.3) s++; if ($2 < 0.1) t++; if ($5 > mx) mx = $5}
                END {printf "%d %d %d %d %.6g\n", n, a, s, t, mx}' "$1"; }

@@ -11,8 +11,9 @@
 #   24.1), near contacts whose rings, each at least 1.2 times the last, ran out (9) short of the
 #   polygon and left a wide band outside. Such rings are now also tried spread geometrically out to
 #   the polygon. Now none above 20, and the spread facets are counted.
-# --goals (--ratio 1 --score nek --aspect 18 --grade-expand 0.75 --keep-aspect 20) gives the same
-# .re2 as its flags, and a flag given with it wins.
+# The default (quality) path's mesher flags (--ratio 1 --score nek --aspect 18 --grade-expand 0.75,
+# --keep-aspect 20 for the optimizer) give the same .re2 as those flags added to --fast, and a flag
+# given wins.
 # With 'mpi': the same .re2 on 2 ranks as on 1 (the kept variant, spread or not, is what the ranks
 # exchange).
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ A=(--ratio 1 --score nek --aspect 18 --grade-expand 0.75 --order 3)
 # elements, aspect above 20, largest aspect (rows of the worst list)
 stats() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($5 > 20) a++; if ($5 > mx) mx = $5} END {printf "%d %d %.6g\n", n, a, mx}' "$1"; }
 jv() { sed -n "s/.*\"$2\": \([-0-9.e]*\).*/\1/p" "$1"; }
-"$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 "${A[@]}" --quality --worst 1000000 > "$dir/q1.txt" 2>&1
+"$HEXPACK" pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 "${A[@]}" --quality --worst 1000000 > "$dir/q1.txt" 2>&1
 check "pb67, default container: exit 0 (no element with det J <= 0)" "[ $? -eq 0 ] && grep -q 'elements with det J <= 0: 0' '$dir/q1.txt'"
 read -r e1 a1 m1 <<< "$(stats "$dir/q1.txt")"
 w1=$(sed -n "s/.*; \([0-9]*\) bridge(s) widened.*/\1/p" "$dir/q1.txt")
@@ -28,22 +29,22 @@ echo "pb67 default container: $e1 elements, above aspect 20: $a1, largest $m1, b
 check "pb67, default container: none above aspect 20 (was 14), fewer elements than the published 122284" \
   "[ -n '$e1' ] && [ '${a1:-1}' -eq 0 ] && [ ${e1:-999999} -lt 122284 ]"
 check "pb67, default container: some bridges widened, said in the log" "[ ${w1:-0} -gt 0 ]"
-"$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 "${A[@]}" --order 1 --json > "$dir/j1.json" 2>&1
+"$HEXPACK" pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 "${A[@]}" --order 1 --json > "$dir/j1.json" 2>&1
 check "pb67, default container: --json's wide_bridges is the log's count" "[ -n '$w1' ] && [ '$(jv "$dir/j1.json" wide_bridges)' = '$w1' ]"
-# --goals is those flags (and --keep-aspect 20 for --optimize); a flag given as well wins
-"$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --goals --order 1 -o "$dir/g1.re2" > /dev/null 2>&1
-"$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 "${A[@]}" --order 1 -o "$dir/g2.re2" > /dev/null 2>&1
-"$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --order 1 -o "$dir/g3.re2" > /dev/null 2>&1
-check "--goals: the same .re2 as its flags given one by one, not the defaults' one" \
+# the default is those flags (and --keep-aspect 20 for the optimizer); a flag given as well wins
+"$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --no-optimize --order 1 -o "$dir/g1.re2" > /dev/null 2>&1
+"$HEXPACK" pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 "${A[@]}" --order 1 -o "$dir/g2.re2" > /dev/null 2>&1
+"$HEXPACK" pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 --order 1 -o "$dir/g3.re2" > /dev/null 2>&1
+check "the default: the same .re2 as its flags given one by one to --fast, not --fast's own" \
   "[ -s '$dir/g1.re2' ] && cmp -s '$dir/g1.re2' '$dir/g2.re2' && ! cmp -s '$dir/g1.re2' '$dir/g3.re2'"
-"$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --aspect 20 --goals --order 1 --json > "$dir/j2.json" 2>&1
+"$HEXPACK" pebble "$SRC/inputs/pb67.txt" --radius 1.5 --aspect 20 --no-optimize --order 1 --json > "$dir/j2.json" 2>&1
 "$HEXPACK" pack --n 4 --container cyl:2 -o "$dir/b4.txt" > /dev/null 2>&1
-"$HEXPACK" pebble "$dir/b4.txt" --container box --goals --order 2 --optimize --newton-iters 1 --quiet --json -o "$dir/b4.re2" > "$dir/j3.json" 2>&1
-echo "--aspect 20 --goals: aspect $(jv "$dir/j2.json" aspect); --goals --optimize: keep_aspect $(jv "$dir/j3.json" keep_aspect), repair_sj $(jv "$dir/j3.json" repair_sj), repair_rings $(jv "$dir/j3.json" repair_rings)"
-check "--goals: --aspect given before it wins; with --optimize keep_aspect 20, repair 0.4 in 3 rings" \
+"$HEXPACK" pebble "$dir/b4.txt" --container box --order 2 --newton-iters 1 --quiet --json -o "$dir/b4.re2" > "$dir/j3.json" 2>&1
+echo "--aspect 20: aspect $(jv "$dir/j2.json" aspect); the default's optimizer: keep_aspect $(jv "$dir/j3.json" keep_aspect), repair_sj $(jv "$dir/j3.json" repair_sj), repair_rings $(jv "$dir/j3.json" repair_rings)"
+check "the default: --aspect given wins; its optimizer keeps aspect 20, repairs below 0.4 in 3 rings" \
   "[ '$(jv "$dir/j2.json" aspect)' = 20 ] && [ '$(jv "$dir/j3.json" keep_aspect)' = 20 ] && [ '$(jv "$dir/j3.json" repair_sj)' = 0.4 ] && [ '$(jv "$dir/j3.json" repair_rings)' = 3 ]"
 "$HEXPACK" pack --n 300 --container cyl:5 --poly 0.2 --seed 5 --trials 20 -o "$dir/p300.txt" > /dev/null 2>&1
-p300=(pebble "$dir/p300.txt" --container cyl:5 "${A[@]}")
+p300=(pebble --fast "$dir/p300.txt" --container cyl:5 "${A[@]}")
 "$HEXPACK" "${p300[@]}" --quality --worst 1000000 > "$dir/q2.txt" 2>&1
 check "p300: exit 0 (no element with det J <= 0)" "[ $? -eq 0 ] && grep -q 'elements with det J <= 0: 0' '$dir/q2.txt'"
 read -r e2 a2 m2 <<< "$(stats "$dir/q2.txt")"

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """t701: the Python package (python/hexpack) on libhexpack.so against the command line.
 
-A bed of four spheres (hexpack pack) meshed at order 3 and optimized, once with pebble(..., optimize=True) and once
-as pebble(..., smooth=10) then mesh.optimize() (what `pebble --optimize` smooths first), written as
-.re2 (+ its field file) and .vtu: every file equal byte for byte to `hexpack pebble ... --optimize`'s;
-the same for a rod bundle (hex7) and a Kershaw box, optimized, and the bed streamed (its order-N
+A bed of four spheres (hexpack pack) meshed at order 3 by the default (quality) path, optimized: once
+with pebble(...) and once as pebble(..., optimize=False) then mesh.optimize(), written as .re2 (+ its
+field file) and .vtu: every file equal byte for byte to `hexpack pebble ...`'s; the same for a rod
+bundle (hex7) and a Kershaw box, optimized, and the bed on the fast path streamed (its order-N
 geometry attached, evaluated a block at a time), in .re2, .vtu, .msh and .mesh.
 mesh.quality() against `hexpack quality --json` of the command line's .vtu; mesh.coords and
 mesh.elements against the .vtu read by VTK (point count, each element's corners) and the .re2 read
@@ -56,17 +56,17 @@ for d in dirs.values():
 
 # the command line: 4 spheres in the box just around them at order 3, the solve at order 2 carried to
 # order 3 and repaired (few steps, a coarse rule: the test is about equality, not the optimum)
-flags = ["--container", "box", "--order", "3", "--optimize", "--optimize-order", "2", "--newton-iters", "2", "--quad-order", "4",
+flags = ["--container", "box", "--order", "3", "--optimize-order", "2", "--newton-iters", "2", "--quad-order", "4",
          "--repair", "0.3,1,10,2"]
 p = cli("pebble", bed, *flags, "--quiet", "-o", os.path.join(dirs["cli"], "bed.re2"), "-o", os.path.join(dirs["cli"], "bed.vtu"))
 check(p.returncode == 0, f"hexpack pebble failed: {p.stderr}")
 
 # the library, both ways
 opts = dict(container="box", optimize_order=2, newton_iters=2, quad_order=4, repair=(0.3, 1, 10, 2))
-m1 = hexpack.pebble(centres, radii, order=3, optimize=True, **opts)
+m1 = hexpack.pebble(centres, radii, order=3, **opts)
 m1.write(os.path.join(dirs["py1"], "bed.re2"))
 m1.write(os.path.join(dirs["py1"], "bed.vtu"))
-m2 = hexpack.pebble(centres, radii, container="box", order=3, smooth=10)
+m2 = hexpack.pebble(centres, radii, container="box", order=3, optimize=False)
 m2.optimize(**{k: v for k, v in opts.items() if k != "container"})
 m2.write(os.path.join(dirs["py2"], "bed.re2"), os.path.join(dirs["py2"], "bed.vtu"))
 names = sorted(os.listdir(dirs["cli"]))
@@ -83,8 +83,8 @@ for name, args, make in (
      lambda: hexpack.rods("hex7", order=3, nz=2, optimize=True, newton_iters=2)),
     ("box", ["box", "--n", "6,2,2", "--kershaw", "0.3,0.3", "--order", "2", "--optimize", "--newton-iters", "3"],
      lambda: hexpack.box(n=(6, 2, 2), kershaw=(0.3, 0.3), order=2).optimize(newton_iters=3)),
-    ("stream", ["pebble", bed, "--container", "box", "--order", "3", "--stream"],
-     lambda: hexpack.pebble(centres, radii, container="box", order=3, stream=True))):
+    ("stream", ["pebble", bed, "--container", "box", "--order", "3", "--fast", "--stream"],
+     lambda: hexpack.pebble(centres, radii, container="box", order=3, fast=True, stream=True))):
     outs = ["a.re2", "a.vtu", "a.msh", "a.mesh"]
     for k in ("cli", "py"):
         os.mkdir(os.path.join(work, name + k))

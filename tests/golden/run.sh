@@ -24,7 +24,7 @@ HEXPACK=${HEXPACK:-$SRC/build/hexpack}
 case $HEXPACK in /*) ;; *) HEXPACK=$PWD/$HEXPACK ;; esac
 REF=$SRC/tests/golden/ref.sha256
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
-if ! "$HEXPACK" pebble 2>&1 | grep -q "no centres file"; then
+if ! "$HEXPACK" pebble --fast 2>&1 | grep -q "no centres file"; then
   echo "golden: SKIP: $HEXPACK cannot mesh pebble beds (built without Qhull)"
   exit 0
 fi
@@ -85,22 +85,22 @@ run kershaw-optimize optimize "$dir/box-kershaw/box.vtu" --backend cpu -o opt.vt
 run box-optimize box --n 6 --kershaw 0.3,0.3 --order 2 --optimize --backend cpu -o opt.vtu --json
 run rods-pwr rods --preset pwr17x17 --nz 3 --order 2 -o rods.re2 -o rods.vtu --json
 run rods-hex rods --preset hex37 --nz 2 --order 3 -o rods.re2 --json
-run pb67-default pebble "$dir/pb67.txt" --radius 1.5 --order 3 -o pb67.re2 -o pb67.vtu --json
-run pb67-cyl pebble "$dir/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 --order 3 -o pb67.re2 --json
+run pb67-default pebble --fast "$dir/pb67.txt" --radius 1.5 --order 3 -o pb67.re2 -o pb67.vtu --json
+run pb67-cyl pebble --fast "$dir/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 --order 3 -o pb67.re2 --json
 run pack-c300 pack --n 300 --container cyl:5 --seed 3 --trials 20 -o c300.txt
 run pack-p300 pack --n 300 --container cyl:5 --poly 0.2 --seed 5 --trials 20 -o p300.txt
 run pack-b300 pack --n 300 --container box:4.3 --seed 2 --trials 20 -o b300.txt
-run c300 pebble "$dir/pack-c300/c300.txt" --container cyl:5 --order 3 -o c300.re2 --json
-run p300 pebble "$dir/pack-p300/p300.txt" --container cyl:5 --order 3 -o p300.re2 --json
-run b300 pebble "$dir/pack-b300/b300.txt" --container box:-4.3,4.3,-4.3,4.3 --order 3 -o b300.re2 --json
-run pb67-goals pebble "$dir/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 --goals --order 3 -o pb67.re2 --json
+run c300 pebble --fast "$dir/pack-c300/c300.txt" --container cyl:5 --order 3 -o c300.re2 --json
+run p300 pebble --fast "$dir/pack-p300/p300.txt" --container cyl:5 --order 3 -o p300.re2 --json
+run b300 pebble --fast "$dir/pack-b300/b300.txt" --container box:-4.3,4.3,-4.3,4.3 --order 3 -o b300.re2 --json
+run pb67-goals pebble "$dir/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 --no-optimize --order 3 -o pb67.re2 --json
 run pack-s40 pack --n 40 --container cyl:3 --seed 4 --trials 20 -o s40.txt
-run s40-goals-opt pebble "$dir/pack-s40/s40.txt" --container cyl:3 --inlet 1 --outlet 1 --goals --optimize --backend cpu \
+run s40-goals-opt pebble "$dir/pack-s40/s40.txt" --container cyl:3 --inlet 1 --outlet 1 --backend cpu \
   --newton-iters 2 --repair 0.4,1,10,1 --order 3 -o s40.re2 -o s40.vtu --json
 if slow; then
-  run pb67-goals-opt pebble "$dir/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 --goals --optimize \
+  run pb67-goals-opt pebble "$dir/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 \
     --backend cpu --newton-iters 2 --repair 0.4,1,10,2 --order 3 -o pb67.re2 --json
-  run pb67-opt pebble "$dir/pb67.txt" --radius 1.5 --optimize --backend cpu --newton-iters 2 \
+  run pb67-opt pebble --fast "$dir/pb67.txt" --radius 1.5 --optimize --backend cpu --newton-iters 2 \
     --repair 0.3,1,10,2 --order 3 -o pb67.re2 --json
 fi
 

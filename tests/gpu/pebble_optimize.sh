@@ -11,13 +11,16 @@
 # pebble), each with the
 # quality listing of every element before and after: Nek5000 scaled Jacobian min / mean /
 # below 0.1 / below 0.3, aspect max, and the wall times. Logs and tables go to $OUT.
+# The runs above are the fast path's (--fast) mesher, with --optimize where they optimize.
 # SETS="flags;flags;...": instead (words NAME=VALUE of a set go to its runs' environment;
-# SKIP_MESHED=1 runs the optimized meshes only), mesher flag sets at the last order, each meshed and optimized on
+# SKIP_MESHED=1 runs the optimized meshes only), flag sets added to the default (quality) path's
+# (the word default: the default itself; --fast in a set: the fast path's) at the last order, each meshed and optimized on
 # cuda (pb67, and the poured cylinder with PACKED=1, with the polydisperse cylinder and the square prism
 # too with PACKED=all): a sweep of the mesher's knobs under --optimize.
 # BED67="--radius 1.5" (say): pb67's own flags instead of the cylinder 6.6 with inlet and outlet 3;
 # PB67D=1 in SETS mode: pb67 in its default container (the bed's bounding cylinder) as well;
-# BEDS="pb67 pb67d c300 p300 b300" (any of them): those beds instead. PB_QUIET= (empty): the SETS
+# BEDS="pb67 pb67d c300 p300 b300 c1000 c10000" (any of them): those beds instead (c1000: 10^3
+# spheres poured in cyl:7, c10000: 10^4 in cyl:14). PB_QUIET= (empty): the SETS
 # runs without --quiet, so that their tables show each repair pass (bad elements, Newton steps, time).
 #   usage: [PACKED=1] [SKIP_PB67=1] [SETS=...] bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
 set -u -o pipefail
@@ -43,6 +46,7 @@ H=$PWD/$B/hexpack
 BED=(pebble inputs/pb67.txt --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3)
 [ -n "${BED67:-}" ] && read -r -a BED <<< "pebble inputs/pb67.txt $BED67" # BED67="flags": pb67 in another container
 BED0=("${BED[@]}")
+MODE=(--fast) # the tables below: the fast path's mesher, --optimize added; SETS: the default (quality) path's
 stats() { # listing file -> n per-pebble min mean <0.1 <0.3 aspect_max aspect>20
   awk '/^pebble:/ {per = $9} $1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($2 < 0.1) a++; if ($2 < 0.3) b++; if (n == 1 || $2 < mn) mn = $2; s += $2; if ($5 > mx) mx = $5; if ($5 > 20) c++}
        END {printf "%d %s %.4g %.4f %d %d %.1f %d", n, per, mn, s / n, a, b, mx, c}' "$1"
@@ -52,13 +56,14 @@ one() { # label order flags...
   local lab=$1 p=$2; shift 2
   local ts te
   ts=$(date +%s.%N)
-  "$H" "${BED[@]}" --order "$p" --quality --worst 100000000 "$@" > "$OUT/$lab.txt" 2>&1
+  "$H" "${BED[@]}" "${MODE[@]}" --order "$p" --quality --worst 100000000 "$@" > "$OUT/$lab.txt" 2>&1
   local rc=$?
   te=$(date +%s.%N)
   printf "%-30s %s %8.1f%s\n" "$lab" "$(stats "$OUT/$lab.txt")" "$(awk -v a="$ts" -v b="$te" 'BEGIN {print b - a}')" "$([ $rc -ne 0 ] && echo " rc $rc")" | tee -a "$OUT/pebble_optimize.txt"
   grep "^optimize:\|optimized at order\|--repair\|^repair pass\|^transfer to order\|^  order [0-9]*:" "$OUT/$lab.txt" | sed 's/^ *//; s/^/    /' | tee -a "$OUT/pebble_optimize.txt"
 }
 if [ -n "${SETS:-}" ]; then
+  MODE=()
   p=${ORDERS##*,}
   beds=()
   [ "${SKIP_PB67:-0}" = 1 ] || beds=(pb67)
@@ -79,6 +84,8 @@ if [ -n "${SETS:-}" ]; then
         c300) "$H" pack --n 300 --container cyl:5 --seed 3 --trials 20 -o "$OUT/c300.txt" > /dev/null ;;
         p300) "$H" pack --n 300 --container cyl:5 --poly 0.2 --seed 5 --trials 20 -o "$OUT/p300.txt" > /dev/null ;;
         b300) "$H" pack --n 300 --container box:4.3 --seed 2 --trials 20 -o "$OUT/b300.txt" > /dev/null ;;
+        c1000) "$H" pack --n 1000 --container cyl:7 --seed 3 --trials 20 -o "$OUT/c1000.txt" > /dev/null ;;
+        c10000) "$H" pack --n 10000 --container cyl:14 --seed 3 -o "$OUT/c10000.txt" > /dev/null ;;
       esac
     done
   fi
@@ -89,15 +96,17 @@ if [ -n "${SETS:-}" ]; then
       pb67d) BED=(pebble inputs/pb67.txt --radius 1.5) ;;
       c300 | p300) BED=(pebble "$OUT/$bed.txt" --container cyl:5) ;;
       b300) BED=(pebble "$OUT/$bed.txt" --container box:-4.3,4.3,-4.3,4.3) ;;
+      c1000) BED=(pebble "$OUT/$bed.txt" --container cyl:7) ;;
+      c10000) BED=(pebble "$OUT/$bed.txt" --container cyl:14) ;;
     esac
     for i in "${!sets[@]}"; do
       echo "set $i: ${sets[$i]:-(defaults)}" | tee -a "$OUT/pebble_optimize.txt"
       ( # words NAME=VALUE of a set are put in the environment of its runs
         fl=()
         for w in ${sets[$i]}; do
-          case $w in [A-Z]*=*) export "${w?}" ;; *) fl+=("$w") ;; esac
+          case $w in [A-Z]*=*) export "${w?}" ;; default) ;; *) fl+=("$w") ;; esac
         done
-        [ "${SKIP_MESHED:-0}" = 1 ] || one $bed-s$i-meshed "$p" "${fl[@]}"
+        [ "${SKIP_MESHED:-0}" = 1 ] || one $bed-s$i-meshed "$p" "${fl[@]}" --no-optimize
         one $bed-s$i-cuda "$p" "${fl[@]}" --optimize --backend cuda ${PB_QUIET---quiet} "$@"
       )
       # keep the elements that miss a goal (Nek scaled Jacobian below 0.3, aspect above 20)

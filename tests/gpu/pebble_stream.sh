@@ -28,7 +28,7 @@ for run in "${runs[@]}"; do
   ts=$(date +%s.%N)
   # no binding (Open MPI binds 1-2 ranks to one core each), cores / ranks OpenMP threads a rank
   mpiexec -n "$np" --bind-to none -x OMP_NUM_THREADS=$(( $(nproc) / np )) sh -c 'exec /usr/bin/time -f "%M" -o "$0.${OMPI_COMM_WORLD_RANK:-0}" "$@"' "$D/rss" \
-    "$H" pebble "$D/s.txt" --container "box:-$A,$A,-$A,$A" --order "$ORDER" --stream --json -o "$D/o/s.$ext" \
+    "$H" pebble --fast "$D/s.txt" --container "box:-$A,$A,-$A,$A" --order "$ORDER" --stream --json -o "$D/o/s.$ext" \
     > "$D/out.json" 2> "$D/err.txt" || { echo "np $np .$ext failed:"; head -3 "$D/err.txt"; continue; }
   sync
   te=$(date +%s.%N)
