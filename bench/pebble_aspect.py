@@ -3,7 +3,7 @@
 Usage: /usr/bin/python3 bench/pebble_aspect.py MESH.vtu [--limit A]
        /usr/bin/python3 bench/pebble_aspect.py --bound [--limit A] [--layers L] [--ratio G]
        /usr/bin/python3 bench/pebble_aspect.py --bound --terminate [--limit A] [--layers L] [--ratio G]
-       (without --ratio: even layers and the default growth 1.5)
+       (without --ratio: even layers, the default path's --ratio 1, and --fast's growth 1.5)
 
 MESH.vtu: a `hexpack pebble ... -o MESH.vtu` (any order: the corners are the first 8 points of
 each cell). The aspect ratio is the quality report's: longest / shortest of an element's 12

@@ -2,7 +2,7 @@
 """The Pareto picture of the pebble mesher's element count against its quality: elements per
 pebble (bulk) against the worst Nek5000 scaled Jacobian and against the largest aspect ratio,
 one point per flag set, the swept layers and --contact-layers one apart, as meshed and after
---optimize. Reads a CSV of measured points (bench/data/pebble_pareto_pb67.csv: how each was
+the optimizer. Reads a CSV of measured points (bench/data/pebble_pareto_pb67.csv: how each was
 measured is in its header) and writes a PNG (matplotlib).
 
   python3 bench/pebble_pareto.py [CSV] [PNG]

@@ -2,7 +2,7 @@
 and the solvers' formats, through libhexpack (docs/python.md).
 
     import hexpack
-    mesh = hexpack.pebble(centres, radii, container=("cyl", 6.6), order=3, optimize=True)
+    mesh = hexpack.pebble(centres, radii, container=("cyl", 6.6), order=3)  # the quality path
     q = mesh.quality()                   # dict: num_elem, scaled_jacobian_min, num_inverted, ...
     mesh.write("bed.re2", "bed.vtu")     # format from the extension
     mesh.coords, mesh.elements           # numpy arrays
@@ -117,8 +117,8 @@ class Mesh:
         return f"<hexpack.Mesh: {i.num_elem} elements, order {i.order}, {i.num_nodes} nodes>"
 
     def optimize(self, **options):
-        """TMOP in place (as `pebble --optimize` for a pebble bed's mesh, `rods --optimize` for a rod
-        bundle's, else as `hexpack optimize`)."""
+        """TMOP in place (as the pebble command's optimizer for a pebble bed's mesh, `rods --optimize`
+        for a rod bundle's, else as `hexpack optimize`)."""
         o = _Opts(options)
         _call(_L.hexpack_optimize, self._p, o.p)
         return self
@@ -177,7 +177,9 @@ def _new(fn, *args):
 def pebble(centers, radii=None, container=None, order=None, **options):
     """Mesh the fluid about spheres: centers (n, 3), radii (n,) or one number; container "cyl:R",
     ("cyl", R[, CX, CY]), "box", ("box", X0, X1, Y0, Y1); order (default 7); the pebble command's
-    other options (layers=3, inlet=(L, N), optimize=True, ...)."""
+    other options (layers=3, inlet=(L, N), ...). By default the quality path: the mesher's flags
+    for the quality goals, then the optimizer; fast=True: the mesher's own flags and no optimizer
+    (optimize=True adds it back); optimize=False: the mesh as the mesher makes it."""
     c = np.ascontiguousarray(np.asarray(centers, dtype=np.float64).reshape(-1, 3))
     dbl = ctypes.POINTER(ctypes.c_double)
     r = None
