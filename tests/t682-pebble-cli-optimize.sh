@@ -145,10 +145,10 @@ for v in 2 -1 x; do
 done
 "$HEXPACK" pebble --fast bed.txt --container box --order 4 --transfer-keep 0.3 -o x.vtu > /dev/null 2> e6.txt
 rc=$?
-check "--transfer-keep without --optimize refused" "[ $rc -ne 0 ] && grep -q 'flag --transfer-keep: only with --optimize' e6.txt && [ ! -e x.vtu ]"
+check "--transfer-keep on --fast without --optimize refused" "[ $rc -ne 0 ] && grep -q 'flag --transfer-keep: only with the optimizer (off with --fast' e6.txt && [ ! -e x.vtu ]"
 "$HEXPACK" pebble --fast bed.txt --container box --order 4 --repair-final 0.3 -o x.vtu > /dev/null 2> e8.txt
 rc=$?
-check "--repair-final without --optimize refused in one line" "[ $rc -ne 0 ] && [ \$(wc -l < e8.txt) -eq 1 ] && grep -q 'flag --repair-final: only with --optimize' e8.txt && [ ! -e x.vtu ]"
+check "--repair-final on --fast without --optimize refused in one line" "[ $rc -ne 0 ] && [ \$(wc -l < e8.txt) -eq 1 ] && grep -q 'flag --repair-final: only with the optimizer (off with --fast' e8.txt && [ ! -e x.vtu ]"
 "$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize --repair-final 1.5 -o x.vtu > /dev/null 2> e9.txt
 rc=$?
 check "--repair-final 1.5 refused in one line naming the flag" "[ $rc -ne 0 ] && [ \$(wc -l < e9.txt) -eq 1 ] && grep -q -- '--repair-final' e9.txt && [ ! -e x.vtu ]"
@@ -157,7 +157,7 @@ rc=$?
 check "--optimize-order above the order refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize-order: 5 is above the mesh.s order 4' e3.txt && [ ! -e x.vtu ]"
 "$HEXPACK" pebble --fast bed.txt --container box --order 4 --optimize-order 3 -o x.vtu > /dev/null 2> e4.txt
 rc=$?
-check "--optimize-order without --optimize refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize-order: only with --optimize' e4.txt && [ ! -e x.vtu ]"
+check "--optimize-order on --fast without --optimize refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize-order: only with the optimizer (off with --fast' e4.txt && [ ! -e x.vtu ]"
 "$HEXPACK" pebble --fast bed.txt --container box --order 2 --optimize --stream -o s.vtu > /dev/null 2> err2.txt
 rc=$?
 check "--optimize --stream refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize: needs the whole order-N mesh' err2.txt && [ ! -e s.vtu ]"
