@@ -21,15 +21,15 @@ static double machine_memory(double assume_memory) {
 }
 
 /* Would the whole order-N mesh of a bed of n spheres (at most ~600 elements a sphere,
-   x and node ids at nd^3 nodes an element) need more than a quarter of the memory of
-   this machine on each of np ranks? */
-static int order_n_too_big(hx_lid n, int order, int np, double assume_memory) {
-  double nd = order + 1, bytes = 600.0 * (double)n / np * nd * nd * nd * (3 * sizeof(double) + sizeof(hx_gid));
+   x and node ids at nd^3 nodes an element), shared by np ranks of which `host` run on this
+   machine, need more than a quarter of its memory? */
+static int order_n_too_big(hx_lid n, int order, int np, int host, double assume_memory) {
+  double nd = order + 1, bytes = 600.0 * (double)n * host / np * nd * nd * nd * (3 * sizeof(double) + sizeof(hx_gid));
   double mem = machine_memory(assume_memory);
   return mem > 0 && bytes > 0.25 * mem;
 }
 
-/* The quality path's peak memory on each of np ranks: the order-N mesh held whole with the
+/* The quality path's peak memory on one rank of np: the order-N mesh held whole with the
    transfer's and the order-N repair's data. Measured peak RSS on one H200 host: at N = 7 pb67, c300
    and c1000 4.5, 13.0 and 41.7 GB (98-105 bytes an order-N node), at N = 3 pb67 and c300 0.9 and
    2.2 GB (133-163 bytes a node); taken as 110 bytes a node and 6 kB an element, at 1,250 elements
@@ -568,17 +568,19 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
        report and the writers (hx_mesh_lazy) */
     o.order = order;
     /* the quality path holds the whole order-N mesh: where it would not fit, the user chooses */
-    double need = quality_path_bytes(bed->n, order, hx_comm_size(comm)), mem = machine_memory(assume_memory);
-    int64_t choice[2] = {order > 1 && order_n_too_big(bed->n, order, hx_comm_size(comm), assume_memory),
+    int np = hx_comm_size(comm), host = 1; /* host: the ranks on this machine, sharing its memory */
+    rc = hx_comm_host_size(comm, &host);
+    double need = quality_path_bytes(bed->n, order, np) * host, mem = machine_memory(assume_memory);
+    int64_t choice[2] = {order > 1 && order_n_too_big(bed->n, order, np, host, assume_memory),
                          c.optimize && !opt_given && mem > 0 && need > 0.75 * mem};
-    rc = hx_comm_max_int64(comm, choice, 2); /* one choice for all ranks (their memories may differ) */
+    if (!rc) rc = hx_comm_max_int64(comm, choice, 2); /* one choice for all ranks (their memories may differ) */
     o.lazy = order > 1 && !c.optimize && (no_raise || choice[0]);
     if (!rc && choice[1])
       rc = HX_ERROR(HX_ERR_INPUT,
-                    "pebble: the quality path holds the order-%d mesh of %lld spheres whole, about %.3g GB on each of %d "
-                    "rank(s), more than 3/4 of the memory (%.3g GB): add --fast (streamed, below the quality goals), run on "
-                    "more ranks, or give --optimize to try anyway",
-                    order, (long long)bed->n, need / 1e9, hx_comm_size(comm), mem / 1e9);
+                    "pebble: the quality path holds the order-%d mesh of %lld spheres whole, about %.3g GB for the %d "
+                    "rank(s) on this machine, more than 3/4 of its memory (%.3g GB): add --fast (streamed, below the "
+                    "quality goals), run on more machines, or give --optimize to try anyway",
+                    order, (long long)bed->n, need / 1e9, host, mem / 1e9);
     /* with --optimize below order N, the order-P copy comes from the same tessellation */
     int P = c.optimize && solve_order > 1 && solve_order < order ? solve_order : 0;
     if (!rc) rc = hx_mesher_pebble_copy(comm, bed, &o, P, &m, P ? &made : NULL, &st);

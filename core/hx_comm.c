@@ -74,6 +74,14 @@ int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out) {
   MPI_OK(MPI_Allgather(&v, 1, MPI_INT64_T, out, 1, MPI_INT64_T, comm));
   return HX_OK;
 }
+int hx_comm_host_size(hx_comm comm, int *n) {
+  MPI_Comm host;
+  MPI_OK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, hx_comm_rank(comm), MPI_INFO_NULL, &host));
+  int rc = MPI_Comm_size(host, n);
+  MPI_Comm_free(&host);
+  MPI_OK(rc);
+  return HX_OK;
+}
 #define HX_COMM_PIECE ((size_t)1 << 30)
 int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root) {
   for (size_t off = 0; off < bytes; off += HX_COMM_PIECE) {
@@ -162,6 +170,11 @@ int hx_comm_min_int64(hx_comm comm, int64_t *v, int n) {
 int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out) {
   (void)comm;
   out[0] = v;
+  return HX_OK;
+}
+int hx_comm_host_size(hx_comm comm, int *n) {
+  (void)comm;
+  *n = 1;
   return HX_OK;
 }
 int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root) {

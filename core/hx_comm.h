@@ -34,6 +34,9 @@ int hx_comm_exscan_int64(hx_comm comm, int64_t v, int64_t *out);
 int hx_comm_min_int64(hx_comm comm, int64_t *v, int n);
 /** out[r] = v of rank r (out has hx_comm_size entries). Collective on comm. */
 int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out);
+/** The number of ranks of comm on this rank's host (sharing its memory); 1 without MPI.
+    Collective on comm. */
+int hx_comm_host_size(hx_comm comm, int *n);
 /** Broadcast bytes from root. Collective on comm. */
 int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root);
 /** Point to point: bytes to/from one rank with a tag (any size: sent in pieces of

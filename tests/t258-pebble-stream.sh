@@ -87,5 +87,13 @@ if [ "${1:-}" = mpi ]; then # (argument given by CMake when hexpack is built wit
   for f in vtu msh re2 mesh; do check "np 2 stream .$f = np 1 whole .$f" "cmp -s w.$f m.$f"; done
   "$MPIEXEC" -n 2 --oversubscribe "$HEXPACK" pebble --fast $sargs -o km.vtu -o km.re2 > /dev/null 2>&1
   for f in vtu re2; do check "split 2, np 2: .$f = np 1 .$f" "cmp -s k.$f km.$f"; done
+  # the default path's estimate counts the ranks sharing a machine: 0.65 GB whole for this bed,
+  # 0.33 GB a rank on 2, above 3/4 of 0.6 GB either way when both ranks are on this machine
+  "$HEXPACK" pebble $args --assume-memory 6e8 -o qm.vtu > /dev/null 2> qm1.err
+  rc1=$?
+  "$MPIEXEC" -n 2 --oversubscribe "$HEXPACK" pebble $args --assume-memory 6e8 -o qm.vtu > /dev/null 2> qm2.err
+  rc2=$?
+  check "the default path's memory estimate, np 1 and np 2 on one machine: refused alike ($(grep -m1 error qm2.err))" \
+    "[ $rc1 -eq 2 ] && [ $rc2 -ne 0 ] && grep -q 'for the 1 rank(s) on this machine' qm1.err && grep -q 'for the 2 rank(s) on this machine' qm2.err && [ ! -e qm.vtu ]"
 fi
 exit $fail
