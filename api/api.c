@@ -292,7 +292,7 @@ int hexpack_optimize(hexpack_mesh *hm, const hexpack_opts *o) {
   api_run r;
   api_run_defaults(&r, API_OP_OPTIMIZE, hm->kind);
   if (pebble) { /* what the bed was meshed with stands unless given again */
-    if (!hm->fast) r.to.keep_aspect = 20;
+    if (!hm->fast) r.to.keep_aspect = HX_PEBBLE_QUALITY_KEEP_ASPECT;
     r.opt_order = hm->opt_order;
     if (hm->user_tk) r.to.transfer_keep = hm->transfer_keep;
   }

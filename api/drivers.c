@@ -58,8 +58,8 @@ void api_run_defaults(api_run *r, int op, int kind) {
   /* pebble: the quality path (the mesher's flags for the goals, the optimizer on) unless fast, as
      hexpack pebble (cli/cmd_pebble.c) */
   if (op == API_OP_PEBBLE) {
-    r->po.ratio = 1, r->po.score_nek = 1, r->po.aspect = 18, r->po.grade_expand = 0.75;
-    r->to.keep_aspect = 20, r->optimize = 1;
+    hx_pebble_opts_path(&r->po, 1);
+    r->to.keep_aspect = HX_PEBBLE_QUALITY_KEEP_ASPECT, r->optimize = 1;
   }
   hx_export_opts_default(&r->eo);
   hx_quality_opts_default(&r->qo);

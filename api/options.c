@@ -525,12 +525,7 @@ int api_apply(const hexpack_opts *o, int op, const char *op_name, api_run *r) {
   for (int i = 0; i < o->num; i++)
     if (!strcmp(table[o->v[i].def].name, "fast") && (op & API_G_PEBBLE)) {
       HX_CALL(parse_bool("fast", o->v[i].value, &r->fast));
-      hx_pebble_opts d;
-      hx_pebble_opts_default(&d);
-      if (r->fast) {
-        r->po.ratio = d.ratio, r->po.score_nek = d.score_nek, r->po.aspect = d.aspect, r->po.grade_expand = d.grade_expand;
-        r->to.keep_aspect = -1, r->optimize = 0;
-      }
+      if (r->fast) hx_pebble_opts_path(&r->po, 0), r->to.keep_aspect = -1, r->optimize = 0;
     }
   /* a preset first: the options given with it override its values */
   for (int i = 0; i < o->num; i++)

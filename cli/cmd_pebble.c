@@ -340,26 +340,20 @@ static const hx_opt pebble_table[] = {
     {0},
 };
 
-/* The quality path's defaults (the optimizer on, these flags' values): on pb67 in its cylinder and
-   three poured beds of 300 spheres at order 7, none below Nek scaled Jacobian 0.3 nor above
-   aspect 20 (docs/benchmarks.md). --fast puts back the mesher's own values (hx_pebble_opts_default)
-   and no optimizer: a flag given as well wins either way. */
-static void quality_defaults(hx_optset *s) {
-  hx_opts_default(s, "--ratio", "1");
-  hx_opts_default(s, "--score", "nek");
-  hx_opts_default(s, "--aspect", "18");
-  hx_opts_default(s, "--grade-expand", "0.75");
-  hx_opts_default(s, "--keep-aspect", "20");
-}
-
-static void fast_defaults(hx_optset *s) {
-  hx_pebble_opts d;
-  hx_pebble_opts_default(&d);
-  hx_opts_default_double(s, "--ratio", d.ratio);
-  hx_opts_default(s, "--score", d.score_nek ? "nek" : "corner");
-  hx_opts_default_double(s, "--aspect", d.aspect);
-  hx_opts_default_double(s, "--grade-expand", d.grade_expand);
-  hx_opts_default(s, "--keep-aspect", "auto");
+/* The defaults of the two paths' flags (hx_pebble_opts_path): the quality path's (the optimizer
+   on; on pb67 in its cylinder and three poured beds of 300 spheres at order 7, none below Nek
+   scaled Jacobian 0.3 nor above aspect 20; docs/benchmarks.md), or --fast's, the mesher's own
+   values with --keep-aspect auto (and no optimizer). A flag given as well wins either way. */
+static void path_defaults(hx_optset *s, int quality) {
+  hx_pebble_opts p;
+  hx_pebble_opts_default(&p);
+  hx_pebble_opts_path(&p, quality);
+  hx_opts_default_double(s, "--ratio", p.ratio);
+  hx_opts_default(s, "--score", p.score_nek ? "nek" : "corner");
+  hx_opts_default_double(s, "--aspect", p.aspect);
+  hx_opts_default_double(s, "--grade-expand", p.grade_expand);
+  if (quality) hx_opts_default_double(s, "--keep-aspect", HX_PEBBLE_QUALITY_KEEP_ASPECT);
+  else hx_opts_default(s, "--keep-aspect", "auto");
 }
 
 void hx_cmd_pebble_opts(hx_optset *s) {
@@ -405,7 +399,7 @@ void hx_cmd_pebble_opts(hx_optset *s) {
   hx_opts_default_double(s, "--ring-sj", d.ring_sj);
   hx_opts_default_double(s, "--accept-sj", d.accept_sj);
   hx_opts_default_int(s, "--split", d.split);
-  quality_defaults(s);
+  path_defaults(s, 1);
   s->epilog = "Boundary ids, contiguous from 1 in this order where present: pebble, chamfer, wall, inlet, outlet.";
 }
 
@@ -450,7 +444,7 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
   int fast = 0;
   for (int i = 1; i < argc; i++)
     if (!strcmp(argv[i], "--fast")) fast = 1;
-  if (fast) fast_defaults(&s);
+  if (fast) path_defaults(&s, 0);
   HX_CALL(hx_opts_parse(&s, argc, argv, 1));
   if (s.stop) return HX_OK;
   hx_cli_common c;

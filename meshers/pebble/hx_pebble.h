@@ -154,6 +154,12 @@ typedef struct hx_pebble_stats {
 } hx_pebble_stats;
 
 void hx_pebble_opts_default(hx_pebble_opts *o);
+/** The tessellation flags of hexpack pebble's two paths (docs/pebble.md, "Two paths") into o:
+    quality (the default path) --ratio 1 --score nek --aspect 18 --grade-expand 0.75; else the
+    fast path's, hx_pebble_opts_default's own. The other fields stay. */
+void hx_pebble_opts_path(hx_pebble_opts *o, int quality);
+/** The quality path's --keep-aspect (the optimizer's hold-back of the aspect ratio). */
+#define HX_PEBBLE_QUALITY_KEEP_ASPECT 20.0
 /** Read a centres file: 'x y z' or 'x y z r' per line, '#' comments, blank lines.
     default_radius (> 0) is used for 3-value lines; 0 makes such lines an error.
     Errors name path:line. */

@@ -44,6 +44,15 @@ void hx_pebble_opts_default(hx_pebble_opts *o) {
   o->debug.facet = -1;
 }
 
+void hx_pebble_opts_path(hx_pebble_opts *o, int quality) {
+  hx_pebble_opts d;
+  hx_pebble_opts_default(&d);
+  o->ratio = quality ? 1.0 : d.ratio;
+  o->score_nek = quality ? 1 : d.score_nek;
+  o->aspect = quality ? 18.0 : d.aspect;
+  o->grade_expand = quality ? 0.75 : d.grade_expand;
+}
+
 void hx_pebble_bed_destroy(hx_pebble_bed **bed) {
   if (!bed || !*bed) return;
   hx_free(&(*bed)->xyz);

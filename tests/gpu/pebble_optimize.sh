@@ -19,8 +19,8 @@
 # too with PACKED=all): a sweep of the mesher's knobs under --optimize.
 # BED67="--radius 1.5" (say): pb67's own flags instead of the cylinder 6.6 with inlet and outlet 3;
 # PB67D=1 in SETS mode: pb67 in its default container (the bed's bounding cylinder) as well;
-# BEDS="pb67 pb67d c300 p300 b300 c1000 c10000" (any of them): those beds instead (c1000: 10^3
-# spheres poured in cyl:7, c10000: 10^4 in cyl:14). PB_QUIET= (empty): the SETS
+# BEDS="pb67 pb67d c300 p300 b300" (any of them): those beds instead (the 10^3 and 10^4 beds:
+# pebble_paths.sh). PB_QUIET= (empty): the SETS
 # runs without --quiet, so that their tables show each repair pass (bad elements, Newton steps, time).
 #   usage: [PACKED=1] [SKIP_PB67=1] [SETS=...] bash tests/gpu/pebble_optimize.sh [ORDERS (comma list, default 7)] [more flags]
 set -u -o pipefail
@@ -84,8 +84,6 @@ if [ -n "${SETS:-}" ]; then
         c300) "$H" pack --n 300 --container cyl:5 --seed 3 --trials 20 -o "$OUT/c300.txt" > /dev/null ;;
         p300) "$H" pack --n 300 --container cyl:5 --poly 0.2 --seed 5 --trials 20 -o "$OUT/p300.txt" > /dev/null ;;
         b300) "$H" pack --n 300 --container box:4.3 --seed 2 --trials 20 -o "$OUT/b300.txt" > /dev/null ;;
-        c1000) "$H" pack --n 1000 --container cyl:7 --seed 3 --trials 20 -o "$OUT/c1000.txt" > /dev/null ;;
-        c10000) "$H" pack --n 10000 --container cyl:14 --seed 3 -o "$OUT/c10000.txt" > /dev/null ;;
       esac
     done
   fi
@@ -96,8 +94,6 @@ if [ -n "${SETS:-}" ]; then
       pb67d) BED=(pebble inputs/pb67.txt --radius 1.5) ;;
       c300 | p300) BED=(pebble "$OUT/$bed.txt" --container cyl:5) ;;
       b300) BED=(pebble "$OUT/$bed.txt" --container box:-4.3,4.3,-4.3,4.3) ;;
-      c1000) BED=(pebble "$OUT/$bed.txt" --container cyl:7) ;;
-      c10000) BED=(pebble "$OUT/$bed.txt" --container cyl:14) ;;
     esac
     for i in "${!sets[@]}"; do
       echo "set $i: ${sets[$i]:-(defaults)}" | tee -a "$OUT/pebble_optimize.txt"
