@@ -29,6 +29,9 @@ static const hx_opt bench_tmop_table[] = {
     HX_INT("--smooth", "S", "1", 1, 3, 0, "the Kershaw map's smoothness (1: every element trilinear, as the benchmark)"),
     HX_FLAG("--csv", 0, "comma-separated rows"),
     HX_FLAG("--no-solve", 0, "time the kernels only, no solve"),
+    HX_INT("--hv-kernel", "K", "0", 0, 99, 0,
+           "cuda: the on-the-fly action's kernel: 0 the default (a thread per column of points), 1 a thread per point, 10 x "
+           "elements per block + blocks per SM for another column kernel (23, 42, 81, 82)"),
     {0},
 };
 
@@ -52,6 +55,10 @@ static const hx_opt bench_kernels_table[] = {
     HX_DBL("--min-time", "S", "0.05", 0, 3600, 0, "seconds each kernel is repeated for at least"),
     HX_FLAG("--gl", 0, "Gauss quadrature of order 2p + 2 (else GLL -qo 8)"),
     HX_FLAG("--csv", 0, "comma-separated rows"),
+    HX_INT("--hv-kernel", "K", "0", 0, 99, 0,
+           "cuda: the on-the-fly action's kernel in H.v(b): 0 the default (a thread per column of points), 10 x elements per "
+           "block + blocks per SM for another column kernel (23, 42, 81, 82); H.v(pt) is always the kernel "
+           "with a thread per point"),
     {0},
 };
 
@@ -172,7 +179,7 @@ static int time_kernel(const hx_backend *be, hx_pa *pa, int k, double *x, double
 }
 
 /* one row of the table: order p, Kershaw n^3 */
-static int kernels_row(const hx_backend *be, int p, int n, int gl, double min_time, double roof, int csv) {
+static int kernels_row(const hx_backend *be, int p, int n, int gl, double min_time, double roof, int csv, int hv_kernel) {
   hx_box_opts bo;
   hx_box_opts_default(&bo);
   bo.n[0] = bo.n[1] = bo.n[2] = n;
@@ -183,7 +190,7 @@ static int kernels_row(const hx_backend *be, int p, int n, int gl, double min_ti
   HX_CALL(hx_mesher_box(HX_COMM_SELF, &bo, &m));
   double vdofs = 3.0 * pow(n * p + 1.0, 3);
   double rate[2][6] = {{0}};
-  double sec_store = 0;
+  double sec_store = 0, rate_pt = 0;
   int rc = HX_OK, nq = 0;
   for (int s = 0; s < 2 && !rc; s++) {
     hx_pa_desc d;
@@ -210,6 +217,14 @@ static int kernels_row(const hx_backend *be, int p, int n, int gl, double min_ti
       if (!rc && (k == 2 || k == 3 || k == 4 || s == 1)) rc = time_kernel(be, pa, k, x, v, y, min_time, &t);
       if (!rc && t > 0) rate[s][k] = vdofs * 1e-6 / t;
       if (s == 0 && k == 3) sec_store = t;
+      if (!rc && s == 1 && k == 3 && be == &hx_backend_cuda) { /* the baseline: a thread per point */
+        rc = hx_cuda_hv_kernel(1);
+        if (!rc) rc = time_kernel(be, pa, 3, x, v, y, 0, &t);
+        if (!rc) rc = time_kernel(be, pa, 3, x, v, y, min_time, &t);
+        if (!rc && t > 0) rate_pt = vdofs * 1e-6 / t;
+        int rc2 = hx_cuda_hv_kernel(hv_kernel);
+        if (!rc) rc = rc2;
+      }
     }
     be->vec_free(pa, &x);
     be->vec_free(pa, &v);
@@ -223,19 +238,20 @@ static int kernels_row(const hx_backend *be, int p, int n, int gl, double min_ti
   double bytes = (double)nel * 8.0 * (81.0 * nq * nq * nq + 2.0 * 3 * nd * nd * nd);
   double gbs = sec_store > 0 ? bytes / sec_store * 1e-9 : 0;
   if (csv)
-    fprintf(hx_cli_log(), "%d,%d,%d,%lld,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f\n", p, nq, n, nel, vdofs,
+    fprintf(hx_cli_log(), "%d,%d,%d,%lld,%.0f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.1f\n", p, nq, n, nel, vdofs,
             rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs,
-            roof > 0 ? gbs / roof : 0);
+            roof > 0 ? gbs / roof : 0, rate_pt);
   else
-    fprintf(hx_cli_log(), "%2d %3d %4d %9lld %11.0f | %9.1f %9.1f | %9.1f %9.1f | %9.1f %9.1f %9.1f %9.1f | %7.1f %5.2f\n", p, nq,
-            n, nel, vdofs, rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4], rate[1][5], gbs,
-            roof > 0 ? gbs / roof : 0);
+    fprintf(hx_cli_log(), "%2d %3d %4d %9lld %11.0f | %9.1f %9.1f | %9.1f %9.1f %9.1f | %9.1f %9.1f %9.1f %9.1f | %7.1f %5.2f\n",
+            p, nq, n, nel, vdofs, rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate_pt, rate[0][2], rate[0][4], rate[1][4],
+            rate[1][5], gbs, roof > 0 ? gbs / roof : 0);
   hx_cli_json_open(NULL);
   hx_cli_json_add("\"p\": %d, \"nq\": %d, \"n\": %d, \"elements\": %lld, \"vdofs\": %.0f, \"energy\": %.1f, \"grad\": %.1f, "
                   "\"hv_stored\": %.1f, \"hv_onthefly\": %.1f, \"setup_stored\": %.1f, \"diag_stored\": %.1f, "
-                  "\"diag_onthefly\": %.1f, \"mindetj\": %.1f, \"gbs_stored\": %.1f, \"frac_roof\": %.3f",
+                  "\"diag_onthefly\": %.1f, \"mindetj\": %.1f, \"gbs_stored\": %.1f, \"frac_roof\": %.3f, "
+                  "\"hv_onthefly_point\": %.1f",
                   p, nq, n, nel, vdofs, rate[1][0], rate[1][1], rate[0][3], rate[1][3], rate[0][2], rate[0][4], rate[1][4],
-                  rate[1][5], gbs, roof > 0 ? gbs / roof : 0);
+                  rate[1][5], gbs, roof > 0 ? gbs / roof : 0, rate_pt);
   hx_cli_json_close();
   fflush(hx_cli_log());
   return HX_OK;
@@ -254,6 +270,8 @@ static int bench_kernels(hx_comm comm, int argc, char **argv) {
   hx_opts_double(&s, "--max-mdofs", &max_mdofs);
   hx_opts_double(&s, "--min-time", &min_time);
   HX_CHECK(hx_comm_size(comm) == 1, HX_ERR_INPUT, "bench kernels runs on one rank, not %d", hx_comm_size(comm));
+  int hv_kernel = 0;
+  hx_opts_int(&s, "--hv-kernel", &hv_kernel);
   const hx_backend *be;
   HX_CALL(hx_backend_find(bname, &be));
   double roof = 0;
@@ -266,17 +284,21 @@ static int bench_kernels(hx_comm comm, int argc, char **argv) {
     HX_CALL(hx_cuda_device_info(info, sizeof info));
     HX_CALL(hx_cuda_copy_bandwidth((size_t)1 << 30, 10, &roof));
     fprintf(hx_cli_log(), "# device: %s\n# device-to-device copy bandwidth (1 GiB, read+write): %.1f GB/s\n", info, roof);
+    if (hx_cuda_hv_kernel(hv_kernel)) {
+      hx_error_clear();
+      return HX_ERROR(HX_ERR_INPUT, "--hv-kernel: %d is not a kernel (0, 23, 42, 81 or 82)", hv_kernel);
+    }
   }
   if (csv)
     fprintf(hx_cli_log(),
             "p,nq,n,elements,vdofs,energy,grad,hv_stored,hv_onthefly,setup_stored,diag_stored,diag_onthefly,mindetj,gbs_stored,"
-            "frac_roof\n");
+            "frac_roof,hv_onthefly_point\n");
   else
     fprintf(hx_cli_log(),
-            "# MDOF/s (vector DOFs per second); a = stored H, b = on-the-fly\n"
-            "%2s %3s %4s %9s %11s | %9s %9s | %9s %9s | %9s %9s %9s %9s | %7s %5s\n",
-            "p", "Q", "n", "elements", "vDOFs", "energy", "grad", "H.v(a)", "H.v(b)", "setup(a)", "diag(a)", "diag(b)", "mindetJ",
-            "GB/s(a)", "roof");
+            "# MDOF/s (vector DOFs per second); a = stored H, b = on-the-fly (pt: its kernel with a thread per point)\n"
+            "%2s %3s %4s %9s %11s | %9s %9s | %9s %9s %9s | %9s %9s %9s %9s | %7s %5s\n",
+            "p", "Q", "n", "elements", "vDOFs", "energy", "grad", "H.v(a)", "H.v(b)", "H.v(pt)", "setup(a)", "diag(a)", "diag(b)",
+            "mindetJ", "GB/s(a)", "roof");
   static const int sizes[] = {6, 12, 18, 24, 30, 36, 48, 60, 72, 96};
   hx_cli_json_array("rows"); /* main closes it where a row fails */
   for (int k = 0; k < norders; k++) {
@@ -293,7 +315,7 @@ static int bench_kernels(hx_comm comm, int argc, char **argv) {
         double need = (double)n * n * n * 8.0 * (81.0 * nq * nq * nq + 4 * 3.0 * (p + 1) * (p + 1) * (p + 1));
         if (need > 0.8 * (double)fr) break;
       }
-      HX_CALL(kernels_row(be, p, n, gl, min_time, roof, csv));
+      HX_CALL(kernels_row(be, p, n, gl, min_time, roof, csv, hv_kernel));
     }
   }
   return HX_OK;
@@ -317,6 +339,12 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
   int norders = hx_opts_ints(&s, "--orders", orders, 8);
   hx_opts_int(&s, "--reps", &reps);
   hx_opts_int(&s, "--smooth", &smooth);
+  int hv_kernel = 0;
+  hx_opts_int(&s, "--hv-kernel", &hv_kernel);
+  if (hv_kernel && hx_cuda_hv_kernel(hv_kernel)) {
+    hx_error_clear();
+    return HX_ERROR(HX_ERR_INPUT, "--hv-kernel: %d is not a kernel of this build (1, 23, 42, 81 or 82 with CUDA)", hv_kernel);
+  }
   int rank = hx_comm_rank(comm);
   if (rank == 0) {
     if (csv)

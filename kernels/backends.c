@@ -24,6 +24,10 @@ static int no_cuda(void) {
   return HX_ERROR(HX_ERR_BACKEND, "backend 'cuda' is not in this build; configure with -DHX_ENABLE_CUDA=ON");
 }
 int hx_cuda_sync(void) { return no_cuda(); }
+int hx_cuda_hv_kernel(int v) {
+  (void)v;
+  return no_cuda();
+}
 int hx_cuda_copy_bandwidth(size_t nbytes, int reps, double *gbs) {
   (void)nbytes, (void)reps, *gbs = 0;
   return no_cuda();

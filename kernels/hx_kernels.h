@@ -229,6 +229,12 @@ int hx_cuda_device_available(void);
    returns HX_ERR_BACKEND. */
 /** Wait for all work on the device (benchmarks time asynchronous kernels). */
 int hx_cuda_sync(void);
+/** The on-the-fly Hessian action's kernel from now on: 0 the default (one thread per column of
+    quadrature points, the z direction in registers), 1 one thread per point (the kernel before
+    it, the baseline of bench kernels), 10 EPB + MINB the column kernel with EPB elements per block
+    and at least MINB blocks per SM (23, 42, 81, 82; 0 takes 23 at nq > 4, 82
+    below). Pairs (nd, nq) without a column kernel run the point kernel. Same doubles either way. */
+int hx_cuda_hv_kernel(int v);
 /** Measured device-to-device copy bandwidth (GB/s, bytes read + written) over
     buffers of nbytes each, best of reps cudaMemcpy calls. */
 int hx_cuda_copy_bandwidth(size_t nbytes, int reps, double *gbs);

@@ -6,7 +6,8 @@
    smooth sine displacement of every node, p = 3) with a per-point, non-scalar
    target W (the general W path of the kernels), and with one W per element (w_per_elem); the limiting term
    (x0 off the nodes, a constant and a per-element distance, p = 2 and 3, a generic pair). Also checks that the stored and
-   on-the-fly CUDA strategies agree with each other. Without a CUDA device (or a
+   on-the-fly CUDA strategies agree with each other, and that every column kernel of the
+   on-the-fly action gives what the kernel with a thread per point gives. Without a CUDA device (or a
    build without CUDA) it prints one skip line and passes. */
 #include <math.h>
 #include <stdlib.h>
@@ -106,6 +107,57 @@ static int check(const char *what, hx_mesh *m, hx_pa_desc *d, int *fail) {
   return HX_OK;
 }
 
+/* The on-the-fly Hessian action's CUDA kernels against each other (hx_cuda_hv_kernel): every
+   column kernel (a thread per (qx, qy) column, the z direction in registers) against the kernel
+   with a thread per point, on the same E-vectors. They sum in the same order: the same doubles
+   are expected; the test allows 1e-14 relative and says whether they are identical. */
+static int variants(const char *what, const hx_mesh *m, const hx_pa_desc *d0, int *fail) {
+  static const int codes[] = {0, 23, 42, 81, 82};
+  hx_pa_desc d = *d0;
+  d.hess_strategy = HX_HESS_ONTHEFLY;
+  const hx_backend *be = &hx_backend_cuda;
+  hx_pa *pa;
+  HX_CALL(hx_pa_create(be, m, &d, &pa));
+  size_t n = hx_pa_evec_size(pa);
+  double *dx = NULL, *dv = NULL, *dy = NULL, *v = malloc(n * sizeof(double)), *y1 = calloc(n, sizeof(double)),
+         *y2 = calloc(n, sizeof(double));
+  for (size_t i = 0; i < n; i++) v[i] = test_hash((long long)i + 7, 1);
+  int rc = be->vec_alloc(pa, n, &dx);
+  if (!rc) rc = be->vec_alloc(pa, n, &dv);
+  if (!rc) rc = be->vec_alloc(pa, n, &dy);
+  if (!rc) rc = be->vec_upload(pa, m->x, dx, n);
+  if (!rc) rc = be->vec_upload(pa, v, dv, n);
+  if (!rc) rc = be->hess_setup(pa, dx);
+  if (!rc) rc = hx_cuda_hv_kernel(1);
+  if (!rc) rc = be->hess_apply(pa, dv, dy);
+  if (!rc) rc = be->vec_download(pa, dy, y1, n);
+  double worst = 0;
+  int same = 1;
+  for (size_t k = 0; k < sizeof codes / sizeof codes[0] && !rc; k++) {
+    rc = hx_cuda_hv_kernel(codes[k]);
+    if (!rc) rc = be->hess_apply(pa, dv, dy);
+    if (!rc) rc = be->vec_download(pa, dy, y2, n);
+    if (rc) break;
+    double r = relv(y2, y1, n);
+    worst = (isnan(r) || isnan(worst)) ? NAN : fmax(worst, r);
+    if (memcmp(y1, y2, n * sizeof(double))) same = 0;
+  }
+  int rc2 = hx_cuda_hv_kernel(0);
+  if (!rc) rc = rc2;
+  be->vec_free(pa, &dx);
+  be->vec_free(pa, &dv);
+  be->vec_free(pa, &dy);
+  hx_pa_destroy(&pa);
+  free(v);
+  free(y1);
+  free(y2);
+  if (rc) return rc;
+  printf("%-28s column-vs-point %s (%s, rel %.1e)\n", what, worst <= 1e-14 ? "ok" : "BAD", same ? "identical" : "not identical",
+         worst);
+  if (!(worst <= 1e-14)) *fail = 1;
+  return HX_OK;
+}
+
 static int body(void);
 int main(int argc, char **argv) {
 #if HX_HAVE_MPI
@@ -135,9 +187,28 @@ static int body(void) {
     hx_pa_desc d;
     hx_pa_desc_default(&d);
     snprintf(what, sizeof what, "kershaw 6^3 p %d m303", p);
-    if (check(what, m, &d, &fail)) {
+    if (check(what, m, &d, &fail) || variants(what, m, &d, &fail)) {
       printf("error: %s\n", hx_error_message());
       fail = 1;
+    }
+    if (p <= 4) { /* the Gauss pair nq = p + 2 and a generic metric (the column kernel's switch) */
+      hx_pa_desc dg;
+      hx_pa_desc_default(&dg);
+      dg.quad_type = HX_QUAD_GL;
+      dg.quad_order = 2 * p + 2;
+      dg.metric = p == 2 ? 302 : 303;
+      snprintf(what, sizeof what, "kershaw 6^3 p %d GL m%d", p, dg.metric);
+      if (variants(what, m, &dg, &fail)) {
+        printf("error: %s\n", hx_error_message());
+        fail = 1;
+      }
+      hx_pa_desc_default(&dg);
+      dg.metric = 302;
+      snprintf(what, sizeof what, "kershaw 6^3 p %d m302", p);
+      if (variants(what, m, &dg, &fail)) {
+        printf("error: %s\n", hx_error_message());
+        fail = 1;
+      }
     }
     if (p == 2)
       for (const hx_metric_info *mi = hx_metrics(); mi->id && !fail; mi++) {
@@ -227,7 +298,7 @@ static int body(void) {
     for (int k = 0; k < 2 && !fail; k++) {
       d.metric = k ? 302 : 303;
       snprintf(what, sizeof what, "curved p 3 per-point W m%d", d.metric);
-      if (check(what, m, &d, &fail)) {
+      if (check(what, m, &d, &fail) || variants(what, m, &d, &fail)) {
         printf("error: %s\n", hx_error_message());
         fail = 1;
       }
@@ -237,7 +308,7 @@ static int body(void) {
     for (int k = 0; k < 2 && !fail; k++) {
       d.metric = k ? 318 : 303;
       snprintf(what, sizeof what, "curved p 3 per-element W m%d", d.metric);
-      if (check(what, m, &d, &fail)) {
+      if (check(what, m, &d, &fail) || variants(what, m, &d, &fail)) {
         printf("error: %s\n", hx_error_message());
         fail = 1;
       }

@@ -18,8 +18,11 @@
       (0, 0) with run-time bounds.
    4. Hessian strategies: HX_HESS_STORED keeps 81 doubles per point in the layout
       [num_elem][81][nq^3] (structure of arrays: coalesced loads); HX_HESS_ONTHEFLY
-      stores A(x_lin) at setup ([num_elem][9][nq^3]) and forms dP = H(T):dT from
-      the contracted formulas in the action.
+      stores A(x_lin) at setup ([num_elem][9][nq^3]; metric 303 also hx_m303_abg's
+      three scalars per point) and forms dP = H(T):dT from the contracted formulas
+      in the action. The on-the-fly action runs with a thread per (qx, qy) column
+      (k_hess_apply_col, the z direction in the thread) where nd <= nq for the
+      compiled pairs, else with a thread per point (k_hess_apply); same doubles.
    6. L-vector ops for the device-resident solver (lsetup, E<->L with a CSR
       transpose in the CPU's summation order, axpby/dot/precond/constraints, fused
       pairs); dot products reduce in a fixed grid and order (deterministic).
@@ -70,6 +73,7 @@ struct kparams {
   const double *Winv;       /* device [num_elem][nq^3][9] or NULL */
   const double *detW;       /* device [num_elem][nq^3] or NULL */
   const double *B, *G, *wq; /* device [nq][nd], [nq][nd], [nq] */
+  double *abg;              /* metric 303 on the fly: hx_m303_abg's scalars per point [num_elem][3][nq^3], or NULL */
 };
 
 struct cuda_data {
@@ -79,6 +83,7 @@ struct cuda_data {
   double *scalar;      /* [1] reduction result */
   double *H;           /* stored Hessian [num_elem][81][nq^3] */
   double *Alin;        /* on-the-fly: A(x_lin) [num_elem][9][nq^3] */
+  double *Aabg;        /* on-the-fly with metric 303: hx_m303_abg of T(x_lin) [num_elem][3][nq^3] */
   const double *x_lin; /* borrowed linearization point (device E-vector) */
   int wscalar;
   int smem_optin; /* device's opt-in shared memory per block (bytes) */
@@ -403,6 +408,14 @@ template <int ND, int NQ> __global__ void k_jac_store(kparams p, const double *_
   double *Ao = Aout + (size_t)b.el * 9 * nq3;
   for (int i = 0; i < 9; i++)
     for (int q = b.tl; q < nq3; q += p.tpe) Ao[(size_t)i * nq3 + q] = b.s.F[i * nq3 + q];
+  if (p.abg) /* metric 303: the scalars of H(T) that need a cube root and divisions, once per Newton step */
+    for (int q = b.tl; q < nq3; q += p.tpe) {
+      double A[9], T[9], abg[3];
+      for (int i = 0; i < 9; i++) A[i] = b.s.F[i * nq3 + q];
+      mul_winv(p, A, point_winv(p, b.el, b.el * nq3 + q), T);
+      hx_m303_abg(T, abg);
+      for (int i = 0; i < 3; i++) p.abg[((size_t)b.el * 3 + i) * nq3 + q] = abg[i];
+    }
 }
 
 /* Hessian action: F = wt dP W^{-T}, dP = H:dT (stored H or recomputed from x_lin) */
@@ -471,6 +484,202 @@ __global__ void __launch_bounds__((STORED    ? 1024
   __syncthreads();
   double dummy[1];
   transposed<ND, NQ>(p.nd, p.nq, p.tpe, b.tl, b.Bs, b.Gs, b.s, b.active ? y + (size_t)b.el * 3 * nd * nd * nd : dummy);
+}
+
+/* ------------------------------------------------------------------ the column Hessian action */
+
+/* The on-the-fly Hessian action with one thread per (qx, qy) column of an element's quadrature
+   points and the z direction in the thread: EPB elements per block of EPB nq^2 threads.
+   Forward: the x contraction (shared, a barrier), the y contraction of the thread's own column
+   into shared memory only it reads (9 nd values), then per qz the z contraction, the point's dP
+   and flux, and the transposed z contraction accumulated in registers (9 nd); the transposed y
+   and x contractions go through shared memory (two barriers). Against the kernel with one
+   thread per point (k_hess_apply): the points' A and flux never touch shared memory, the
+   z stages read only the thread's own column, and 3 barriers instead of 7. With metric 303 the
+   point reads hx_m303_abg's scalars, written by the setup (k_jac_store) once per Newton step,
+   instead of a cube root and three divisions per point per action. Every sum runs in the same
+   order and form as k_hess_apply's (the same doubles: t450). Shared memory per element: max(u,
+   the y stage, the transposed z stage) + the x stage. Needs nd <= nq. */
+template <int ND, int NQ> struct col_size {
+  static constexpr int U = 3 * ND * ND * ND, T = 9 * ND * NQ * NQ;
+  static constexpr int RA = U > T ? U : T, RB = 6 * ND * ND * NQ, PER = RA + RB;
+  static constexpr int TAB = 2 * NQ * ND + NQ;
+};
+
+/* b[r] = Bs[off + r stride], g[r] = Gs[off + r stride], r < N: a row (stride 1) or a column
+   (stride nd) of the 1D tables into registers */
+template <int N>
+__device__ __forceinline__ void bg_load(const double *Bs, const double *Gs, int off, int stride, double *b, double *g) {
+#pragma unroll
+  for (int r = 0; r < N; r++) {
+    b[r] = Bs[off + r * stride];
+    g[r] = Gs[off + r * stride];
+  }
+}
+
+template <int ND, int NQ, int MET, int EPB, int MINB>
+__global__ void __launch_bounds__(EPB *NQ *NQ, MINB)
+    k_hess_apply_col(kparams p, const double *__restrict__ Alin, const double *__restrict__ dx, double *__restrict__ y) {
+  typedef col_size<ND, NQ> S;
+  constexpr int NQ2 = NQ * NQ, NQ3 = NQ2 * NQ, ND2 = ND * ND, CK = 3 * ND;
+  extern __shared__ double smem[];
+  double *Bs = smem, *Gs = Bs + NQ * ND, *wq = Gs + NQ * ND;
+  for (int i = threadIdx.x; i < NQ * ND; i += blockDim.x) {
+    Bs[i] = p.B[i];
+    Gs[i] = p.G[i];
+  }
+  for (int i = threadIdx.x; i < NQ; i += blockDim.x) wq[i] = p.wq[i];
+  const int sub = threadIdx.x / NQ2, tl = threadIdx.x % NQ2, qx = tl % NQ, qy = tl / NQ;
+  const long long el = (long long)blockIdx.x * EPB + sub;
+  const bool active = el < p.num_elem;
+  double *ra = smem + S::TAB + (size_t)sub * S::PER, *rb = ra + S::RA;
+  if (active) {
+    const double *xe = dx + (size_t)el * S::U;
+    for (int i = tl; i < S::U; i += NQ2) ra[i] = xe[i];
+  } else {
+    for (int i = tl; i < S::U; i += NQ2) ra[i] = 0.0;
+  }
+  __syncthreads();
+  /* x: bx, gx [c][k][j][qx], thread (qx, j = qy) */
+  double *bx = rb, *gx = rb + 3 * ND2 * NQ;
+  if (qy < ND) {
+    const int j = qy;
+    double b[ND], g[ND];
+    bg_load<ND>(Bs, Gs, qx * ND, 1, b, g);
+#pragma unroll
+    for (int ck = 0; ck < CK; ck++) {
+      const double *ur = ra + (ck * ND + j) * ND;
+      double sb = 0, sg = 0;
+#pragma unroll
+      for (int i = 0; i < ND; i++) {
+        sb += b[i] * ur[i];
+        sg += g[i] * ur[i];
+      }
+      bx[(ck * ND + j) * NQ + qx] = sb;
+      gx[(ck * ND + j) * NQ + qx] = sg;
+    }
+  }
+  __syncthreads();
+  /* y: the column's bb, bg, gb [c][k] into shared memory that only this thread reads
+     (the u area: u is no longer read after the barrier above), [3][c][k][column] */
+  double *rgb = ra, *rbg = ra + CK * NQ2, *rbb = ra + 2 * CK * NQ2;
+  {
+    double b[ND], g[ND];
+    bg_load<ND>(Bs, Gs, qy * ND, 1, b, g);
+#pragma unroll
+    for (int ck = 0; ck < CK; ck++) {
+      double s_bb = 0, s_bg = 0, s_gb = 0;
+#pragma unroll
+      for (int j = 0; j < ND; j++) {
+        double vb = bx[(ck * ND + j) * NQ + qx], vg = gx[(ck * ND + j) * NQ + qx];
+        s_bb += b[j] * vb;
+        s_bg += g[j] * vb;
+        s_gb += b[j] * vg;
+      }
+      rbb[ck * NQ2 + tl] = s_bb;
+      rbg[ck * NQ2 + tl] = s_bg;
+      rgb[ck * NQ2 + tl] = s_gb;
+    }
+  }
+  /* z, the point, and the transposed z, per qz */
+  double a0[CK], a1[CK], a2[CK];
+#pragma unroll
+  for (int o = 0; o < CK; o++) a0[o] = a1[o] = a2[o] = 0;
+  const double *Ae = Alin + (size_t)(active ? el : 0) * 9 * NQ3;
+#pragma unroll 1
+  for (int qz = 0; qz < NQ; qz++) {
+    const int q = qz * NQ2 + tl;
+    double F[9];
+    if (active) {
+      double dA[9];
+#pragma unroll
+      for (int c = 0; c < 3; c++) {
+        double d0 = 0, d1 = 0, d2 = 0;
+#pragma unroll
+        for (int k = 0; k < ND; k++) {
+          const int o = (c * ND + k) * NQ2 + tl;
+          d0 += Bs[qz * ND + k] * rgb[o];
+          d1 += Bs[qz * ND + k] * rbg[o];
+          d2 += Gs[qz * ND + k] * rbb[o];
+        }
+        dA[3 * c] = d0;
+        dA[3 * c + 1] = d1;
+        dA[3 * c + 2] = d2;
+      }
+      const long long gq = el * NQ3 + q;
+      const double *Wi = point_winv(p, el, gq);
+      double Ax[9], dT[9], T[9], dP[9];
+#pragma unroll
+      for (int i = 0; i < 9; i++) Ax[i] = Ae[(size_t)i * NQ3 + q];
+      mul_winv(p, dA, Wi, dT);
+      mul_winv(p, Ax, Wi, T);
+      if (MET == 303) { /* hx_m303_abg's scalars from the setup (launch_col_epb: only where p.abg is set) */
+        double abg[3];
+#pragma unroll
+        for (int i = 0; i < 3; i++) abg[i] = p.abg[((size_t)el * 3 + i) * NQ3 + q];
+        hx_m303_dP_abg(T, abg, dT, dP);
+      } else {
+        hx_metric_dP(p.metric, p.par, T, dT, dP);
+      }
+      flux(p, dP, Wi, point_weight(p, wq, q, el, gq), F);
+    } else {
+#pragma unroll
+      for (int i = 0; i < 9; i++) F[i] = 0;
+    }
+#pragma unroll
+    for (int c = 0; c < 3; c++)
+#pragma unroll
+      for (int k = 0; k < ND; k++) {
+        double b = Bs[qz * ND + k];
+        a0[c * ND + k] += b * F[3 * c];
+        a1[c * ND + k] += b * F[3 * c + 1];
+        a2[c * ND + k] += Gs[qz * ND + k] * F[3 * c + 2];
+      }
+  }
+  /* the transposed z stage to shared, over the column's y stage (the same slots: this thread's) */
+  double *t0 = ra, *t1 = t0 + CK * NQ2, *t2 = t1 + CK * NQ2; /* [c][k][qy][qx] */
+#pragma unroll
+  for (int o = 0; o < CK; o++) {
+    t0[o * NQ2 + tl] = a0[o];
+    t1[o * NQ2 + tl] = a1[o];
+    t2[o * NQ2 + tl] = a2[o];
+  }
+  __syncthreads();
+  /* transposed y: sgx, sbx [c][k][j][qx], thread (qx, j = qy) */
+  double *sgx = rb, *sbx = rb + 3 * ND2 * NQ;
+  if (qy < ND) {
+    const int j = qy;
+    double b[NQ], g[NQ];
+    bg_load<NQ>(Bs, Gs, j, ND, b, g);
+#pragma unroll
+    for (int ck = 0; ck < CK; ck++) {
+      double ag = 0, ab = 0;
+#pragma unroll
+      for (int r = 0; r < NQ; r++) {
+        int o = (ck * NQ + r) * NQ + qx;
+        ag += b[r] * t0[o];
+        ab += g[r] * t1[o] + b[r] * t2[o];
+      }
+      sgx[(ck * ND + j) * NQ + qx] = ag;
+      sbx[(ck * ND + j) * NQ + qx] = ab;
+    }
+  }
+  __syncthreads();
+  /* transposed x: thread (i = qx, j = qy) */
+  if (active && qx < ND && qy < ND) {
+    const int i = qx, j = qy;
+    double b[NQ], g[NQ];
+    bg_load<NQ>(Bs, Gs, i, ND, b, g);
+    double *ye = y + (size_t)el * S::U;
+#pragma unroll
+    for (int ck = 0; ck < CK; ck++) {
+      const int ckj = ck * ND + j;
+      double a = 0;
+#pragma unroll
+      for (int r = 0; r < NQ; r++) a += g[r] * sgx[ckj * NQ + r] + b[r] * sbx[ckj * NQ + r];
+      ye[ckj * ND + i] = a;
+    }
+  }
 }
 
 /* Jacobi diagonal: Hh_c = wt W^{-1} H_{c.c.} W^{-T} per point (27), then for each
@@ -898,6 +1107,59 @@ template <typename F> int set_smem(F *fn, size_t smem) {
   return HX_OK;
 }
 
+/* The on-the-fly action's kernel (hx_cuda_hv_kernel): 0 the default (column), 1 one thread per
+   point (k_hess_apply), 10 EPB + MINB the column kernel with EPB elements per block and at least
+   MINB blocks per SM (the register cap), for the codes col_variant lists. */
+int g_hv_kernel = 0;
+
+/* the column kernel's (EPB, MINB) for code v (0: the default for (nd, nq)); 0 if v is not one */
+int col_variant(int v, int nd, int nq, int *epb, int *minb) {
+  (void)nd;
+  /* the measured best at nq = 6 (one H200, p = 3 and 4: 23 ahead of 42, 81, 43, 21, 41, 26, 82 in that order) */
+  if (v == 0) v = nq <= 4 ? 82 : 23;
+  static const int codes[] = {23, 42, 81, 82};
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+    if (codes[i] == v) {
+      *epb = v / 10;
+      *minb = v % 10;
+      return 1;
+    }
+  return 0;
+}
+
+/* the column kernel for (ND, NQ) with EPB elements per block; *ran = 0 where it does not apply
+   (its shared memory beyond the device's) */
+template <int ND, int NQ, int EPB, int MINB>
+int launch_col_epb(const kparams &p, const launch_args &a, int smem_optin, int *ran) {
+  typedef col_size<ND, NQ> S;
+  size_t smem = (size_t)(S::TAB + EPB * S::PER) * sizeof(double);
+  *ran = 0;
+  if (smem > (size_t)smem_optin) return HX_OK;
+  dim3 grid((unsigned)((p.num_elem + EPB - 1) / EPB)), block((unsigned)(EPB * NQ * NQ));
+  if (p.metric == 303 && p.abg) {
+    HX_CALL(set_smem(k_hess_apply_col<ND, NQ, 303, EPB, MINB>, smem));
+    k_hess_apply_col<ND, NQ, 303, EPB, MINB><<<grid, block, smem>>>(p, a.H, a.x, a.y);
+  } else {
+    HX_CALL(set_smem(k_hess_apply_col<ND, NQ, 0, EPB, MINB>, smem));
+    k_hess_apply_col<ND, NQ, 0, EPB, MINB><<<grid, block, smem>>>(p, a.H, a.x, a.y);
+  }
+  HX_CHECK_LAUNCH(k_hess_apply_col);
+  *ran = 1;
+  return HX_OK;
+}
+
+template <int ND, int NQ> int launch_col(const kparams &p, const launch_args &a, int smem_optin, int *ran) {
+  *ran = 0;
+  int epb, minb;
+  if (ND > NQ || g_hv_kernel == 1 || !col_variant(g_hv_kernel, ND, NQ, &epb, &minb)) return HX_OK;
+  switch (10 * epb + minb) {
+  case 42: return launch_col_epb<ND, NQ, 4, 2>(p, a, smem_optin, ran);
+  case 81: return launch_col_epb<ND, NQ, 8, 1>(p, a, smem_optin, ran);
+  case 82: return launch_col_epb<ND, NQ, 8, 2>(p, a, smem_optin, ran);
+  default: return launch_col_epb<ND, NQ, 2, 3>(p, a, smem_optin, ran);
+  }
+}
+
 template <int ND, int NQ> int launch_kind(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 block, size_t smem) {
   switch (k) {
   case K_ENERGY:
@@ -961,6 +1223,16 @@ int dispatch(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 blo
   return launch_kind<0, 0>(k, p, a, grid, block, smem);
 }
 
+/* the column kernel where it applies (*ran = 1), for the pairs of HX_CUDA_PAIRS */
+int dispatch_col(const kparams &p, const launch_args &a, int smem_optin, int *ran) {
+  *ran = 0;
+#define HX_CUDA_CASE(ND_, NQ_)                                                                                                   \
+  if (p.nd == ND_ && p.nq == NQ_) return launch_col<ND_, NQ_>(p, a, smem_optin, ran);
+  HX_CUDA_PAIRS(HX_CUDA_CASE)
+#undef HX_CUDA_CASE
+  return HX_OK;
+}
+
 cuda_data *cdata(const hx_pa *pa) { return (cuda_data *)pa->data; }
 
 void fill_params(const hx_pa *pa, kparams *p) {
@@ -988,6 +1260,7 @@ void fill_params(const hx_pa *pa, kparams *p) {
   p->B = cd->B;
   p->G = cd->G;
   p->wq = cd->wq;
+  p->abg = pa->metric == 303 && pa->hess_strategy != HX_HESS_STORED ? cd->Aabg : NULL;
 }
 
 int run_kernel(const hx_pa *pa, kind k, const launch_args &a) {
@@ -995,6 +1268,11 @@ int run_kernel(const hx_pa *pa, kind k, const launch_args &a) {
   cuda_data *cd = cdata(pa);
   kparams p;
   fill_params(pa, &p);
+  if (k == K_HAPPLY_F) {
+    int ran = 0;
+    HX_CALL(dispatch_col(p, a, cd->smem_optin, &ran));
+    if (ran) return HX_OK;
+  }
   bool diag = k == K_DIAG_S || k == K_DIAG_F;
   size_t per = diag ? elem_smem_diag(p.nd, p.nq) : elem_smem(p.nd, p.nq);
   /* the per-element reductions use tpe doubles from u on (inside the element's area: tpe <= 9 nq^3) */
@@ -1096,6 +1374,8 @@ int cu_hess_setup(hx_pa *pa, const double *x) {
   if (pa->hess_strategy != HX_HESS_STORED) {
     if (!cd->Alin && pa->num_elem > 0)
       HX_CALL_CUDA(cudaMalloc((void **)&cd->Alin, (size_t)pa->num_elem * 9 * nq3 * sizeof(double)));
+    if (pa->metric == 303 && !cd->Aabg && pa->num_elem > 0)
+      HX_CALL_CUDA(cudaMalloc((void **)&cd->Aabg, (size_t)pa->num_elem * 3 * nq3 * sizeof(double)));
     launch_args a = {x, NULL, NULL, cd->Alin};
     return run_kernel(pa, K_JSTORE, a);
   }
@@ -1139,6 +1419,7 @@ int cu_destroy(hx_pa *pa) {
   cfree(cd->scalar);
   cfree(cd->H);
   cfree(cd->Alin);
+  cfree(cd->Aabg);
   cfree(cd->e2l);
   cfree(cd->loff);
   cfree(cd->lidx);
@@ -1470,6 +1751,16 @@ const hx_backend hx_backend_cuda = {
 }
 
 /* ------------------------------------------------------------------ bench helpers (hx_kernels.h) */
+
+extern "C" int hx_cuda_hv_kernel(int v) {
+  int epb, minb;
+  HX_CHECK(v == 1 || col_variant(v, 0, 0, &epb, &minb), HX_ERR_INPUT,
+           "CUDA backend: unknown Hessian-action kernel %d (0, 1, or 10 x elements per block + blocks per SM: 23, 42, 81, "
+           "82)",
+           v);
+  g_hv_kernel = v;
+  return HX_OK;
+}
 
 extern "C" int hx_cuda_sync(void) {
   HX_CALL_CUDA(cudaDeviceSynchronize());

@@ -116,16 +116,27 @@ static inline HX_HD void hx_inv_dI2b(const double *dI2, const hx_inv3 *v, double
 
 /* ddI1b:dT = a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T],
    a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3) */
-static inline HX_HD void hx_inv_ddI1b_dT(const double *T, const hx_inv3 *v, const double *dT, double *R) {
+/* the three scalars of ddI1b:dT that depend on T alone (a cube root and three divisions):
+   a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3) */
+static inline HX_HD void hx_inv_ddI1b_abg(const hx_inv3 *v, double *abg) {
   double t13 = hx_cbrt(v->tau), t23 = t13 * t13;
-  double a = (2.0 / 3.0) * v->I1 / (v->tau * v->tau * t23);
-  double b = 2.0 / t23;
-  double g = -(4.0 / 3.0) / (v->tau * t23);
+  abg[0] = (2.0 / 3.0) * v->I1 / (v->tau * v->tau * t23);
+  abg[1] = 2.0 / t23;
+  abg[2] = -(4.0 / 3.0) / (v->tau * t23);
+}
+/* ddI1b:dT from T, its cofactor C and hx_inv_ddI1b_abg's scalars */
+static inline HX_HD void hx_inv_ddI1b_dT_abg(const double *T, const double *C, const double *abg, const double *dT, double *R) {
+  double a = abg[0], b = abg[1], g = abg[2];
   double M[9], CdTtC[9];
-  hx_m3_mul_abt(v->C, dT, M);
-  hx_m3_mul(M, v->C, CdTtC);
-  double cd = hx_m3_ddot(v->C, dT), td = hx_m3_ddot(T, dT);
-  for (int i = 0; i < 9; i++) R[i] = a * ((2.0 / 3.0) * cd * v->C[i] + CdTtC[i]) + b * dT[i] + g * (td * v->C[i] + cd * T[i]);
+  hx_m3_mul_abt(C, dT, M);
+  hx_m3_mul(M, C, CdTtC);
+  double cd = hx_m3_ddot(C, dT), td = hx_m3_ddot(T, dT);
+  for (int i = 0; i < 9; i++) R[i] = a * ((2.0 / 3.0) * cd * C[i] + CdTtC[i]) + b * dT[i] + g * (td * C[i] + cd * T[i]);
+}
+static inline HX_HD void hx_inv_ddI1b_dT(const double *T, const hx_inv3 *v, const double *dT, double *R) {
+  double abg[3];
+  hx_inv_ddI1b_abg(v, abg);
+  hx_inv_ddI1b_dT_abg(T, v->C, abg, dT, R);
 }
 
 /* ddI2:dT = 2 I1 dT + 4 (T:dT) T - 2 dT T^T T - 2 T dT^T T - 2 T T^T dT */

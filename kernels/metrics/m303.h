@@ -33,6 +33,21 @@ static inline HX_HD void hx_m303_dP(const double *T, double par, const double *d
   for (int i = 0; i < 9; i++) dP[i] *= 1.0 / 3.0;
 }
 
+/* hx_m303_dP split in two for a caller that applies H(T) many times at one T (the CUDA column
+   kernel of the Hessian action): hx_m303_abg once per T (the cube root and the divisions), then
+   hx_m303_dP_abg per dT; the same doubles as hx_m303_dP. */
+static inline HX_HD void hx_m303_abg(const double *T, double *abg) {
+  hx_inv3 v;
+  hx_m303_inv(T, &v);
+  hx_inv_ddI1b_abg(&v, abg);
+}
+static inline HX_HD void hx_m303_dP_abg(const double *T, const double *abg, const double *dT, double *dP) {
+  double C[9];
+  hx_m3_cof(T, C);
+  hx_inv_ddI1b_dT_abg(T, C, abg, dT, dP);
+  for (int i = 0; i < 9; i++) dP[i] *= 1.0 / 3.0;
+}
+
 /* H_kjkl in closed form, the Jacobi diagonal's 27 entries at the cost of one dP: hx_m303_dP with
    dT = e_k e_j^T has C:dT = C_kj, T:dT = T_kj and (C dT^T C)_kl = C_kj C_kl, so
    H_kjkl = (1/3){a[(2/3) C_kj C_kl + C_kj C_kl] + b delta_jl + g (T_kj C_kl + C_kj T_kl)}
