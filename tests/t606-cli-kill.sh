@@ -53,14 +53,20 @@ whole() {       # every final name is a whole file
   done
   return 0
 }
-# the first run, whole: how long its writing takes; its files stay (later runs must replace them
-# whole or not at all)
-start 0
-t0=$(ms)
-wait $pid || { echo "FAIL: the run itself fails: $(cat run.err)"; exit 1; }
-W=$(($(ms) - t0 + 1))
-echo "writing takes $W ms"
-whole "the first run" || fail=1
+# the first runs, whole: how long the writing takes; their files stay (later runs must replace
+# them whole or not at all)
+# The shortest of three whole runs: one slowed by other work on the machine would make the
+# signals below fall after most runs have finished.
+W=
+for r in 0 1 2; do
+  start $((90 + r))
+  t0=$(ms)
+  wait $pid || { echo "FAIL: the run itself fails: $(cat run.err)"; exit 1; }
+  w=$(($(ms) - t0 + 1))
+  [ -z "$W" ] || [ $w -lt $W ] && W=$w
+  whole "whole run $r" || fail=1
+done
+echo "writing takes $W ms (the shortest of 3 runs)"
 nsig=0 nmid=0
 for i in $(seq 1 20); do
   sig=KILL
