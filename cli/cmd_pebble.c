@@ -525,13 +525,11 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
            "--no-optimize");
   HX_CALL(hx_cli_plot_check(&plot));
   int order = c.order ? c.order : 7;
-  HX_CHECK(!opt_order || c.optimize, HX_ERR_INPUT,
-           "flag --optimize-order: only with the optimizer (off with --fast or --no-optimize; --optimize adds it to --fast)");
+  const char *needs_opt = "only with the optimizer (off with --fast or --no-optimize; --optimize adds it to --fast)";
+  HX_CHECK(!opt_order || c.optimize, HX_ERR_INPUT, "flag --optimize-order: %s", needs_opt);
   HX_CHECK(opt_order <= order, HX_ERR_INPUT, "flag --optimize-order: %d is above the mesh's order %d", opt_order, order);
-  HX_CHECK(!user_tk || c.optimize, HX_ERR_INPUT,
-           "flag --transfer-keep: only with the optimizer (off with --fast or --no-optimize; --optimize adds it to --fast)");
-  HX_CHECK(!user_rf || c.optimize, HX_ERR_INPUT,
-           "flag --repair-final: only with the optimizer (off with --fast or --no-optimize; --optimize adds it to --fast)");
+  HX_CHECK(!user_tk || c.optimize, HX_ERR_INPUT, "flag --transfer-keep: %s", needs_opt);
+  HX_CHECK(!user_rf || c.optimize, HX_ERR_INPUT, "flag --repair-final: %s", needs_opt);
   /* the repair at order N (after the transfer): the goal of 0.3 itself. --repair's 0.4 with --aspect is
      a margin for the transfer that follows the order-P repair; at order N no transfer follows, and
      below 0.4 its patches held 5 x as many elements (c30 at order 7: 264 against 53 elements to

@@ -1109,22 +1109,15 @@ template <typename F> int set_smem(F *fn, size_t smem) {
 
 /* The on-the-fly action's kernel (hx_cuda_hv_kernel): 0 the default (column), 1 one thread per
    point (k_hess_apply), 10 EPB + MINB the column kernel with EPB elements per block and at least
-   MINB blocks per SM (the register cap), for the codes col_variant lists. */
+   MINB blocks per SM (the register cap), for the codes col_code knows. */
 int g_hv_kernel = 0;
 
-/* the column kernel's (EPB, MINB) for code v (0: the default for (nd, nq)); 0 if v is not one */
-int col_variant(int v, int nd, int nq, int *epb, int *minb) {
-  (void)nd;
+/* the column kernel's code for kernel choice v at nq points per direction (0: the default
+   there); 0 where v is no column kernel */
+int col_code(int v, int nq) {
   /* the measured best at nq = 6 (one H200, p = 3 and 4: 23 ahead of 42, 81, 43, 21, 41, 26, 82 in that order) */
-  if (v == 0) v = nq <= 4 ? 82 : 23;
-  static const int codes[] = {23, 42, 81, 82};
-  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-    if (codes[i] == v) {
-      *epb = v / 10;
-      *minb = v % 10;
-      return 1;
-    }
-  return 0;
+  if (v == 0) return nq <= 4 ? 82 : 23;
+  return v == 23 || v == 42 || v == 81 || v == 82 ? v : 0;
 }
 
 /* the column kernel for (ND, NQ) with EPB elements per block; *ran = 0 where it does not apply
@@ -1150,13 +1143,13 @@ int launch_col_epb(const kparams &p, const launch_args &a, int smem_optin, int *
 
 template <int ND, int NQ> int launch_col(const kparams &p, const launch_args &a, int smem_optin, int *ran) {
   *ran = 0;
-  int epb, minb;
-  if (ND > NQ || g_hv_kernel == 1 || !col_variant(g_hv_kernel, ND, NQ, &epb, &minb)) return HX_OK;
-  switch (10 * epb + minb) {
+  if (ND > NQ) return HX_OK;
+  switch (col_code(g_hv_kernel, NQ)) {
+  case 23: return launch_col_epb<ND, NQ, 2, 3>(p, a, smem_optin, ran);
   case 42: return launch_col_epb<ND, NQ, 4, 2>(p, a, smem_optin, ran);
   case 81: return launch_col_epb<ND, NQ, 8, 1>(p, a, smem_optin, ran);
   case 82: return launch_col_epb<ND, NQ, 8, 2>(p, a, smem_optin, ran);
-  default: return launch_col_epb<ND, NQ, 2, 3>(p, a, smem_optin, ran);
+  default: return HX_OK; /* the point kernel */
   }
 }
 
@@ -1753,8 +1746,7 @@ const hx_backend hx_backend_cuda = {
 /* ------------------------------------------------------------------ bench helpers (hx_kernels.h) */
 
 extern "C" int hx_cuda_hv_kernel(int v) {
-  int epb, minb;
-  HX_CHECK(v == 1 || col_variant(v, 0, 0, &epb, &minb), HX_ERR_INPUT,
+  HX_CHECK(v == 1 || col_code(v, 6), HX_ERR_INPUT,
            "CUDA backend: unknown Hessian-action kernel %d (0, 1, or 10 x elements per block + blocks per SM: 23, 42, 81, "
            "82)",
            v);

@@ -115,9 +115,8 @@ static inline HX_HD void hx_inv_dI2b(const double *dI2, const hx_inv3 *v, double
 }
 
 /* ddI1b:dT = a[(2/3)(C:dT) C + C dT^T C] + b dT + g[(T:dT) C + (C:dT) T],
-   a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3) */
-/* the three scalars of ddI1b:dT that depend on T alone (a cube root and three divisions):
-   a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3) */
+   a = (2/3) I1 tau^(-8/3), b = 2 tau^(-2/3), g = -(4/3) tau^(-5/3).
+   hx_inv_ddI1b_abg: a, b, g, which depend on T alone (a cube root and three divisions). */
 static inline HX_HD void hx_inv_ddI1b_abg(const hx_inv3 *v, double *abg) {
   double t13 = hx_cbrt(v->tau), t23 = t13 * t13;
   abg[0] = (2.0 / 3.0) * v->I1 / (v->tau * v->tau * t23);
