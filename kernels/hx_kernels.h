@@ -168,6 +168,12 @@ typedef struct hx_backend {
   /* per element: the min det A at its quadrature points into host[num_elem] (adaptive quadrature's
      indicator; NULL: tmop computes it on the host) */
   int (*min_detj_elem)(const hx_pa *pa, const double *x, double *host);
+  /* the two-level preconditioner's transfers (tmop/pmg.c; NULL: it is not offered) */
+  /* per element of pa and component: Eout = (M x M x M) Ein, M [nout][nin] (host array, row
+     major), Ein [num_elem][3][nin^3], Eout [num_elem][3][nout^3] (lexicographic; nin, nout <=
+     HX_MAX_ND) */
+  int (*etensor)(const hx_pa *pa, int nin, int nout, const double *M, const double *Ein, double *Eout);
+  int (*vmul)(const hx_pa *pa, size_t n, const double *d, const double *x, double *y); /* y = d x (elementwise) */
 } hx_backend;
 
 /** What lsetup copies (host arrays, borrowed during the call). Pi = per-node

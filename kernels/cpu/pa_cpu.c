@@ -963,6 +963,39 @@ static int cpu_precond_dot(const hx_pa *pa, const double *dinv, const double *r,
   return cpu_dot(pa, r, z, out);
 }
 
+/* one 1D factor of etensor: out[k][j][i'] = sum_i M[i'][i] in[k][j][i] over the fastest index, the
+   result's fastest index the next one's (a rotation: three calls apply M x M x M) */
+static void etensor_dir(int nin, int nout, int nrest, const double *M, const double *in, double *out) {
+  for (int r = 0; r < nrest; r++)
+    for (int o = 0; o < nout; o++) {
+      double s = 0;
+      for (int i = 0; i < nin; i++) s += M[o * nin + i] * in[r * nin + i];
+      out[o * nrest + r] = s;
+    }
+}
+
+static int cpu_etensor(const hx_pa *pa, int nin, int nout, const double *M, const double *Ein, double *Eout) {
+  const cpu_data *cd = (const cpu_data *)pa->data;
+  HX_CHECK(nin >= 1 && nout >= 1 && nin <= HX_MAX_ND && nout <= HX_MAX_ND, HX_ERR_INTERNAL, "etensor: sizes %d, %d", nin, nout);
+  long long nc = 3 * (long long)pa->num_elem;
+  size_t ni3 = (size_t)nin * nin * nin, no3 = (size_t)nout * nout * nout;
+  int ni = nin, no = nout;
+#pragma omp parallel for schedule(static) num_threads(cd->num_threads)
+  for (long long ec = 0; ec < nc; ec++) {
+    double t1[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND], t2[HX_MAX_ND * HX_MAX_ND * HX_MAX_ND];
+    /* [k][j][i] -> [i'][k][j] -> [j'][i'][k] -> [k'][j'][i'] */
+    etensor_dir(ni, no, ni * ni, M, Ein + ec * ni3, t1);
+    etensor_dir(ni, no, no * ni, M, t1, t2);
+    etensor_dir(ni, no, no * no, M, t2, Eout + ec * no3);
+  }
+  return HX_OK;
+}
+
+static int cpu_vmul(const hx_pa *pa, size_t n, const double *d, const double *x, double *y) {
+  CPU_VLOOP(n) y[i] = d[i] * x[i];
+  return HX_OK;
+}
+
 static int cpu_l2e_proj(const hx_pa *pa, const double *L, double *E) {
   const cpu_data *cd = (const cpu_data *)pa->data;
   long long npe = (long long)pa->nd * pa->nd * pa->nd, ne = (long long)pa->num_elem;
@@ -1031,4 +1064,6 @@ const hx_backend hx_backend_cpu = {
     .e2l_constrain = cpu_e2l_constrain,
     .min_detj_nodes = cpu_min_detj_nodes,
     .min_detj_elem = cpu_min_detj_elem,
+    .etensor = cpu_etensor,
+    .vmul = cpu_vmul,
 };

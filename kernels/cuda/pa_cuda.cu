@@ -1206,7 +1206,7 @@ template <int ND, int NQ> int launch_kind(kind k, const kparams &p, const launch
 /* The (nd, nq) pairs compiled with constant bounds: quadrature order 8 with GLL
    (nq = 6) for p = 1..5, and the bench pairs nq = p + 2 for p = 1..4; everything
    else runs the generic (0, 0) instantiation. Extend HX_CUDA_PAIRS to add more. */
-#define HX_CUDA_PAIRS(X) X(2, 6) X(3, 6) X(4, 6) X(5, 6) X(6, 6) X(2, 3) X(3, 4) X(4, 5)
+#define HX_CUDA_PAIRS(X) X(2, 6) X(3, 6) X(4, 6) X(5, 6) X(6, 6) X(2, 3) X(3, 4) X(4, 5) X(2, 2)
 
 int dispatch(kind k, const kparams &p, const launch_args &a, dim3 grid, dim3 block, size_t smem) {
 #define HX_CUDA_CASE(ND_, NQ_)                                                                                                   \
@@ -1582,6 +1582,55 @@ int cu_e2l_constrain(const hx_pa *pa, const double *E, const double *v, double *
   return HX_OK;
 }
 
+/* etensor: a thread per (element, component, output node), the triple sum direct (the
+   two-level preconditioner's transfers: one of nin, nout is 2, so at most 8 nout^3 or 8 nin^3
+   multiply-adds per element component) */
+struct et_mat {
+  double M[HX_MAX_ND * HX_MAX_ND];
+};
+__global__ void k_etensor(long long nc, int nin, int nout, et_mat m, const double *__restrict__ in, double *__restrict__ out) {
+  long long no3 = (long long)nout * nout * nout, ni3 = (long long)nin * nin * nin;
+  for (long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x; t < nc * no3; t += (long long)gridDim.x * blockDim.x) {
+    long long ec = t / no3;
+    int o = (int)(t - ec * no3), oi = o % nout, oj = (o / nout) % nout, ok = o / (nout * nout);
+    const double *u = in + ec * ni3;
+    double s = 0;
+    for (int k = 0; k < nin; k++) {
+      double sj = 0;
+      for (int j = 0; j < nin; j++) {
+        double si = 0;
+        for (int i = 0; i < nin; i++) si += m.M[oi * nin + i] * u[(k * nin + j) * nin + i];
+        sj += m.M[oj * nin + j] * si;
+      }
+      s += m.M[ok * nin + k] * sj;
+    }
+    out[t] = s;
+  }
+}
+
+int cu_etensor(const hx_pa *pa, int nin, int nout, const double *M, const double *Ein, double *Eout) {
+  HX_CHECK(nin >= 1 && nout >= 1 && nin <= HX_MAX_ND && nout <= HX_MAX_ND, HX_ERR_INTERNAL, "etensor: sizes %d, %d", nin, nout);
+  long long nc = 3 * (long long)pa->num_elem;
+  if (!nc) return HX_OK;
+  et_mat m;
+  memcpy(m.M, M, (size_t)nin * nout * sizeof(double));
+  k_etensor<<<vgrid(nc * nout * nout * nout), VEC_THREADS>>>(nc, nin, nout, m, Ein, Eout);
+  HX_CHECK_LAUNCH(k_etensor);
+  return HX_OK;
+}
+
+__global__ void k_vmul(long long n, const double *__restrict__ d, const double *__restrict__ x, double *__restrict__ y) {
+  VLOOP(n) y[i] = d[i] * x[i];
+}
+
+int cu_vmul(const hx_pa *pa, size_t n, const double *d, const double *x, double *y) {
+  (void)pa;
+  if (!n) return HX_OK;
+  k_vmul<<<vgrid((long long)n), VEC_THREADS>>>((long long)n, d, x, y);
+  HX_CHECK_LAUNCH(k_vmul);
+  return HX_OK;
+}
+
 int cu_vzero(const hx_pa *pa, size_t n, double *y) {
   (void)pa;
   HX_CALL_CUDA(cudaMemsetAsync(y, 0, n * sizeof(double)));
@@ -1740,6 +1789,8 @@ const hx_backend hx_backend_cuda = {
     cu_e2l_constrain,
     cu_min_detj_nodes,
     cu_min_detj_elem,
+    cu_etensor,
+    cu_vmul,
 };
 }
 
