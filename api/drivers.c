@@ -41,6 +41,7 @@ void api_tmop_pebble_defaults(hx_tmop_opts *o) {
   o->repair_final_sj = -1;
   o->detj_nodes = -2;
   o->quad_order = 0;
+  o->precond = HX_PREC_JACOBI;
 }
 
 void api_run_defaults(api_run *r, int op, int kind) {
@@ -50,6 +51,8 @@ void api_run_defaults(api_run *r, int op, int kind) {
   hx_box_opts_default(&r->bo);
   hx_rods_opts_default(&r->ro);
   hx_tmop_opts_default(&r->to);
+  /* the two-level preconditioner from order 2 as the commands' --precond auto, Jacobi for the beds */
+  r->to.precond = HX_PREC_TWOLEVEL;
   if (op == API_OP_PEBBLE || (op == API_OP_OPTIMIZE && kind == API_KIND_PEBBLE)) api_tmop_pebble_defaults(&r->to);
   else if (op == API_OP_RODS || (op == API_OP_OPTIMIZE && kind == API_KIND_RODS)) api_tmop_sj_defaults(&r->to);
   else { /* optimize and box --optimize: the coarse start from order 3, adaptive quadrature from 4 */ r->to.coarse_order = -1;

@@ -226,6 +226,14 @@ static int opt_linear_rtol(const char *name, const char *v, api_run *r) {
   return HX_OK;
 }
 
+static int opt_precond_degree(const char *name, const char *v, api_run *r) {
+  int k = 0;
+  HX_CALL(parse_int(name, v, 1, 99, &k));
+  HX_CHECK(k % 2 == 1, HX_ERR_INPUT, "option %s: expected an odd integer, got '%s'", name, v);
+  r->to.precond_degree = k;
+  return HX_OK;
+}
+
 static int opt_adapt(const char *name, const char *v, api_run *r) {
   (void)name;
   return hx_adapt_quad_parse(v, &r->to.adapt_quad);
@@ -437,6 +445,8 @@ static const opt_def table[] = {
     {"linear-iters", G_T, T_INT, 1, 100000, R(to.linear_iters), NULL, NULL},
     {"linear-rtol", G_T, T_FN, 0, 0, 0, NULL, opt_linear_rtol},
     {"linear-solver", G_T, T_ENUM, 0, 0, R(to.linear_solver), "cg=1,minres=2", NULL},
+    {"precond", G_T, T_ENUM, 0, 0, R(to.precond), "jacobi=1,two-level=2", NULL},
+    {"precond-degree", G_T, T_FN, 0, 0, 0, NULL, opt_precond_degree},
     {"boundary", G_T, T_ENUM, 0, 0, R(to.boundary), "fixed=0,slide=1", NULL},
     {"hessian", G_T, T_ENUM, 0, 0, R(to.hess_strategy), "stored=1,onthefly=2", NULL},
     {"detj-check", G_T, T_ENUM, 0, 0, R(to.detj_nodes), "auto=-1,quad=0,nodes=1,fine=2,bound=3,auto-fine=-2", NULL},

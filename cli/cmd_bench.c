@@ -395,11 +395,12 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
         fprintf(stderr,
                 "# p %d solve %.3f s: energy %.3f (%lld) grad %.3f (%lld) hess_setup %.3f (%lld) hess_apply %.3f (%lld) "
                 "diag %.3f (%lld) min_detj %.3f (%lld; the bound %.3f in %lld; adaptive quadrature %.3f in %lld, its rebuilds "
-                "%.3f in %lld) other %.3f\n",
+                "%.3f in %lld) two-level %.3f (%lld) other %.3f\n",
                 p, r.time_total, r.time_energy, r.n_energy, r.time_grad, r.n_grad, r.time_hess_setup, r.n_hess_setup,
                 r.time_hess_apply, r.n_hess_apply, r.time_diag, r.n_diag, r.time_mindet, r.n_mindet, r.time_bound, r.n_bound,
-                r.time_adapt, r.n_adapt, r.time_rebuild, r.n_rebuild,
-                r.time_total - r.time_energy - r.time_grad - r.time_hess_setup - r.time_hess_apply - r.time_diag - r.time_mindet);
+                r.time_adapt, r.n_adapt, r.time_rebuild, r.n_rebuild, r.time_precond, r.n_precond,
+                r.time_total - r.time_energy - r.time_grad - r.time_hess_setup - r.time_hess_apply - r.time_diag - r.time_mindet -
+                    r.time_precond);
       if (!rc) { /* the result's validity, proven by the Bernstein bound of det J (quality's) */
         hx_quality_opts qo;
         hx_quality_opts_default(&qo);

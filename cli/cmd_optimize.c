@@ -115,6 +115,11 @@ const hx_opt hx_cli_tmop_table[] = {
     HX_INT("--linear-iters", "N", "40", 1, 100000, HX_OPT_EXPERT, "linear solver iterations per Newton step at most"),
     HX_DBL("--linear-rtol", "R", NULL, 0, 1, HX_OPT_EXPERT, "fixed linear tolerance (default: Eisenstat-Walker type 1 forcing)"),
     HX_CHOICE("--linear-solver", "minres|cg", "minres", HX_OPT_EXPERT, "linear solver of the Newton steps"),
+    HX_CHOICE("--precond", "auto|jacobi|two-level", "auto", HX_OPT_EXPERT,
+              "the linear solver's preconditioner: Jacobi, or Jacobi plus a correction on the order-1 copy of the mesh "
+              "(auto: two-level from order 2)"),
+    HX_INT("--precond-degree", "K", "3", 1, 99, HX_OPT_EXPERT,
+           "the two-level preconditioner's Chebyshev degree on the order-1 copy (odd)"),
     HX_CHOICE("--hessian", "onthefly|stored", "onthefly", HX_OPT_EXPERT, "Hessian action computed on the fly or stored"),
     HX_CHOICE("--weight", "volume|equal", "volume", HX_OPT_EXPERT,
               "each element's energy weighted by its target volume (MFEM) or alike"),
@@ -190,6 +195,9 @@ int hx_cli_tmop_get(const hx_optset *s, hx_tmop_opts *o, int *quiet) {
   hx_opts_int(s, "--linear-iters", &o->linear_iters);
   if (hx_opts_double(s, "--linear-rtol", &o->linear_rtol)) o->adaptive_rtol = 0;
   o->linear_solver = hx_opts_choice(s, "--linear-solver") == 1 ? HX_LIN_CG : HX_LIN_MINRES;
+  o->precond = hx_opts_choice(s, "--precond") == 1 ? HX_PREC_JACOBI : HX_PREC_TWOLEVEL; /* two-level: from order 2 */
+  hx_opts_int(s, "--precond-degree", &o->precond_degree);
+  HX_CHECK(o->precond_degree % 2 == 1, HX_ERR_INPUT, "flag --precond-degree: expected an odd integer, got %d", o->precond_degree);
   o->hess_strategy = hx_opts_choice(s, "--hessian") == 1 ? HX_HESS_STORED : HX_HESS_ONTHEFLY;
   o->equal_weight = hx_opts_choice(s, "--weight") == 1;
   static const int detj[6] = {-1, 1, 0, 2, 3, -2};

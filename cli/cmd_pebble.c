@@ -372,6 +372,9 @@ void hx_cmd_pebble_opts(hx_optset *s) {
   hx_cli_tmop_add(s);
   hx_cli_tmop_sj_defaults(s, &topt);
   hx_opts_default(s, "--detj-check", "auto-fine");
+  /* the bed's solves keep Jacobi: with the two-level preconditioner pb67 ended with elements
+     below the quality goal and p300 took longer (benchmarks.md section 6) */
+  hx_opts_default(s, "--precond", "jacobi");
   hx_opts_default(s, "--quad-order", "auto");
   hx_opts_help_line(s, "--quad-order", "quadrature exact for order Q (auto: 2P - 2 at the solve's order P, at least 8)");
   hx_opts_help_line(s, "--keep-aspect",

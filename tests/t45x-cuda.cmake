@@ -10,3 +10,4 @@ hx_add_test(t454-cuda-adapt LABELS cuda)
 hx_add_test(t455-cuda-detj-auto-fine LABELS cuda)
 # the points' det J on the GPU (the fold tests of the hold-back and the transfer) against the CPU
 hx_add_test(t456-cuda-detj-points LABELS cuda)
+hx_add_test(t457-cuda-two-level LABELS cuda)

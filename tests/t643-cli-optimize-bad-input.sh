@@ -84,6 +84,9 @@ expect_fail "flag --quad-order" optimize k.vtu --quad-order 0 -o out.vtu
 expect_fail "flag --newton-iters" optimize k.vtu --newton-iters -1 -o out.vtu
 expect_fail "flag --newton-rtol" optimize k.vtu --newton-rtol 2 -o out.vtu
 expect_fail "flag --linear-iters" optimize k.vtu --linear-iters 0 -o out.vtu
+expect_fail "flag --precond expects auto, jacobi or two-level" optimize k.vtu --precond amg -o out.vtu
+expect_fail "flag --precond-degree: expected an odd integer, got 4" optimize k.vtu --precond-degree 4 -o out.vtu
+expect_fail "flag --precond-degree" optimize k.vtu --precond-degree 0 -o out.vtu
 expect_fail "flag --threads" optimize k.vtu --threads 0 -o out.vtu
 expect_fail "flag --metric needs a value" optimize k.vtu -o out.vtu --metric
 expect_fail "optimize takes one input mesh" optimize k.vtu k.msh -o out.vtu

@@ -20,8 +20,7 @@
 #include "hx_memory.h"
 #include "hx_tmop_impl.h"
 
-/* the order-1 copy of m: corners, faces, surfaces, names, attributes */
-static int linear_copy(const hx_mesh *m, hx_mesh **out) {
+int hx_tmop_linear_copy(const hx_mesh *m, hx_mesh **out) {
   hx_mesh *lo;
   HX_CALL(hx_mesh_create(m->comm, 1, m->num_elem, &lo));
   int nd = m->nd;
@@ -58,7 +57,7 @@ int hx_tmop_coarse_start(hx_tmop *tm, hx_tmop_result *res) {
   hx_mesh *lo = NULL;
   double *lo_x0 = NULL, *xsave = NULL;
   size_t nlo = (size_t)m->num_elem * 3 * 8;
-  int rc = linear_copy(m, &lo);
+  int rc = hx_tmop_linear_copy(m, &lo);
   if (!rc) rc = hx_malloc((nlo + 1) * sizeof *lo_x0, &lo_x0);
   if (!rc) rc = hx_malloc((tm->nE + 1) * sizeof *xsave, &xsave);
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof *tm->xstart, &tm->xstart);

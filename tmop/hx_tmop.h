@@ -41,6 +41,7 @@ typedef enum {
   HX_LIM_DIST_ELEM = 2   /* per element: its own volume^(1/3) as the solve starts (hexpack's) */
 } hx_lim_dist_kind;
 typedef enum { HX_LIN_CG = 1, HX_LIN_MINRES = 2 } hx_linear_solver;
+typedef enum { HX_PREC_JACOBI = 1, HX_PREC_TWOLEVEL = 2 } hx_precond_kind;
 
 typedef struct hx_tmop_opts {
   int metric;           /* MFEM number (hx_metrics.h), default 303 */
@@ -56,6 +57,10 @@ typedef struct hx_tmop_opts {
   double newton_rtol;   /* stop when |r| <= rtol |r0|, default 1e-10 */
   int linear_solver;    /* HX_LIN_MINRES (default) or HX_LIN_CG */
   int linear_iters;     /* default 40 */
+  int precond;          /* the linear solver's preconditioner: HX_PREC_JACOBI (default) or HX_PREC_TWOLEVEL
+                           (Jacobi plus a correction on the order-1 copy of the mesh, solved by
+                           precond_degree Chebyshev steps; from order 2; docs/optimizer.md) */
+  int precond_degree;   /* the two-level preconditioner's Chebyshev degree on the order-1 copy (odd; default 3) */
   double linear_rtol;   /* fixed linear tolerance when !adaptive_rtol, default 1e-12 */
   int adaptive_rtol;    /* 1: Eisenstat-Walker type 1 forcing (default), 0: linear_rtol */
   int strict_decrease;  /* line search: demand E_new < E (default 0: MFEM's rules) */
@@ -192,6 +197,9 @@ typedef struct hx_tmop_result {
   double time_adapt;   /* adaptive quadrature: the indicator's passes, part of time_mindet, */
   double time_rebuild; /* and of them the rebuilds of the parts whose elements changed */
   long long n_adapt, n_rebuild;
+  double time_precond; /* the two-level preconditioner (opts.precond): its set-up per Newton step and its
+                          corrections (n_precond), apart from the Jacobi part */
+  long long n_precond;
   double time_setup;  /* of time_total: the problem's set-up (numbering, operators), */
   double time_newton; /* the first solve (coarse start and Newton), */
   double time_keep;   /* the keep_sj hold-back after it, */

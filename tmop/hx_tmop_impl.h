@@ -64,6 +64,9 @@ struct hx_tmop {
   long long n_energy, n_grad, n_hess_setup, n_hess_apply, n_diag, n_mindet, n_bound;
   double t_adapt, t_rebuild; /* adaptive quadrature's indicator passes and its parts' rebuilds (part of t_mindet) */
   long long n_adapt, n_rebuild;
+  struct hx_tmop_pmg *pmg;         /* the two-level preconditioner (opts.precond; pmg.c), NULL: Jacobi alone */
+  double t_pmg_setup, t_pmg_apply; /* its per-step set-up and its corrections */
+  long long n_pmg_apply;
 };
 
 double hx_tmop_now(void);
@@ -140,6 +143,33 @@ int hx_tmop_dproject(hx_tmop *tm, double *v);
 int hx_tmop_dupdate_normals(hx_tmop *tm, const double *x);
 /** Project nodes on curved surfaces back onto them. */
 int hx_tmop_dsnap(hx_tmop *tm, double *x);
+
+/** L = L summed over the ranks that share its nodes (a no-op on one rank). */
+int hx_tmop_dassemble(hx_tmop *tm, double *L);
+
+/* ---- pmg.c: the two-level preconditioner (beside the solver; newton.c calls it) */
+
+/** The order-1 copy of tm's mesh and its problem, the transfers' vectors (opts.precond =
+    HX_PREC_TWOLEVEL, a mesh of order >= 2). tm->pmg is NULL on failure. */
+int hx_tmop_pmg_create(hx_tmop *tm);
+void hx_tmop_pmg_destroy(hx_tmop *tm);
+/** Linearize the order-1 copy at the corners of x (backend L-vector) after tm's own
+    linearization: its Hessian, Jacobi diagonal and the Chebyshev interval. Collective. */
+int hx_tmop_pmg_setup(hx_tmop *tm, const double *x);
+/** z += the coarse correction of r (a no-op where the step's correction is off). Collective. */
+int hx_tmop_pmg_add(hx_tmop *tm, const double *r, double *z);
+/** 1 if this Newton step's coarse correction is on. */
+int hx_tmop_pmg_active(const hx_tmop *tm);
+/** Its transfers (for tests): op 0 out = P in (coarse to fine L-vector), 1 out = P^T in (fine to
+    coarse), 2 out = the corners of the last hx_tmop_pmg_setup's x (a coarse L-vector). */
+int hx_tmop_pmg_transfer(hx_tmop *tm, int op, const double *in, double *out);
+/** The order-1 copy's problem (NULL without the preconditioner). */
+hx_tmop *hx_tmop_pmg_coarse(hx_tmop *tm);
+
+/* ---- coarse.c */
+
+/** The order-1 copy of m: its elements' corners, faces, surfaces, names and attributes. */
+int hx_tmop_linear_copy(const hx_mesh *m, hx_mesh **out);
 
 /* ---- newton.c: the solver */
 

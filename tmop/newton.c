@@ -41,6 +41,11 @@ typedef struct lin_ws {
 /* z = M^{-1} r = Pi D^{-1} Pi r + (I - Pi) r (backend precond), */
 /* fused with the dot product that follows (global: MPI sum of the local value) */
 static int precond_dot(hx_tmop *tm, const double *dinv, const double *r, double *z, double *rz) {
+  if (hx_tmop_pmg_active(tm)) { /* plus the two-level preconditioner's coarse correction (pmg.c) */
+    HX_CALL(BE->precond(PA, dinv, r, z));
+    HX_CALL(hx_tmop_pmg_add(tm, r, z));
+    return hx_tmop_ddot(tm, r, z, rz);
+  }
   HX_CALL(BE->precond_dot(PA, dinv, r, z, rz));
   return hx_comm_sum_double(tm->mesh->comm, rz, 1);
 }
@@ -417,6 +422,7 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     if ((rc = hx_tmop_dhess_setup(tm, x))) goto done;
     if ((rc = hx_tmop_ddiag(tm, w.dinv))) goto done;
     if ((rc = BE->inv_abs(PA, n, w.dinv))) goto done;
+    if ((rc = hx_tmop_pmg_setup(tm, x))) goto done;
     double tol = o->linear_rtol;
     if (o->adaptive_rtol) {
       if (it > 0) {
@@ -593,6 +599,8 @@ done:
   res->time_rebuild = tm->t_rebuild;
   res->n_adapt = tm->n_adapt;
   res->n_rebuild = tm->n_rebuild;
+  res->time_precond = tm->t_pmg_setup + tm->t_pmg_apply;
+  res->n_precond = tm->n_pmg_apply;
   res->n_energy = tm->n_energy;
   res->n_grad = tm->n_grad;
   res->n_hess_setup = tm->n_hess_setup;

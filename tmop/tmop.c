@@ -60,6 +60,8 @@ void hx_tmop_opts_default(hx_tmop_opts *o) {
   o->newton_rtol = 1e-10;
   o->linear_solver = HX_LIN_MINRES;
   o->linear_iters = 40;
+  o->precond = HX_PREC_JACOBI;
+  o->precond_degree = 3;
   o->linear_rtol = 1e-12;
   o->adaptive_rtol = 1;
   o->detj_nodes = -1;
@@ -795,6 +797,8 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
     rc = hx_tmop_energy(tm, tm->x0, &e0);
     if (!rc) tm->pa->scale = e0 > 0 ? 1.0 / e0 : 1.0;
   }
+  /* the two-level preconditioner: from order 2 (at order 1 it is the problem itself) */
+  if (!rc && o->precond == HX_PREC_TWOLEVEL && mesh->order >= 2) rc = hx_tmop_pmg_create(tm);
   rc = hx_comm_agree(mesh->comm, rc);
   if (rc) {
     hx_tmop_destroy(&tm);
@@ -807,6 +811,7 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
 void hx_tmop_destroy(hx_tmop **tmp) {
   if (!tmp || !*tmp) return;
   hx_tmop *tm = *tmp;
+  hx_tmop_pmg_destroy(tm);
   for (int k = 0; k <= HX_ADAPT_LEVELS; k++) part_free(tm, k);
   hx_free(&tm->refined);
   hx_free(&tm->winv_e);
@@ -868,6 +873,8 @@ static int gs_sum_backend(hx_tmop *tm, double *L) {
   HX_CALL(hx_gs_sum(tm->gs, tm->hL, 3));
   return tm->be->vec_upload(tm->pa, tm->hL, L, tm->nL);
 }
+
+int hx_tmop_dassemble(hx_tmop *tm, double *L) { return gs_sum_backend(tm, L); }
 
 /* The hx_pa's the operators sum over, with their E-vectors: adaptive quadrature's parts in
    level order while elements are refined, else the whole rank (in *whole). Returns their count. */

@@ -200,6 +200,9 @@ int hx_tmop_untangle(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop_result *res) 
   u.elem_ok = NULL, u.elem_weight = NULL;
   u.lim_const = 0; /* no limiting towards the inverted mesh: the optimization after it limits towards
                       the untangled one */
+  /* Jacobi alone: the order-1 copy of an inverted mesh has no valid corners for the two-level
+     correction, and the shift of its metric would be the fine problem's per step */
+  u.precond = HX_PREC_JACOBI;
   if ((rc = hx_tmop_create(mesh, &u, &tm))) goto done;
   size_t n = tm->nL;
   double *bufs[5] = {0};
