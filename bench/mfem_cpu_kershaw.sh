@@ -4,7 +4,9 @@
 # after the other on the same core, with the same settings: metric 303, ideal-unit target, GLL
 # quadrature -qo 8, boundary sliding in its planes (-bnd), Newton-MINRES + Jacobi (-ls 3), at most
 # 100 Newton / 40 MINRES iterations, Eisenstat-Walker type 1 (-art 1), Newton tolerance 1e-10,
-# no coarse start. MFEM runs with partial assembly (-pa) and, for p <= PA_ONLY_ABOVE, also
+# no coarse start; hexpack with its default preconditioner (Jacobi plus the two-level correction
+# from order 2; HX_FLAGS="--precond jacobi" for MFEM's Jacobi alone). MFEM runs with partial
+# assembly (-pa) and, for p <= PA_ONLY_ABOVE, also
 # without it (its best of the two is the one to compare). Times are whole-process wall times
 # (reading the mesh, the solve, writing the result); hexpack's solve time is shown beside.
 # Not part of CI: it needs a serial MFEM build's mesh-optimizer.
@@ -13,7 +15,8 @@
 #
 #   env: HEXPACK (default build/hexpack), N (12), ORDERS (1,2,3), CORE (the core both run on,
 #        default 0; empty: no pinning), PA_ONLY_ABOVE (2: MFEM without -pa only up to this p),
-#        NO_MFEM (1: hexpack's rows only, e.g. to compare two hexpack builds; MESH_OPTIMIZER unused)
+#        NO_MFEM (1: hexpack's rows only, e.g. to compare two hexpack builds; MESH_OPTIMIZER unused),
+#        HX_FLAGS (more flags of hexpack optimize)
 set -u
 mopt=$(readlink -f "${1:?usage: bench/mfem_cpu_kershaw.sh MESH_OPTIMIZER [WORKDIR]}")
 NO_MFEM=${NO_MFEM:-0}
@@ -54,8 +57,9 @@ for p in ${ORDERS//,/ }; do
     echo "| $p | MFEM $m | $((its > 0 ? its - 1 : 0)) | ${e:-rc $rc} | $(echo "$t1 - $t0" | bc -l | xargs printf %.2f) | |" >> "$table"
   done
   t0=$(now)
+  # shellcheck disable=SC2086
   "${pin[@]}" "$HEXPACK" optimize "$mesh" -o "h$p.mesh" --backend cpu --threads 1 --coarse-start off --quiet --json \
-    > "h$p.json" 2> "h$p.log"
+    ${HX_FLAGS:-} > "h$p.json" 2> "h$p.log"
   t1=$(now)
   echo "| $p | hexpack | $(json "h$p.json" "d['newton_iters']") | $(json "h$p.json" "'%.3e (%s)' % (d['energy'], d['stop'])") |" \
     "$(echo "$t1 - $t0" | bc -l | xargs printf %.2f) | $(json "h$p.json" "d['seconds']") |" >> "$table"
