@@ -316,10 +316,13 @@ int hx_cli_optimize(hx_mesh *m, hx_tmop_opts *o, int quiet, const char *json_key
     if (o->log) /* not --quiet: where the first solve's time went (the operators' timers; with --sync-timers exact) */
       fprintf(log,
               "optimize: the solve's %.2f s: set-up %.2f s, energy %.2f s (%lld), gradient %.2f s (%lld), Hessian set-up %.2f s "
-              "(%lld), Hessian action %.2f s (%lld), diagonal %.2f s (%lld), det J checks %.2f s (%lld), the rest %.2f s\n",
+              "(%lld), Hessian action %.2f s (%lld), diagonal %.2f s (%lld), det J checks %.2f s (%lld), two-level corrections "
+              "%.2f s (%lld), the rest %.2f s\n",
               r.time_setup + r.time_newton, r.time_setup, r.time_energy, r.n_energy, r.time_grad, r.n_grad, r.time_hess_setup,
-              r.n_hess_setup, r.time_hess_apply, r.n_hess_apply, r.time_diag, r.n_diag, r.time_mindet, r.n_mindet,
-              r.time_newton - r.time_energy - r.time_grad - r.time_hess_setup - r.time_hess_apply - r.time_diag - r.time_mindet);
+              r.n_hess_setup, r.time_hess_apply, r.n_hess_apply, r.time_diag, r.n_diag, r.time_mindet, r.n_mindet, r.time_precond,
+              r.n_precond,
+              r.time_newton - r.time_energy - r.time_grad - r.time_hess_setup - r.time_hess_apply - r.time_diag - r.time_mindet -
+                  r.time_precond);
     if (r.coarse_order)
       fprintf(log,
               "optimize: coarse start: the order-1 copy solved in %d Newton step(s) (%.2f s), its moves carried to "
