@@ -12,7 +12,9 @@
        with the two-level preconditioner, converge to the uniform mesh (E1 <= 1e-8 E0, every node
        within 1e-6 h of the box mesher's mesh without the map), the two-level ones in fewer
        linear iterations;
-   (e) a degree that is not odd is refused with a message naming it. */
+   (e) a degree that is not odd is refused with a message naming it;
+   (f) where the order-1 copy is not valid (an element bent through 220 degrees, its chord copy
+       inverted) the correction is off and the solve runs with Jacobi alone. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +171,48 @@ static int checks(hx_comm comm) {
                       dt < 1e-6);
     snprintf(what, sizeof what, "(d) p = %d: the two-level solve takes fewer linear iterations", p);
     fail |= check(comm, what, rt.linear_iters < rj.linear_iters);
+  }
+  /* (f) an element of order 4 bent through 220 degrees of an annulus (1 <= r <= 2): valid, its
+     chord copy inverted, so every step's correction is off (Jacobi alone) and the solve runs */
+  {
+    hx_box_opts bo;
+    hx_box_opts_default(&bo);
+    bo.n[0] = bo.n[1] = bo.n[2] = 1;
+    bo.order = 4;
+    hx_mesh *m = NULL;
+    int ok = !hx_mesher_box(HX_COMM_SELF, &bo, &m);
+    if (ok) {
+      size_t n3 = (size_t)m->nd * m->nd * m->nd;
+      double *x = hx_mesh_elem_x(m, 0, 0), *y = hx_mesh_elem_x(m, 0, 1);
+      for (size_t a = 0; a < n3; a++) {
+        double th = y[a] * 220.0 * 3.14159265358979323846 / 180.0, rr = 1 + x[a];
+        x[a] = rr * cos(th), y[a] = rr * sin(th);
+      }
+      m->num_faces = 0;
+      hx_tmop_opts o;
+      hx_tmop_opts_default(&o);
+      o.backend = "cpu";
+      o.num_threads = 1;
+      o.boundary = HX_BND_FIXED;
+      o.newton_iters = 3;
+      o.precond = HX_PREC_TWOLEVEL;
+      o.log = tmpfile(); /* the solve's log says the correction is off in every step */
+      hx_tmop_result r;
+      int rc = hx_tmop_optimize(m, &o, &r), off = 0;
+      if (o.log) {
+        char line[512];
+        rewind(o.log);
+        while (fgets(line, sizeof line, o.log)) off += strstr(line, "two-level correction off") != NULL;
+        fclose(o.log);
+      }
+      if (rank == 0)
+        printf("bent element: rc %d, %d Newton, E %.4e -> %.4e, corrections %lld, steps logged without one %d\n", rc,
+               r.newton_iters, r.energy0, r.energy, r.n_precond, off);
+      ok = rc == 0 && r.newton_iters > 0 && r.energy < r.energy0 && r.n_precond == 0 && off == r.newton_iters;
+      if (rc) printf("optimize: %s\n", hx_error_message());
+    }
+    fail |= check(comm, "(f) an invalid order-1 copy: the correction off, the solve runs", ok);
+    hx_mesh_destroy(&m);
   }
   /* (e) */
   {

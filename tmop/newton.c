@@ -423,6 +423,8 @@ int hx_tmop_solve(hx_tmop *tm, double *xout, hx_tmop_result *res) {
     if ((rc = hx_tmop_ddiag(tm, w.dinv))) goto done;
     if ((rc = BE->inv_abs(PA, n, w.dinv))) goto done;
     if ((rc = hx_tmop_pmg_setup(tm, x))) goto done;
+    if (log && tm->pmg && !hx_tmop_pmg_active(tm))
+      fprintf(log, "newton %3d  two-level correction off for this step: the order-1 copy is not valid here\n", it);
     double tol = o->linear_rtol;
     if (o->adaptive_rtol) {
       if (it > 0) {

@@ -26,7 +26,7 @@
       part of a Hessian action at the mesh's order.
    4. Where the order-1 copy at the step's corners has det J <= 0 at one of its points (a
       strongly curved element whose chord element folds), the step's preconditioner is Jacobi
-      alone (pm->on 0). */
+      alone (pm->on 0; the solve's log says so). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
