@@ -46,8 +46,6 @@ struct hx_tmop_pmg {
   hx_mesh *lo;                            /* the order-1 copy (owned) */
   unsigned char *cfixed;                  /* [num_elem][8] its fixed E-nodes (the mesh's fixed corners), or NULL */
   hx_tmop *c;                             /* its problem (owned) */
-  int nd;                                 /* the mesh's nodes per direction */
-  int degree;                             /* Chebyshev degree (odd) */
   int on;                                 /* this Newton step's correction is on */
   double lmax;                            /* this step's upper end */
   double Tf[HX_MAX_ND * 2];               /* [nd][2]: the order-1 basis at the GLL nodes (P) */
@@ -106,8 +104,6 @@ int hx_tmop_pmg_create(hx_tmop *tm) {
   struct hx_tmop_pmg *pm;
   HX_CALL(hx_malloc(sizeof *pm, &pm));
   tm->pmg = pm;
-  pm->nd = m->nd;
-  pm->degree = o->precond_degree;
   double xg[HX_MAX_ND], wg[HX_MAX_ND], x2[2] = {0, 1};
   int rc = hx_gll(m->nd, xg, wg);
   if (!rc) {
@@ -168,7 +164,7 @@ static int restrict_f2c(hx_tmop *tm, const double *in, double *out) {
   struct hx_tmop_pmg *pm = tm->pmg;
   HX_CALL(tm->be->vmul(tm->pa, tm->nL, pm->dmf, in, pm->fL));
   HX_CALL(tm->be->l2e(tm->pa, pm->fL, tm->dV));
-  HX_CALL(tm->be->etensor(tm->pa, pm->nd, 2, pm->Tt, tm->dV, pm->c->dV));
+  HX_CALL(tm->be->etensor(tm->pa, tm->pa->nd, 2, pm->Tt, tm->dV, pm->c->dV));
   HX_CALL(CBE->e2l(CPA, pm->c->dV, out));
   return hx_tmop_dassemble(pm->c, out);
 }
@@ -177,13 +173,11 @@ static int restrict_f2c(hx_tmop *tm, const double *in, double *out) {
 static int prolong_c2f(hx_tmop *tm, const double *in, double *out) {
   struct hx_tmop_pmg *pm = tm->pmg;
   HX_CALL(CBE->l2e(CPA, in, pm->c->dV));
-  HX_CALL(tm->be->etensor(tm->pa, 2, pm->nd, pm->Tf, pm->c->dV, tm->dV));
+  HX_CALL(tm->be->etensor(tm->pa, 2, tm->pa->nd, pm->Tf, pm->c->dV, tm->dV));
   HX_CALL(tm->be->e2l(tm->pa, tm->dV, out));
   HX_CALL(hx_tmop_dassemble(tm, out));
   return tm->be->vmul(tm->pa, tm->nL, pm->dmf, out, out);
 }
-
-static int cdot(hx_tmop *c, const double *a, const double *b, double *out) { return hx_tmop_ddot(c, a, b, out); }
 
 int hx_tmop_pmg_setup(hx_tmop *tm, const double *x) {
   struct hx_tmop_pmg *pm = tm->pmg;
@@ -194,7 +188,7 @@ int hx_tmop_pmg_setup(hx_tmop *tm, const double *x) {
   pm->on = 0;
   /* the corners of x: the fine E-vector's corner values, averaged over their copies */
   HX_CALL(tm->be->l2e(tm->pa, x, tm->dV));
-  HX_CALL(tm->be->etensor(tm->pa, pm->nd, 2, pm->Ti, tm->dV, c->dV));
+  HX_CALL(tm->be->etensor(tm->pa, tm->pa->nd, 2, pm->Ti, tm->dV, c->dV));
   HX_CALL(CBE->e2l(CPA, c->dV, pm->xc));
   HX_CALL(hx_tmop_dassemble(c, pm->xc));
   HX_CALL(CBE->vmul(CPA, nc, pm->dmc, pm->xc, pm->xc));
@@ -209,13 +203,13 @@ int hx_tmop_pmg_setup(hx_tmop *tm, const double *x) {
   double nv, lam = 0;
   HX_CALL(CBE->axpby(CPA, nc, 1.0, pm->pw, 0.0, pm->d));
   HX_CALL(hx_tmop_dproject(c, pm->d));
-  HX_CALL(cdot(c, pm->d, pm->d, &nv));
+  HX_CALL(hx_tmop_ddot(c, pm->d, pm->d, &nv));
   for (int k = 0; k < HX_PMG_POWER && nv > 0; k++) {
     HX_CALL(hx_tmop_dhess_apply(c, pm->d, pm->t, 0));
     HX_CALL(CBE->precond(CPA, pm->dinvc, pm->t, pm->r));
     HX_CALL(hx_tmop_dproject(c, pm->r));
     double nr;
-    HX_CALL(cdot(c, pm->r, pm->r, &nr));
+    HX_CALL(hx_tmop_ddot(c, pm->r, pm->r, &nr));
     lam = sqrt(nr / nv);
     if (!(nr > 0) || !isfinite(nr)) break;
     HX_CALL(CBE->axpby(CPA, nc, 1.0 / sqrt(nr), pm->r, 0.0, pm->d));
@@ -241,7 +235,7 @@ static int chebyshev(hx_tmop *tm) {
   HX_CALL(CBE->precond(CPA, pm->dinvc, pm->r, pm->t));
   HX_CALL(CBE->axpby(CPA, nc, 1.0 / theta, pm->t, 0.0, pm->d));
   HX_CALL(CBE->axpby(CPA, nc, 1.0, pm->d, 0.0, pm->y));
-  for (int i = 1; i < pm->degree; i++) {
+  for (int i = 1; i < tm->o.precond_degree; i++) {
     HX_CALL(hx_tmop_dhess_apply(c, pm->d, pm->t, 0));
     HX_CALL(CBE->axpby(CPA, nc, -1.0, pm->t, 1.0, pm->r));
     double rho1 = 1.0 / (2.0 * sigma - rho);
