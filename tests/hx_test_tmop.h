@@ -3,6 +3,8 @@
 #pragma once
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hx_box.h"
 #include "hx_error.h"
@@ -10,8 +12,9 @@
 #include "hx_tmop.h"
 
 /* Kershaw box nx x ny x nz of [0, nx/ny] x [0,1] x [0, nz/ny] (cubic elements
-   when undeformed), eps 0.3, order p. */
-static inline hx_mesh *test_kershaw(hx_comm comm, int nx, int ny, int nz, int p, double eps) {
+   when undeformed), eps_y = eps_z = eps (eps >= 1: the uniform box), order p, the map's
+   smoothness s (1: trilinear elements; 3: curved). */
+static inline hx_mesh *test_kershaw_s(hx_comm comm, int nx, int ny, int nz, int p, double eps, int s) {
   hx_box_opts o;
   hx_box_opts_default(&o);
   o.n[0] = nx;
@@ -23,12 +26,69 @@ static inline hx_mesh *test_kershaw(hx_comm comm, int nx, int ny, int nz, int p,
   o.order = p;
   o.kershaw = eps < 1.0;
   o.eps_y = o.eps_z = eps;
+  o.smooth = s;
   hx_mesh *m = NULL;
   if (hx_mesher_box(comm, &o, &m)) {
     printf("mesher failed: %s\n", hx_error_message());
     return NULL;
   }
   return m;
+}
+
+/* the same with the benchmark's trilinear map (smoothness 1) */
+static inline hx_mesh *test_kershaw(hx_comm comm, int nx, int ny, int nz, int p, double eps) {
+  return test_kershaw_s(comm, nx, ny, nz, p, eps, 1);
+}
+
+/* |a - b| / |b| (2-norms) */
+static inline double test_vrel(const double *a, const double *b, size_t n) {
+  double d = 0, s = 0;
+  for (size_t i = 0; i < n; i++) d += (a[i] - b[i]) * (a[i] - b[i]), s += b[i] * b[i];
+  return sqrt(d / fmax(s, 1e-300));
+}
+
+/* Kershaw n^3 at order p with the map's smoothness s optimized with o (collective): the result
+   into r, and into dev the largest distance of a node from the uniform mesh's, in units of h */
+static inline int test_solve_uniform(hx_comm comm, int n, int p, int s, const hx_tmop_opts *o, hx_tmop_result *r, double *dev) {
+  hx_mesh *m = test_kershaw_s(comm, n, n, n, p, 0.3, s), *ref = test_kershaw_s(comm, n, n, n, p, 1.0, s);
+  int rc = m && ref ? hx_tmop_optimize(m, o, r) : HX_ERR_INPUT;
+  if (rc) printf("optimize: %s\n", hx_error_message());
+  *dev = 0;
+  size_t nx = m ? (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd : 0;
+  for (size_t i = 0; !rc && i < nx; i++) *dev = fmax(*dev, fabs(m->x[i] - ref->x[i]) * n);
+  hx_comm_max_double(comm, dev, 1);
+  hx_mesh_destroy(&m);
+  hx_mesh_destroy(&ref);
+  return rc;
+}
+
+/* one element of order p bent through 220 degrees of the annulus 1 <= r <= 2 about the z axis,
+   no boundary faces: valid at order p >= 4, its chord (order-1) copy inverted */
+static inline hx_mesh *test_bent_element(int p) {
+  hx_box_opts bo;
+  hx_box_opts_default(&bo);
+  bo.n[0] = bo.n[1] = bo.n[2] = 1;
+  bo.order = p;
+  hx_mesh *m = NULL;
+  if (hx_mesher_box(HX_COMM_SELF, &bo, &m)) return NULL;
+  size_t n3 = (size_t)m->nd * m->nd * m->nd;
+  double *x = hx_mesh_elem_x(m, 0, 0), *y = hx_mesh_elem_x(m, 0, 1);
+  for (size_t a = 0; a < n3; a++) {
+    double th = y[a] * 220.0 * 3.14159265358979323846 / 180.0, rr = 1 + x[a];
+    x[a] = rr * cos(th), y[a] = rr * sin(th);
+  }
+  m->num_faces = 0; /* every node fixed: no surface to slide on */
+  return m;
+}
+
+/* optimize m with o and destroy it; its nodes (E-vector) into a new *xout of *nx doubles */
+static inline int test_optimize_nodes(hx_mesh *m, const hx_tmop_opts *o, hx_tmop_result *r, double **xout, size_t *nx) {
+  int rc = hx_tmop_optimize(m, o, r);
+  *nx = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
+  *xout = (double *)malloc(*nx * sizeof(double));
+  memcpy(*xout, m->x, *nx * sizeof(double));
+  hx_mesh_destroy(&m);
+  return rc;
 }
 
 static inline double test_hash(long long id, int c) {

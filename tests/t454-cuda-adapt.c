@@ -63,12 +63,6 @@ static int eval(const char *backend, state *s) {
   return rc;
 }
 
-static double vrel(const double *a, const double *b, size_t n) {
-  double d = 0, s = 0;
-  for (size_t i = 0; i < n; i++) d += (a[i] - b[i]) * (a[i] - b[i]), s += b[i] * b[i];
-  return sqrt(d / fmax(s, 1e-300));
-}
-
 static int solve(const char *backend, hx_tmop_result *r, double **xout, size_t *nx) {
   hx_mesh *m = test_kershaw(HX_COMM_SELF, N_SIDE, N_SIDE, N_SIDE, 4, EPS);
   if (!m) return 1;
@@ -79,12 +73,7 @@ static int solve(const char *backend, hx_tmop_result *r, double **xout, size_t *
   o.adapt_quad = 12;
   o.newton_iters = 15;
   o.detj_nodes = 3; /* the line search's default rule (auto) up to order 4, on both */
-  int rc = hx_tmop_optimize(m, &o, r);
-  *nx = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
-  *xout = malloc(*nx * sizeof(double));
-  memcpy(*xout, m->x, *nx * sizeof(double));
-  hx_mesh_destroy(&m);
-  return rc;
+  return test_optimize_nodes(m, &o, r, xout, nx);
 }
 
 static int body(void) {
@@ -97,7 +86,7 @@ static int body(void) {
     printf("error: %s\n", hx_error_message());
     return 1;
   }
-  double eg = vrel(b.g, a.g, a.n), eh = vrel(b.hv, a.hv, a.n), ed = vrel(b.dg, a.dg, a.n);
+  double eg = test_vrel(b.g, a.g, a.n), eh = test_vrel(b.hv, a.hv, a.n), ed = test_vrel(b.dg, a.dg, a.n);
   int ok1 =
       a.nflag > 0 && a.nflag == b.nflag && fabs(b.e - a.e) <= 1e-10 * fabs(a.e) && eg <= 1e-10 && eh <= 1e-10 && ed <= 1e-10;
   printf("flagged cpu %lld cuda %lld (of %d); energy %.15e / %.15e, gradient %.1e, H v %.1e, diagonal %.1e %s\n", a.nflag,
@@ -109,7 +98,7 @@ static int body(void) {
     printf("error: %s\n", hx_error_message());
     return 1;
   }
-  double dx = vrel(xb, xa, n);
+  double dx = test_vrel(xb, xa, n);
   int ok2 = ra.newton_iters == rb.newton_iters && ra.linear_iters == rb.linear_iters && ra.adapt_refined == rb.adapt_refined &&
             ra.adapt_refined > 0 && dx <= 1e-9;
   printf("solve: newton %d / %d, linear %d / %d, refined %lld / %lld, E %.10e / %.10e, nodes %.1e %s\n", ra.newton_iters,

@@ -58,12 +58,6 @@ static int eval(const char *backend, state *s) {
   return rc;
 }
 
-static double vrel(const double *a, const double *b, size_t n) {
-  double d = 0, s = 0;
-  for (size_t i = 0; i < n; i++) d += (a[i] - b[i]) * (a[i] - b[i]), s += b[i] * b[i];
-  return sqrt(d / fmax(s, 1e-300));
-}
-
 static int solve(const char *backend, hx_tmop_result *r, double **xout, size_t *nx) {
   hx_mesh *m = test_kershaw(HX_COMM_SELF, 6, 6, 6, 3, 0.3);
   if (!m) return 1;
@@ -71,12 +65,7 @@ static int solve(const char *backend, hx_tmop_result *r, double **xout, size_t *
   hx_tmop_opts_default(&o);
   o.backend = backend;
   o.precond = HX_PREC_TWOLEVEL;
-  int rc = hx_tmop_optimize(m, &o, r);
-  *nx = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
-  *xout = malloc(*nx * sizeof(double));
-  memcpy(*xout, m->x, *nx * sizeof(double));
-  hx_mesh_destroy(&m);
-  return rc;
+  return test_optimize_nodes(m, &o, r, xout, nx);
 }
 
 static int body(void) {
@@ -89,7 +78,8 @@ static int body(void) {
     printf("error: %s\n", hx_error_message());
     return 1;
   }
-  double exc = vrel(b.xc, a.xc, a.nc), epu = vrel(b.pu, a.pu, a.n), ept = vrel(b.ptr, a.ptr, a.nc), emv = vrel(b.mv, a.mv, a.n);
+  double exc = test_vrel(b.xc, a.xc, a.nc), epu = test_vrel(b.pu, a.pu, a.n), ept = test_vrel(b.ptr, a.ptr, a.nc),
+         emv = test_vrel(b.mv, a.mv, a.n);
   int ok1 = a.n == b.n && a.nc == b.nc && exc <= 1e-12 && epu <= 1e-12 && ept <= 1e-12 && emv <= 1e-12;
   printf("corners %.1e, P u %.1e, P^T r %.1e, M v %.1e %s\n", exc, epu, ept, emv, ok1 ? "ok" : "BAD");
   hx_tmop_result ra, rb;
@@ -99,7 +89,7 @@ static int body(void) {
     printf("error: %s\n", hx_error_message());
     return 1;
   }
-  double dx = vrel(xb, xa, n);
+  double dx = test_vrel(xb, xa, n);
   int ok2 = ra.converged && rb.converged && ra.newton_iters == rb.newton_iters && ra.linear_iters == rb.linear_iters &&
             rb.n_precond > 0 && dx <= 1e-9;
   printf("solve: newton %d / %d, linear %d / %d, corrections %lld / %lld, E %.6e / %.6e, nodes %.1e %s\n", ra.newton_iters,

@@ -20,23 +20,8 @@
 
 #include "hx_box.h"
 #include "hx_error.h"
+#include "hx_test_tmop.h"
 #include "hx_tmop.h"
-
-static hx_mesh *kershaw3(hx_comm comm, int p, int kershaw) {
-  hx_box_opts bo;
-  hx_box_opts_default(&bo);
-  bo.n[0] = bo.n[1] = bo.n[2] = 6;
-  bo.order = p;
-  bo.kershaw = kershaw;
-  bo.eps_y = bo.eps_z = 0.3;
-  bo.smooth = 3;
-  hx_mesh *m = NULL;
-  if (hx_mesher_box(comm, &bo, &m)) {
-    printf("box: %s\n", hx_error_message());
-    return NULL;
-  }
-  return m;
-}
 
 static int check(const char *what, int ok) {
   printf("%-72s %s\n", what, ok ? "ok" : "FAIL");
@@ -44,22 +29,12 @@ static int check(const char *what, int ok) {
 }
 
 static int solve(hx_comm comm, int coarse, hx_tmop_result *r, double *dev) {
-  hx_mesh *m = kershaw3(comm, 3, 1), *ref = kershaw3(comm, 3, 0);
-  if (!m || !ref) return 1;
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
   o.backend = "cpu";
   o.num_threads = 2;
   o.coarse_order = coarse;
-  int rc = hx_tmop_optimize(m, &o, r);
-  if (rc) printf("optimize: %s\n", hx_error_message());
-  *dev = 0;
-  size_t nx = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
-  for (size_t i = 0; !rc && i < nx; i++) *dev = fmax(*dev, fabs(m->x[i] - ref->x[i]) * 6);
-  hx_comm_max_double(comm, dev, 1);
-  hx_mesh_destroy(&m);
-  hx_mesh_destroy(&ref);
-  return rc;
+  return test_solve_uniform(comm, 6, 3, 3, &o, r, dev);
 }
 
 static int checks(hx_comm comm) {
@@ -81,24 +56,12 @@ static int checks(hx_comm comm) {
   fail |= check("(c) initial energy and min det J are the mesh's own",
                 fabs(r1.energy0 - r0.energy0) <= 1e-12 * r0.energy0 && r1.min_detj0 == r0.min_detj0);
 
-  /* (d) a shell of one element through the thickness, 1 <= r <= 2 about the origin, four
-     elements around a quarter turn: curved (valid) at order 3, the chord copy inverted */
+  /* (d) one element of order 4 bent through 220 degrees of an annulus: valid, its chord copy
+     inverted */
   {
-    hx_box_opts bo;
-    hx_box_opts_default(&bo);
-    bo.n[0] = 1, bo.n[1] = 1, bo.n[2] = 1;
-    bo.order = 4;
-    hx_mesh *m = NULL;
-    int ok = !hx_mesher_box(HX_COMM_SELF, &bo, &m);
+    hx_mesh *m = test_bent_element(4);
+    int ok = m != NULL;
     if (ok) {
-      size_t n3 = (size_t)m->nd * m->nd * m->nd;
-      for (hx_lid e = 0; e < m->num_elem; e++)
-        for (size_t a = 0; a < n3; a++) {
-          double *x = hx_mesh_elem_x(m, e, 0), *y = hx_mesh_elem_x(m, e, 1);
-          double th = y[a] * 220.0 * 3.14159265358979323846 / 180.0, rr = 1 + x[a];
-          x[a] = rr * cos(th), y[a] = rr * sin(th);
-        }
-      m->num_faces = 0; /* every node fixed: no surface to slide on */
       hx_tmop_opts o;
       hx_tmop_opts_default(&o);
       o.backend = "cpu";

@@ -26,22 +26,6 @@
 #include "hx_test_tmop.h"
 #include "hx_tmop.h"
 
-static hx_mesh *kershaw6(hx_comm comm, int p, int smooth, int kershaw) {
-  hx_box_opts bo;
-  hx_box_opts_default(&bo);
-  bo.n[0] = bo.n[1] = bo.n[2] = 6;
-  bo.order = p;
-  bo.kershaw = kershaw;
-  bo.eps_y = bo.eps_z = 0.3;
-  bo.smooth = smooth;
-  hx_mesh *m = NULL;
-  if (hx_mesher_box(comm, &bo, &m)) {
-    printf("box: %s\n", hx_error_message());
-    return NULL;
-  }
-  return m;
-}
-
 static int check(hx_comm comm, const char *what, int ok) {
   int64_t bad = !ok;
   hx_comm_max_int64(comm, &bad, 1);
@@ -54,7 +38,7 @@ static double gdot(hx_tmop *tm, const double *a, const double *b) { return hx_tm
 /* (a), (b), (c) */
 static int operators(hx_comm comm) {
   int fail = 0, rank = hx_comm_rank(comm);
-  hx_mesh *m = kershaw6(comm, 3, 1, 1);
+  hx_mesh *m = test_kershaw(comm, 6, 6, 6, 3, 0.3);
   if (!m) return 1;
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
@@ -137,22 +121,12 @@ static int operators(hx_comm comm) {
 }
 
 static int solve(hx_comm comm, int p, int precond, hx_tmop_result *r, double *dev) {
-  hx_mesh *m = kershaw6(comm, p, 3, 1), *ref = kershaw6(comm, p, 3, 0);
-  if (!m || !ref) return 1;
   hx_tmop_opts o;
   hx_tmop_opts_default(&o);
   o.backend = "cpu";
   o.num_threads = 2;
   o.precond = precond;
-  int rc = hx_tmop_optimize(m, &o, r);
-  if (rc) printf("optimize: %s\n", hx_error_message());
-  *dev = 0;
-  size_t nx = (size_t)m->num_elem * 3 * m->nd * m->nd * m->nd;
-  for (size_t i = 0; !rc && i < nx; i++) *dev = fmax(*dev, fabs(m->x[i] - ref->x[i]) * 6);
-  hx_comm_max_double(comm, dev, 1);
-  hx_mesh_destroy(&m);
-  hx_mesh_destroy(&ref);
-  return rc;
+  return test_solve_uniform(comm, 6, p, 3, &o, r, dev);
 }
 
 static int checks(hx_comm comm) {
@@ -175,20 +149,9 @@ static int checks(hx_comm comm) {
   /* (f) an element of order 4 bent through 220 degrees of an annulus (1 <= r <= 2): valid, its
      chord copy inverted, so every step's correction is off (Jacobi alone) and the solve runs */
   {
-    hx_box_opts bo;
-    hx_box_opts_default(&bo);
-    bo.n[0] = bo.n[1] = bo.n[2] = 1;
-    bo.order = 4;
-    hx_mesh *m = NULL;
-    int ok = !hx_mesher_box(HX_COMM_SELF, &bo, &m);
+    hx_mesh *m = test_bent_element(4);
+    int ok = m != NULL;
     if (ok) {
-      size_t n3 = (size_t)m->nd * m->nd * m->nd;
-      double *x = hx_mesh_elem_x(m, 0, 0), *y = hx_mesh_elem_x(m, 0, 1);
-      for (size_t a = 0; a < n3; a++) {
-        double th = y[a] * 220.0 * 3.14159265358979323846 / 180.0, rr = 1 + x[a];
-        x[a] = rr * cos(th), y[a] = rr * sin(th);
-      }
-      m->num_faces = 0;
       hx_tmop_opts o;
       hx_tmop_opts_default(&o);
       o.backend = "cpu";
@@ -216,7 +179,7 @@ static int checks(hx_comm comm) {
   }
   /* (e) */
   {
-    hx_mesh *m = kershaw6(comm, 2, 1, 1);
+    hx_mesh *m = test_kershaw(comm, 6, 6, 6, 2, 0.3);
     hx_tmop_opts o;
     hx_tmop_opts_default(&o);
     o.backend = "cpu";

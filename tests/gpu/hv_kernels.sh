@@ -10,32 +10,11 @@
 # --sync-timers (the Hessian actions' share of the solve). Logs go to $OUT (or ./gpu-out).
 # --no-bench: the build and the tests only.
 #   usage: bash tests/gpu/hv_kernels.sh [--no-build] [--all] [--no-bench] [KERNELS]   (KERNELS default "42 81 82")
-set -u -o pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-B=${HX_GPU_BUILD:-build-gpu}
-BUILD=1 ALL=0 BENCH=1
-while [ $# -gt 0 ]; do
-  case $1 in
-  --no-build) BUILD=0; shift ;;
-  --all) ALL=1; shift ;;
-  --no-bench) BENCH=0; shift ;;
-  *) break ;;
-  esac
-done
+# shellcheck source=tests/gpu/cuda_build.sh
+source "$(dirname "$0")/cuda_build.sh"
 KERNELS=${1:-"42 81 82"}
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv > "$OUT/info.txt" 2>&1
-cat "$OUT/info.txt"
-if [ $BUILD = 1 ]; then
-  t0=$(date +%s)
-  cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=ON -DHX_ENABLE_TESTS=ON \
-    > "$B.configure.log" 2>&1 || { tail -30 "$B.configure.log"; exit 1; }
-  cmake --build "$B" -j"$(nproc)" > "$B.build.log" 2>&1 || { grep -B2 -A10 -i "error" "$B.build.log" | head -80; exit 1; }
-  echo "build: $(( $(date +%s) - t0 )) s"
-  grep -A3 "Compiling entry function.*k_hess_apply" "$B.build.log" | grep -v "^--\|Compile time" \
-    | sed 's/_ZN[0-9]*_GLOBAL__N__[0-9a-f_]*pa_cuda_cu_[0-9a-f]*//' > "$OUT/ptxas_hess_apply.txt" || true
-fi
+[ $BUILD = 1 ] && { grep -A3 "Compiling entry function.*k_hess_apply" "$B.build.log" | grep -v "^--\|Compile time" \
+  | sed 's/_ZN[0-9]*_GLOBAL__N__[0-9a-f_]*pa_cuda_cu_[0-9a-f]*//' > "$OUT/ptxas_hess_apply.txt" || true; }
 if [ $ALL = 1 ]; then
   (cd "$B" && ctest -L cuda -V 2>&1) > "$OUT/ctest_cuda.log"
   grep -i " ok$\|BAD\|skip\|tests passed\|failed" "$OUT/ctest_cuda.log" | tail -80

@@ -1,36 +1,16 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU: the linear solver's preconditioners side by side on the
 # Kershaw benchmark. Builds (Release, CUDA on, tests on), runs the CUDA tests (--all: every one;
-# else those of the optimizer's backends, t45x), then `hexpack bench tmop --n 24 --backend cuda`
-# at orders 2..4 with Jacobi and with the two-level preconditioner at each Chebyshev degree of
-# DEGREES, alternating, twice; the curved map (--smooth 3) at orders 3 and 4; the default
-# two-level run with --sync-timers (where the time goes); and the CPU backend at 12^3 (16
+# else those of the optimizer's backends, t45x), then `hexpack bench tmop --n 24 --backend cuda`:
+# the default (two-level from order 2) at orders 1..4 and Jacobi at 2..4, alternating, twice; the
+# two-level preconditioner at each Chebyshev degree of DEGREES, without adaptive quadrature, with
+# the node rule; the curved map (--smooth 3) at orders 3 and 4 (Jacobi, two-level, with the coarse
+# start); both with --sync-timers (where the time goes); and the CPU backend at 12^3 (16
 # threads) beside the cuda one, both preconditioners. Logs go to $OUT (or ./gpu-out).
 #   usage: bash tests/gpu/precond.sh [--no-build] [--all] [--no-bench] [DEGREES]   (DEGREES default "1 3 5")
-set -u -o pipefail
-cd "$(dirname "$0")/../.."
-OUT=${OUT:-$PWD/gpu-out}
-mkdir -p "$OUT"
-B=${HX_GPU_BUILD:-build-gpu}
-BUILD=1 ALL=0 BENCH=1
-while [ $# -gt 0 ]; do
-  case $1 in
-  --no-build) BUILD=0; shift ;;
-  --all) ALL=1; shift ;;
-  --no-bench) BENCH=0; shift ;;
-  *) break ;;
-  esac
-done
+# shellcheck source=tests/gpu/cuda_build.sh
+source "$(dirname "$0")/cuda_build.sh"
 DEGREES=${1:-"1 3 5"}
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$OUT/info.txt" 2>&1
-cat "$OUT/info.txt"
-if [ $BUILD = 1 ]; then
-  t0=$(date +%s)
-  cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DHX_ENABLE_CUDA=ON -DHX_ENABLE_TESTS=ON \
-    > "$B.configure.log" 2>&1 || { tail -30 "$B.configure.log"; exit 1; }
-  cmake --build "$B" -j"$(nproc)" > "$B.build.log" 2>&1 || { grep -B2 -A10 -i "error" "$B.build.log" | head -80; exit 1; }
-  echo "build: $(( $(date +%s) - t0 )) s"
-fi
 if [ $ALL = 1 ]; then
   (cd "$B" && ctest -L cuda -V 2>&1) > "$OUT/ctest_cuda.log"
 else
