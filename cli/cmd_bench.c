@@ -29,9 +29,10 @@ static const hx_opt bench_tmop_table[] = {
     HX_INT("--smooth", "S", "1", 1, 3, 0, "the Kershaw map's smoothness (1: every element trilinear, as the benchmark)"),
     HX_FLAG("--csv", 0, "comma-separated rows"),
     HX_FLAG("--no-solve", 0, "time the kernels only, no solve"),
-    HX_INT("--hv-kernel", "K", "0", 0, 99, 0,
+    HX_INT("--hv-kernel", "K", "0", 0, 999, 0,
            "cuda: the on-the-fly action's kernel: 0 the default (a thread per column of points), 1 a thread per point, 10 x "
-           "elements per block + blocks per SM for another column kernel (23, 42, 81, 82)"),
+           "elements per block + blocks per SM for another column kernel (23, 42, 81, 82), 100 + the same "
+           "for the split column kernel (124, 125)"),
     {0},
 };
 
@@ -55,10 +56,10 @@ static const hx_opt bench_kernels_table[] = {
     HX_DBL("--min-time", "S", "0.05", 0, 3600, 0, "seconds each kernel is repeated for at least"),
     HX_FLAG("--gl", 0, "Gauss quadrature of order 2p + 2 (else GLL -qo 8)"),
     HX_FLAG("--csv", 0, "comma-separated rows"),
-    HX_INT("--hv-kernel", "K", "0", 0, 99, 0,
+    HX_INT("--hv-kernel", "K", "0", 0, 999, 0,
            "cuda: the on-the-fly action's kernel in H.v(b): 0 the default (a thread per column of points), 10 x elements per "
-           "block + blocks per SM for another column kernel (23, 42, 81, 82); H.v(pt) is always the kernel "
-           "with a thread per point"),
+           "block + blocks per SM for another column kernel (23, 42, 81, 82), 100 + the same for the "
+           "split column kernel (124, 125); H.v(pt) is always the kernel with a thread per point"),
     {0},
 };
 
@@ -286,7 +287,7 @@ static int bench_kernels(hx_comm comm, int argc, char **argv) {
     fprintf(hx_cli_log(), "# device: %s\n# device-to-device copy bandwidth (1 GiB, read+write): %.1f GB/s\n", info, roof);
     if (hx_cuda_hv_kernel(hv_kernel)) {
       hx_error_clear();
-      return HX_ERROR(HX_ERR_INPUT, "--hv-kernel: %d is not a kernel (0, 23, 42, 81 or 82)", hv_kernel);
+      return HX_ERROR(HX_ERR_INPUT, "--hv-kernel: %d is not a kernel (0, 23, 42, 81, 82, 124 or 125)", hv_kernel);
     }
   }
   if (csv)
@@ -343,7 +344,8 @@ static int bench_tmop(hx_comm comm, int argc, char **argv) {
   hx_opts_int(&s, "--hv-kernel", &hv_kernel);
   if (hv_kernel && hx_cuda_hv_kernel(hv_kernel)) {
     hx_error_clear();
-    return HX_ERROR(HX_ERR_INPUT, "--hv-kernel: %d is not a kernel of this build (1, 23, 42, 81 or 82 with CUDA)", hv_kernel);
+    return HX_ERROR(HX_ERR_INPUT, "--hv-kernel: %d is not a kernel of this build (1, 23, 42, 81, 82, 124 or 125 with CUDA)",
+                    hv_kernel);
   }
   int rank = hx_comm_rank(comm);
   if (rank == 0) {

@@ -112,7 +112,7 @@ static int check(const char *what, hx_mesh *m, hx_pa_desc *d, int *fail) {
    with a thread per point, on the same E-vectors. They sum in the same order: the same doubles
    are expected; the test allows 1e-14 relative and says whether they are identical. */
 static int variants(const char *what, const hx_mesh *m, const hx_pa_desc *d0, int *fail) {
-  static const int codes[] = {0, 23, 42, 81, 82};
+  static const int codes[] = {0, 23, 42, 81, 82, 124, 125};
   hx_pa_desc d = *d0;
   d.hess_strategy = HX_HESS_ONTHEFLY;
   const hx_backend *be = &hx_backend_cuda;

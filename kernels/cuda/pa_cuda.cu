@@ -21,8 +21,9 @@
       stores A(x_lin) at setup ([num_elem][9][nq^3]; metric 303 also hx_m303_abg's
       three scalars per point) and forms dP = H(T):dT from the contracted formulas
       in the action. The on-the-fly action runs with a thread per (qx, qy) column
-      (k_hess_apply_col, the z direction in the thread) where nd <= nq for the
-      compiled pairs, else with a thread per point (k_hess_apply); same doubles.
+      (the z direction in the thread: k_hess_apply_split where nq >= 5, with the
+      points apart from the sums around them, else k_hess_apply_col) where nd <= nq
+      for the compiled pairs, else with a thread per point (k_hess_apply); same doubles.
    6. L-vector ops for the device-resident solver (lsetup, E<->L with a CSR
       transpose in the CPU's summation order, axpby/dot/precond/constraints, fused
       pairs); dot products reduce in a fixed grid and order (deterministic).
@@ -517,75 +518,222 @@ __device__ __forceinline__ void bg_load(const double *Bs, const double *Gs, int 
   }
 }
 
+/* the column kernels' stages shared by k_hess_apply_col and k_hess_apply_split (thread (qx, qy) of
+   the element; the caller places the barriers) */
+
+/* the x contraction: u [c][k][j][i] -> bx, gx [c][k][j][qx], thread (qx, j = qy) */
+template <int ND, int NQ>
+__device__ __forceinline__ void col_x(const double *Bs, const double *Gs, int qx, int qy, const double *u, double *bx,
+                                      double *gx) {
+  constexpr int CK = 3 * ND;
+  if (qy >= ND) return;
+  const int j = qy;
+  double b[ND], g[ND];
+  bg_load<ND>(Bs, Gs, qx * ND, 1, b, g);
+#pragma unroll
+  for (int ck = 0; ck < CK; ck++) {
+    const double *ur = u + (ck * ND + j) * ND;
+    double sb = 0, sg = 0;
+#pragma unroll
+    for (int i = 0; i < ND; i++) {
+      sb += b[i] * ur[i];
+      sg += g[i] * ur[i];
+    }
+    bx[(ck * ND + j) * NQ + qx] = sb;
+    gx[(ck * ND + j) * NQ + qx] = sg;
+  }
+}
+
+/* the y contraction of column (qx, qy) from bx, gx: bb, bg, gb [c][k], handed to put(ck, bb, bg, gb) */
+template <int ND, int NQ, typename PUT>
+__device__ __forceinline__ void col_y(const double *Bs, const double *Gs, int qx, int qy, const double *bx, const double *gx,
+                                      PUT put) {
+  constexpr int CK = 3 * ND;
+  double b[ND], g[ND];
+  bg_load<ND>(Bs, Gs, qy * ND, 1, b, g);
+#pragma unroll
+  for (int ck = 0; ck < CK; ck++) {
+    double s_bb = 0, s_bg = 0, s_gb = 0;
+#pragma unroll
+    for (int j = 0; j < ND; j++) {
+      double vb = bx[(ck * ND + j) * NQ + qx], vg = gx[(ck * ND + j) * NQ + qx];
+      s_bb += b[j] * vb;
+      s_bg += g[j] * vb;
+      s_gb += b[j] * vg;
+    }
+    put(ck, s_bb, s_bg, s_gb);
+  }
+}
+
+/* the point qz of column tl: dA (9) -> F (9) = wt dP W^{-T} with dP = H(T(x_lin)):dT */
+template <int NQ, int MET>
+__device__ __forceinline__ void col_point(const kparams &p, const double *__restrict__ Ae, const double *wq, long long el, int q,
+                                          const double *dA, double *F) {
+  constexpr int NQ3 = NQ * NQ * NQ;
+  const long long gq = el * NQ3 + q;
+  const double *Wi = point_winv(p, el, gq);
+  double Ax[9], dT[9], T[9], dP[9];
+#pragma unroll
+  for (int i = 0; i < 9; i++) Ax[i] = Ae[(size_t)i * NQ3 + q];
+  mul_winv(p, dA, Wi, dT);
+  mul_winv(p, Ax, Wi, T);
+  if (MET == 303) { /* hx_m303_abg's scalars from the setup (launch_col_epb: only where p.abg is set) */
+    double abg[3];
+#pragma unroll
+    for (int i = 0; i < 3; i++) abg[i] = p.abg[((size_t)el * 3 + i) * NQ3 + q];
+    hx_m303_dP_abg(T, abg, dT, dP);
+  } else {
+    hx_metric_dP(p.metric, p.par, T, dT, dP);
+  }
+  flux(p, dP, Wi, point_weight(p, wq, q, el, gq), F);
+}
+
+/* the transposed y contraction: t0, t1, t2 [c][k][qy][qx] -> sgx, sbx [c][k][j][qx], thread (qx, j = qy) */
+template <int ND, int NQ>
+__device__ __forceinline__ void col_ty(const double *Bs, const double *Gs, int qx, int qy, const double *t0, const double *t1,
+                                       const double *t2, double *sgx, double *sbx) {
+  constexpr int CK = 3 * ND;
+  if (qy >= ND) return;
+  const int j = qy;
+  double b[NQ], g[NQ];
+  bg_load<NQ>(Bs, Gs, j, ND, b, g);
+#pragma unroll
+  for (int ck = 0; ck < CK; ck++) {
+    double ag = 0, ab = 0;
+#pragma unroll
+    for (int r = 0; r < NQ; r++) {
+      int o = (ck * NQ + r) * NQ + qx;
+      ag += b[r] * t0[o];
+      ab += g[r] * t1[o] + b[r] * t2[o];
+    }
+    sgx[(ck * ND + j) * NQ + qx] = ag;
+    sbx[(ck * ND + j) * NQ + qx] = ab;
+  }
+}
+
+/* the transposed x contraction to the element's output ye: thread (i = qx, j = qy) */
+template <int ND, int NQ>
+__device__ __forceinline__ void col_tx(const double *Bs, const double *Gs, int qx, int qy, const double *sgx, const double *sbx,
+                                       double *ye) {
+  constexpr int CK = 3 * ND;
+  if (qx >= ND || qy >= ND) return;
+  const int i = qx, j = qy;
+  double b[NQ], g[NQ];
+  bg_load<NQ>(Bs, Gs, i, ND, b, g);
+#pragma unroll
+  for (int ck = 0; ck < CK; ck++) {
+    const int ckj = ck * ND + j;
+    double a = 0;
+#pragma unroll
+    for (int r = 0; r < NQ; r++) a += g[r] * sgx[ckj * NQ + r] + b[r] * sbx[ckj * NQ + r];
+    ye[ckj * ND + i] = a;
+  }
+}
+
+/* the transposed z contraction's step at point qz of the column: a0, a1, a2 [c][k] += the point's
+   flux F times B, B, G (qz, k) */
+template <int ND>
+__device__ __forceinline__ void col_tz_add(const double *Bs, const double *Gs, int qz, const double *F, double *a0, double *a1,
+                                           double *a2) {
+#pragma unroll
+  for (int c = 0; c < 3; c++)
+#pragma unroll
+    for (int k = 0; k < ND; k++) {
+      double b = Bs[qz * ND + k];
+      a0[c * ND + k] += b * F[3 * c];
+      a1[c * ND + k] += b * F[3 * c + 1];
+      a2[c * ND + k] += Gs[qz * ND + k] * F[3 * c + 2];
+    }
+}
+
+/* the column's transposed z sums to its own slots of t (t0, t1, t2 [c][k][qy][qx]), then the
+   transposed y (to sx: sgx, sbx) and x contractions to ye (NULL: an inactive element); every
+   thread of the block calls it (two barriers) */
+template <int ND, int NQ>
+__device__ __forceinline__ void col_finish(const double *Bs, const double *Gs, int qx, int qy, const double *a0, const double *a1,
+                                           const double *a2, double *t, double *sx, double *ye) {
+  constexpr int NQ2 = NQ * NQ, CK = 3 * ND;
+  const int tl = qy * NQ + qx;
+  double *t0 = t, *t1 = t0 + CK * NQ2, *t2 = t1 + CK * NQ2;
+#pragma unroll
+  for (int o = 0; o < CK; o++) {
+    t0[o * NQ2 + tl] = a0[o];
+    t1[o * NQ2 + tl] = a1[o];
+    t2[o * NQ2 + tl] = a2[o];
+  }
+  __syncthreads();
+  double *sgx = sx, *sbx = sx + 3 * ND * ND * NQ;
+  col_ty<ND, NQ>(Bs, Gs, qx, qy, t0, t1, t2, sgx, sbx);
+  __syncthreads();
+  if (ye) col_tx<ND, NQ>(Bs, Gs, qx, qy, sgx, sbx, ye);
+}
+
+/* a column kernel's thread: the block's 1D tables, its element el (active: el < num_elem), its
+   column tl = (qx, qy) and the element's area r of per doubles in shared memory */
+struct col_ctx {
+  double *Bs, *Gs, *wq, *r;
+  int tl, qx, qy;
+  long long el;
+  bool active;
+};
+
+/* loads the block's 1D tables and the element's u (at r) for the column kernels; the caller syncs */
+template <int ND, int NQ, int EPB>
+__device__ __forceinline__ col_ctx col_begin(const kparams &p, const double *__restrict__ dx, int tab, int per) {
+  constexpr int U = 3 * ND * ND * ND, NQ2 = NQ * NQ;
+  extern __shared__ double smem[];
+  col_ctx c;
+  c.Bs = smem;
+  c.Gs = c.Bs + NQ * ND;
+  c.wq = c.Gs + NQ * ND;
+  const int sub = threadIdx.x / NQ2;
+  c.tl = threadIdx.x % NQ2;
+  c.qx = c.tl % NQ;
+  c.qy = c.tl / NQ;
+  c.el = (long long)blockIdx.x * EPB + sub;
+  c.active = c.el < p.num_elem;
+  c.r = smem + tab + (size_t)sub * per;
+  for (int i = threadIdx.x; i < NQ * ND; i += blockDim.x) {
+    c.Bs[i] = p.B[i];
+    c.Gs[i] = p.G[i];
+  }
+  for (int i = threadIdx.x; i < NQ; i += blockDim.x) c.wq[i] = p.wq[i];
+  if (c.active) {
+    const double *xe = dx + (size_t)c.el * U;
+    for (int i = c.tl; i < U; i += NQ2) c.r[i] = xe[i];
+  } else {
+    for (int i = c.tl; i < U; i += NQ2) c.r[i] = 0.0;
+  }
+  return c;
+}
+
 template <int ND, int NQ, int MET, int EPB, int MINB>
 __global__ void __launch_bounds__(EPB *NQ *NQ, MINB)
     k_hess_apply_col(kparams p, const double *__restrict__ Alin, const double *__restrict__ dx, double *__restrict__ y) {
   typedef col_size<ND, NQ> S;
-  constexpr int NQ2 = NQ * NQ, NQ3 = NQ2 * NQ, ND2 = ND * ND, CK = 3 * ND;
-  extern __shared__ double smem[];
-  double *Bs = smem, *Gs = Bs + NQ * ND, *wq = Gs + NQ * ND;
-  for (int i = threadIdx.x; i < NQ * ND; i += blockDim.x) {
-    Bs[i] = p.B[i];
-    Gs[i] = p.G[i];
-  }
-  for (int i = threadIdx.x; i < NQ; i += blockDim.x) wq[i] = p.wq[i];
-  const int sub = threadIdx.x / NQ2, tl = threadIdx.x % NQ2, qx = tl % NQ, qy = tl / NQ;
-  const long long el = (long long)blockIdx.x * EPB + sub;
-  const bool active = el < p.num_elem;
-  double *ra = smem + S::TAB + (size_t)sub * S::PER, *rb = ra + S::RA;
-  if (active) {
-    const double *xe = dx + (size_t)el * S::U;
-    for (int i = tl; i < S::U; i += NQ2) ra[i] = xe[i];
-  } else {
-    for (int i = tl; i < S::U; i += NQ2) ra[i] = 0.0;
-  }
+  constexpr int NQ2 = NQ * NQ, ND2 = ND * ND, CK = 3 * ND;
+  const col_ctx cx = col_begin<ND, NQ, EPB>(p, dx, S::TAB, S::PER);
+  double *Bs = cx.Bs, *Gs = cx.Gs, *wq = cx.wq, *ra = cx.r, *rb = ra + S::RA;
+  const int tl = cx.tl, qx = cx.qx, qy = cx.qy;
+  const long long el = cx.el;
+  const bool active = cx.active;
   __syncthreads();
-  /* x: bx, gx [c][k][j][qx], thread (qx, j = qy) */
   double *bx = rb, *gx = rb + 3 * ND2 * NQ;
-  if (qy < ND) {
-    const int j = qy;
-    double b[ND], g[ND];
-    bg_load<ND>(Bs, Gs, qx * ND, 1, b, g);
-#pragma unroll
-    for (int ck = 0; ck < CK; ck++) {
-      const double *ur = ra + (ck * ND + j) * ND;
-      double sb = 0, sg = 0;
-#pragma unroll
-      for (int i = 0; i < ND; i++) {
-        sb += b[i] * ur[i];
-        sg += g[i] * ur[i];
-      }
-      bx[(ck * ND + j) * NQ + qx] = sb;
-      gx[(ck * ND + j) * NQ + qx] = sg;
-    }
-  }
+  col_x<ND, NQ>(Bs, Gs, qx, qy, ra, bx, gx);
   __syncthreads();
   /* y: the column's bb, bg, gb [c][k] into shared memory that only this thread reads
      (the u area: u is no longer read after the barrier above), [3][c][k][column] */
   double *rgb = ra, *rbg = ra + CK * NQ2, *rbb = ra + 2 * CK * NQ2;
-  {
-    double b[ND], g[ND];
-    bg_load<ND>(Bs, Gs, qy * ND, 1, b, g);
-#pragma unroll
-    for (int ck = 0; ck < CK; ck++) {
-      double s_bb = 0, s_bg = 0, s_gb = 0;
-#pragma unroll
-      for (int j = 0; j < ND; j++) {
-        double vb = bx[(ck * ND + j) * NQ + qx], vg = gx[(ck * ND + j) * NQ + qx];
-        s_bb += b[j] * vb;
-        s_bg += g[j] * vb;
-        s_gb += b[j] * vg;
-      }
-      rbb[ck * NQ2 + tl] = s_bb;
-      rbg[ck * NQ2 + tl] = s_bg;
-      rgb[ck * NQ2 + tl] = s_gb;
-    }
-  }
+  col_y<ND, NQ>(Bs, Gs, qx, qy, bx, gx, [&](int ck, double s_bb, double s_bg, double s_gb) {
+    rbb[ck * NQ2 + tl] = s_bb;
+    rbg[ck * NQ2 + tl] = s_bg;
+    rgb[ck * NQ2 + tl] = s_gb;
+  });
   /* z, the point, and the transposed z, per qz */
   double a0[CK], a1[CK], a2[CK];
 #pragma unroll
   for (int o = 0; o < CK; o++) a0[o] = a1[o] = a2[o] = 0;
-  const double *Ae = Alin + (size_t)(active ? el : 0) * 9 * NQ3;
+  const double *Ae = Alin + (size_t)(active ? el : 0) * 9 * NQ * NQ2;
 #pragma unroll 1
   for (int qz = 0; qz < NQ; qz++) {
     const int q = qz * NQ2 + tl;
@@ -606,80 +754,97 @@ __global__ void __launch_bounds__(EPB *NQ *NQ, MINB)
         dA[3 * c + 1] = d1;
         dA[3 * c + 2] = d2;
       }
-      const long long gq = el * NQ3 + q;
-      const double *Wi = point_winv(p, el, gq);
-      double Ax[9], dT[9], T[9], dP[9];
+      col_point<NQ, MET>(p, Ae, wq, el, q, dA, F);
+    } else {
 #pragma unroll
-      for (int i = 0; i < 9; i++) Ax[i] = Ae[(size_t)i * NQ3 + q];
-      mul_winv(p, dA, Wi, dT);
-      mul_winv(p, Ax, Wi, T);
-      if (MET == 303) { /* hx_m303_abg's scalars from the setup (launch_col_epb: only where p.abg is set) */
-        double abg[3];
+      for (int i = 0; i < 9; i++) F[i] = 0;
+    }
+    col_tz_add<ND>(Bs, Gs, qz, F, a0, a1, a2);
+  }
+  /* the transposed z stage to shared, over the column's y stage (the same slots: this thread's) */
+  col_finish<ND, NQ>(Bs, Gs, qx, qy, a0, a1, a2, ra, rb, active ? y + (size_t)el * S::U : NULL);
+}
+
+/* The split column kernel: the column kernel's stages with the point apart from the sums around
+   it, so that the 45 (at p = 4) z-direction values of the column are never live across the
+   point: the y stage of the column in registers, then (after a barrier: the x stage is read no
+   more) its z contraction to dA at the column's 9 nq points in shared memory that only this
+   thread touches; the points, each dA replaced by its F in place; the transposed z contraction
+   from those F in registers, written over them (the same slots). Far fewer live registers per
+   thread than k_hess_apply_col for the same shared memory at p = 4 (an element's area holds u and
+   the x stage, then the column's dA / F, then the transposed z and transposed y stages), and
+   fewer shared-memory reads (the z contraction reads registers). Every sum in the same order and
+   form as k_hess_apply (the same doubles: t450). */
+template <int ND, int NQ> struct split_size {
+  static constexpr int U = 3 * ND * ND * ND, X = 6 * ND * ND * NQ, T = 9 * ND * NQ * NQ, FA = 9 * NQ * NQ * NQ;
+  static constexpr int M1 = U + X > FA ? U + X : FA, PER = M1 > T + X ? M1 : T + X;
+  static constexpr int TAB = 2 * NQ * ND + NQ;
+};
+
+template <int ND, int NQ, int MET, int EPB, int MINB>
+__global__ void __launch_bounds__(EPB *NQ *NQ, MINB)
+    k_hess_apply_split(kparams p, const double *__restrict__ Alin, const double *__restrict__ dx, double *__restrict__ y) {
+  typedef split_size<ND, NQ> S;
+  constexpr int NQ2 = NQ * NQ, ND2 = ND * ND, CK = 3 * ND;
+  const col_ctx cx = col_begin<ND, NQ, EPB>(p, dx, S::TAB, S::PER);
+  double *Bs = cx.Bs, *Gs = cx.Gs, *wq = cx.wq, *r = cx.r;
+  const int tl = cx.tl, qx = cx.qx, qy = cx.qy;
+  const long long el = cx.el;
+  const bool active = cx.active;
+  __syncthreads();
+  double *bx = r + S::U, *gx = bx + 3 * ND2 * NQ;
+  col_x<ND, NQ>(Bs, Gs, qx, qy, r, bx, gx);
+  __syncthreads();
+  double ybb[CK], ybg[CK], ygb[CK];
+  col_y<ND, NQ>(Bs, Gs, qx, qy, bx, gx, [&](int ck, double s_bb, double s_bg, double s_gb) {
+    ybb[ck] = s_bb;
+    ybg[ck] = s_bg;
+    ygb[ck] = s_gb;
+  });
+  __syncthreads(); /* bx, gx are read no more: the column's dA may cover them */
+  double *fa = r;  /* the column's dA, then F: component i at point qz in slot (i NQ + qz) NQ2 + tl */
 #pragma unroll
-        for (int i = 0; i < 3; i++) abg[i] = p.abg[((size_t)el * 3 + i) * NQ3 + q];
-        hx_m303_dP_abg(T, abg, dT, dP);
-      } else {
-        hx_metric_dP(p.metric, p.par, T, dT, dP);
+  for (int qz = 0; qz < NQ; qz++)
+#pragma unroll
+    for (int c = 0; c < 3; c++) {
+      double d0 = 0, d1 = 0, d2 = 0;
+#pragma unroll
+      for (int k = 0; k < ND; k++) {
+        d0 += Bs[qz * ND + k] * ygb[c * ND + k];
+        d1 += Bs[qz * ND + k] * ybg[c * ND + k];
+        d2 += Gs[qz * ND + k] * ybb[c * ND + k];
       }
-      flux(p, dP, Wi, point_weight(p, wq, q, el, gq), F);
+      fa[((3 * c + 0) * NQ + qz) * NQ2 + tl] = d0;
+      fa[((3 * c + 1) * NQ + qz) * NQ2 + tl] = d1;
+      fa[((3 * c + 2) * NQ + qz) * NQ2 + tl] = d2;
+    }
+  const double *Ae = Alin + (size_t)(active ? el : 0) * 9 * NQ * NQ2;
+#pragma unroll 1
+  for (int qz = 0; qz < NQ; qz++) {
+    double dA[9], F[9];
+#pragma unroll
+    for (int i = 0; i < 9; i++) dA[i] = fa[(i * NQ + qz) * NQ2 + tl];
+    if (active) {
+      col_point<NQ, MET>(p, Ae, wq, el, qz * NQ2 + tl, dA, F);
     } else {
 #pragma unroll
       for (int i = 0; i < 9; i++) F[i] = 0;
     }
 #pragma unroll
-    for (int c = 0; c < 3; c++)
-#pragma unroll
-      for (int k = 0; k < ND; k++) {
-        double b = Bs[qz * ND + k];
-        a0[c * ND + k] += b * F[3 * c];
-        a1[c * ND + k] += b * F[3 * c + 1];
-        a2[c * ND + k] += Gs[qz * ND + k] * F[3 * c + 2];
-      }
+    for (int i = 0; i < 9; i++) fa[(i * NQ + qz) * NQ2 + tl] = F[i];
   }
-  /* the transposed z stage to shared, over the column's y stage (the same slots: this thread's) */
-  double *t0 = ra, *t1 = t0 + CK * NQ2, *t2 = t1 + CK * NQ2; /* [c][k][qy][qx] */
+  double a0[CK], a1[CK], a2[CK];
 #pragma unroll
-  for (int o = 0; o < CK; o++) {
-    t0[o * NQ2 + tl] = a0[o];
-    t1[o * NQ2 + tl] = a1[o];
-    t2[o * NQ2 + tl] = a2[o];
+  for (int o = 0; o < CK; o++) a0[o] = a1[o] = a2[o] = 0;
+#pragma unroll 1
+  for (int qz = 0; qz < NQ; qz++) {
+    double F[9];
+#pragma unroll
+    for (int i = 0; i < 9; i++) F[i] = fa[(i * NQ + qz) * NQ2 + tl];
+    col_tz_add<ND>(Bs, Gs, qz, F, a0, a1, a2);
   }
-  __syncthreads();
-  /* transposed y: sgx, sbx [c][k][j][qx], thread (qx, j = qy) */
-  double *sgx = rb, *sbx = rb + 3 * ND2 * NQ;
-  if (qy < ND) {
-    const int j = qy;
-    double b[NQ], g[NQ];
-    bg_load<NQ>(Bs, Gs, j, ND, b, g);
-#pragma unroll
-    for (int ck = 0; ck < CK; ck++) {
-      double ag = 0, ab = 0;
-#pragma unroll
-      for (int r = 0; r < NQ; r++) {
-        int o = (ck * NQ + r) * NQ + qx;
-        ag += b[r] * t0[o];
-        ab += g[r] * t1[o] + b[r] * t2[o];
-      }
-      sgx[(ck * ND + j) * NQ + qx] = ag;
-      sbx[(ck * ND + j) * NQ + qx] = ab;
-    }
-  }
-  __syncthreads();
-  /* transposed x: thread (i = qx, j = qy) */
-  if (active && qx < ND && qy < ND) {
-    const int i = qx, j = qy;
-    double b[NQ], g[NQ];
-    bg_load<NQ>(Bs, Gs, i, ND, b, g);
-    double *ye = y + (size_t)el * S::U;
-#pragma unroll
-    for (int ck = 0; ck < CK; ck++) {
-      const int ckj = ck * ND + j;
-      double a = 0;
-#pragma unroll
-      for (int r = 0; r < NQ; r++) a += g[r] * sgx[ckj * NQ + r] + b[r] * sbx[ckj * NQ + r];
-      ye[ckj * ND + i] = a;
-    }
-  }
+  /* over the column's F (its own slots; every F is read above) */
+  col_finish<ND, NQ>(Bs, Gs, qx, qy, a0, a1, a2, r, r + S::T, active ? y + (size_t)el * S::U : NULL);
 }
 
 /* Jacobi diagonal: Hh_c = wt W^{-1} H_{c.c.} W^{-T} per point (27), then for each
@@ -1113,31 +1278,54 @@ template <typename F> int set_smem(F *fn, size_t smem) {
 int g_hv_kernel = 0;
 
 /* the column kernel's code for kernel choice v at nq points per direction (0: the default
-   there); 0 where v is no column kernel */
+   there); 0 where v is no column kernel. 10 EPB + MINB: k_hess_apply_col; 100 + 10 EPB + MINB:
+   k_hess_apply_split (nq >= 5 only) */
 int col_code(int v, int nq) {
-  /* the measured best at nq = 6 (one H200, p = 3 and 4: 23 ahead of 42, 81, 43, 21, 41, 26, 82 in that order) */
-  if (v == 0) return nq <= 4 ? 82 : 23;
-  return v == 23 || v == 42 || v == 81 || v == 82 ? v : 0;
+  /* the measured best (one H200, MDOF/s at 72^3): at nq = 6 (p = 1..4) the split kernel 125,
+     ahead of 124, of the split kernel with 4 elements per block and of the column kernel 23,
+     itself ahead of 42, 81, 43, 21, 41, 26 and 82; at nq = 4 (p = 2, Gauss) 23 ahead of 82; at
+     nq = 3 (p = 1, Gauss) 82 ahead of 23 */
+  if (v == 0) return nq >= 5 ? 125 : nq == 4 ? 23 : 82;
+  if (v == 23 || v == 42 || v == 81 || v == 82) return v;
+  if (v == 124 || v == 125) return nq >= 5 ? v : 0;
+  return 0;
+}
+int col_code_known(int v) { return v == 1 || col_code(v, 6); }
+
+/* a column kernel (k303: its metric-303 instantiation, k0: the generic one) with EPB elements of nq^2
+   threads per block and per elements doubles of shared memory each (tab for the block); *ran = 0
+   where it does not apply (its shared memory beyond the device's) */
+typedef void col_kernel(kparams, const double *__restrict__, const double *__restrict__, double *__restrict__);
+int launch_col_kernel(const kparams &p, const launch_args &a, int smem_optin, int *ran, int epb, int nq, int tab, int per,
+                      col_kernel *k303, col_kernel *k0) {
+  size_t smem = (size_t)(tab + epb * per) * sizeof(double);
+  *ran = 0;
+  if (smem > (size_t)smem_optin) return HX_OK;
+  dim3 grid((unsigned)((p.num_elem + epb - 1) / epb)), block((unsigned)(epb * nq * nq));
+  col_kernel *k = p.metric == 303 && p.abg ? k303 : k0;
+  HX_CALL(set_smem(k, smem));
+  k<<<grid, block, smem>>>(p, a.H, a.x, a.y);
+  HX_CHECK_LAUNCH(k);
+  *ran = 1;
+  return HX_OK;
 }
 
-/* the column kernel for (ND, NQ) with EPB elements per block; *ran = 0 where it does not apply
-   (its shared memory beyond the device's) */
 template <int ND, int NQ, int EPB, int MINB>
 int launch_col_epb(const kparams &p, const launch_args &a, int smem_optin, int *ran) {
   typedef col_size<ND, NQ> S;
-  size_t smem = (size_t)(S::TAB + EPB * S::PER) * sizeof(double);
+  return launch_col_kernel(p, a, smem_optin, ran, EPB, NQ, S::TAB, S::PER, k_hess_apply_col<ND, NQ, 303, EPB, MINB>,
+                           k_hess_apply_col<ND, NQ, 0, EPB, MINB>);
+}
+
+/* the split column kernel (k_hess_apply_split), compiled where nq >= 5 */
+template <int ND, int NQ, int EPB, int MINB>
+int launch_split_epb(const kparams &p, const launch_args &a, int smem_optin, int *ran) {
   *ran = 0;
-  if (smem > (size_t)smem_optin) return HX_OK;
-  dim3 grid((unsigned)((p.num_elem + EPB - 1) / EPB)), block((unsigned)(EPB * NQ * NQ));
-  if (p.metric == 303 && p.abg) {
-    HX_CALL(set_smem(k_hess_apply_col<ND, NQ, 303, EPB, MINB>, smem));
-    k_hess_apply_col<ND, NQ, 303, EPB, MINB><<<grid, block, smem>>>(p, a.H, a.x, a.y);
-  } else {
-    HX_CALL(set_smem(k_hess_apply_col<ND, NQ, 0, EPB, MINB>, smem));
-    k_hess_apply_col<ND, NQ, 0, EPB, MINB><<<grid, block, smem>>>(p, a.H, a.x, a.y);
+  if constexpr (NQ >= 5) {
+    typedef split_size<ND, NQ> S;
+    return launch_col_kernel(p, a, smem_optin, ran, EPB, NQ, S::TAB, S::PER, k_hess_apply_split<ND, NQ, 303, EPB, MINB>,
+                             k_hess_apply_split<ND, NQ, 0, EPB, MINB>);
   }
-  HX_CHECK_LAUNCH(k_hess_apply_col);
-  *ran = 1;
   return HX_OK;
 }
 
@@ -1149,6 +1337,8 @@ template <int ND, int NQ> int launch_col(const kparams &p, const launch_args &a,
   case 42: return launch_col_epb<ND, NQ, 4, 2>(p, a, smem_optin, ran);
   case 81: return launch_col_epb<ND, NQ, 8, 1>(p, a, smem_optin, ran);
   case 82: return launch_col_epb<ND, NQ, 8, 2>(p, a, smem_optin, ran);
+  case 124: return launch_split_epb<ND, NQ, 2, 4>(p, a, smem_optin, ran);
+  case 125: return launch_split_epb<ND, NQ, 2, 5>(p, a, smem_optin, ran);
   default: return HX_OK; /* the point kernel */
   }
 }
@@ -1797,9 +1987,9 @@ const hx_backend hx_backend_cuda = {
 /* ------------------------------------------------------------------ bench helpers (hx_kernels.h) */
 
 extern "C" int hx_cuda_hv_kernel(int v) {
-  HX_CHECK(v == 1 || col_code(v, 6), HX_ERR_INPUT,
+  HX_CHECK(v == 0 || col_code_known(v), HX_ERR_INPUT,
            "CUDA backend: unknown Hessian-action kernel %d (0, 1, or 10 x elements per block + blocks per SM: 23, 42, 81, "
-           "82)",
+           "82; 100 + the same for the split column kernel: 124, 125)",
            v);
   g_hv_kernel = v;
   return HX_OK;

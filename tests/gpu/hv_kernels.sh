@@ -5,14 +5,14 @@
 # then `hexpack bench kernels` (its H.v(pt) column is the kernel with a thread per point, timed in
 # the same run): the default on orders 1..4 up to 80 MDOF at -qo 8 and up to 10 MDOF with Gauss
 # points (--gl), and each column kernel of KERNELS (--hv-kernel: 10 x elements per block + blocks
-# per SM) on orders 2..4 up to 10 MDOF; then `hexpack bench tmop` (Kershaw 24^3, cuda) with the
+# per SM, 100 + the same for the split column kernel) on orders 2..4 up to 10 MDOF; then `hexpack bench tmop` (Kershaw 24^3, cuda) with the
 # default and with the point kernel, alternating, twice: orders 1..4, and orders 3, 4 with
 # --sync-timers (the Hessian actions' share of the solve). Logs go to $OUT (or ./gpu-out).
 # --no-bench: the build and the tests only.
-#   usage: bash tests/gpu/hv_kernels.sh [--no-build] [--all] [--no-bench] [KERNELS]   (KERNELS default "42 81 82")
+#   usage: bash tests/gpu/hv_kernels.sh [--no-build] [--all] [--no-bench] [KERNELS]   (KERNELS default "124 23 82")
 # shellcheck source=tests/gpu/cuda_build.sh
 source "$(dirname "$0")/cuda_build.sh"
-KERNELS=${1:-"42 81 82"}
+KERNELS=${1:-"124 23 82"}
 [ $BUILD = 1 ] && { grep -A3 "Compiling entry function.*k_hess_apply" "$B.build.log" | grep -v "^--\|Compile time" \
   | sed 's/_ZN[0-9]*_GLOBAL__N__[0-9a-f_]*pa_cuda_cu_[0-9a-f]*//' > "$OUT/ptxas_hess_apply.txt" || true; }
 if [ $ALL = 1 ]; then
