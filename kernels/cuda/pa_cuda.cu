@@ -582,6 +582,8 @@ __device__ __forceinline__ void col_point(const kparams &p, const double *__rest
 #pragma unroll
     for (int i = 0; i < 3; i++) abg[i] = p.abg[((size_t)el * 3 + i) * NQ3 + q];
     hx_m303_dP_abg(T, abg, dT, dP);
+  } else if (MET == 318) { /* the meshers' size metric: compiled in, as the switch holds registers */
+    hx_m318_dP(T, p.par, dT, dP);
   } else {
     hx_metric_dP(p.metric, p.par, T, dT, dP);
   }
@@ -1292,17 +1294,18 @@ int col_code(int v, int nq) {
 }
 int col_code_known(int v) { return v == 1 || col_code(v, 6); }
 
-/* a column kernel (k303: its metric-303 instantiation, k0: the generic one) with EPB elements of nq^2
-   threads per block and per elements doubles of shared memory each (tab for the block); *ran = 0
-   where it does not apply (its shared memory beyond the device's) */
+/* a column kernel (k303, k318: its instantiations for metric 303 and 318, k318 NULL where there is
+   none; k0: the generic one) with EPB elements of nq^2 threads per block and per doubles of shared
+   memory each (tab for the block); *ran = 0 where it does not apply (its shared memory beyond the
+   device's) */
 typedef void col_kernel(kparams, const double *__restrict__, const double *__restrict__, double *__restrict__);
 int launch_col_kernel(const kparams &p, const launch_args &a, int smem_optin, int *ran, int epb, int nq, int tab, int per,
-                      col_kernel *k303, col_kernel *k0) {
+                      col_kernel *k303, col_kernel *k318, col_kernel *k0) {
   size_t smem = (size_t)(tab + epb * per) * sizeof(double);
   *ran = 0;
   if (smem > (size_t)smem_optin) return HX_OK;
   dim3 grid((unsigned)((p.num_elem + epb - 1) / epb)), block((unsigned)(epb * nq * nq));
-  col_kernel *k = p.metric == 303 && p.abg ? k303 : k0;
+  col_kernel *k = p.metric == 303 && p.abg ? k303 : p.metric == 318 && k318 ? k318 : k0;
   HX_CALL(set_smem(k, smem));
   k<<<grid, block, smem>>>(p, a.H, a.x, a.y);
   HX_CHECK_LAUNCH(k);
@@ -1313,7 +1316,7 @@ int launch_col_kernel(const kparams &p, const launch_args &a, int smem_optin, in
 template <int ND, int NQ, int EPB, int MINB>
 int launch_col_epb(const kparams &p, const launch_args &a, int smem_optin, int *ran) {
   typedef col_size<ND, NQ> S;
-  return launch_col_kernel(p, a, smem_optin, ran, EPB, NQ, S::TAB, S::PER, k_hess_apply_col<ND, NQ, 303, EPB, MINB>,
+  return launch_col_kernel(p, a, smem_optin, ran, EPB, NQ, S::TAB, S::PER, k_hess_apply_col<ND, NQ, 303, EPB, MINB>, NULL,
                            k_hess_apply_col<ND, NQ, 0, EPB, MINB>);
 }
 
@@ -1324,7 +1327,7 @@ int launch_split_epb(const kparams &p, const launch_args &a, int smem_optin, int
   if constexpr (NQ >= 5) {
     typedef split_size<ND, NQ> S;
     return launch_col_kernel(p, a, smem_optin, ran, EPB, NQ, S::TAB, S::PER, k_hess_apply_split<ND, NQ, 303, EPB, MINB>,
-                             k_hess_apply_split<ND, NQ, 0, EPB, MINB>);
+                             k_hess_apply_split<ND, NQ, 318, EPB, MINB>, k_hess_apply_split<ND, NQ, 0, EPB, MINB>);
   }
   return HX_OK;
 }
