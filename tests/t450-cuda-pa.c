@@ -5,7 +5,9 @@
    (metric 303, GLL -qo 8); every metric at p = 2; and a curved mesh (Kershaw with a
    smooth sine displacement of every node, p = 3) with a per-point, non-scalar
    target W (the general W path of the kernels), and with one W per element (w_per_elem); the limiting term
-   (x0 off the nodes, a constant and a per-element distance, p = 2 and 3, a generic pair). Also checks that the stored and
+   (x0 off the nodes, a constant and a per-element distance, p = 2 and 3, a generic pair); a box of
+   27 elements at p = 4 (an odd count: blocks of several elements end past the mesh), metrics
+   303, 318 and 302. Also checks that the stored and
    on-the-fly CUDA strategies agree with each other, and that every column kernel of the
    on-the-fly action gives what the kernel with a thread per point gives. Without a CUDA device (or a
    build without CUDA) it prints one skip line and passes. */
@@ -315,6 +317,22 @@ static int body(void) {
     }
     free(Wi);
     free(dW);
+    hx_mesh_destroy(&m);
+  }
+  if (!fail) { /* an odd element count: the column kernels' last block holds elements past the mesh's end */
+    hx_mesh *m = test_kershaw(HX_COMM_SELF, 3, 3, 3, 4, 1.0);
+    if (!m) return 1;
+    test_perturb(m, 0.01 / 3 / 4);
+    hx_pa_desc d;
+    hx_pa_desc_default(&d);
+    for (int k = 0; k < 3 && !fail; k++) {
+      d.metric = k == 0 ? 303 : k == 1 ? 318 : 302;
+      snprintf(what, sizeof what, "box 3^3 p 4 m%d", d.metric);
+      if (check(what, m, &d, &fail) || variants(what, m, &d, &fail)) {
+        printf("error: %s\n", hx_error_message());
+        fail = 1;
+      }
+    }
     hx_mesh_destroy(&m);
   }
   return fail;
