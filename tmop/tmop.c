@@ -21,6 +21,7 @@
       any other meeting of a curved surface with another is fixed). The constrained Hessian is
       Pi H Pi + (I - Pi), the residual Pi r (for axis-aligned planes this is
       exactly MFEM's essential-vdof treatment). */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -371,8 +372,7 @@ static int build_constraints(hx_tmop *tm) {
   uint32_t *set = NULL;
   HX_CALL(hx_malloc(((size_t)nl * W + 1) * sizeof(uint32_t), &set));
   /* the per-node arrays first written by the threads (on an order-7 mesh of 10^8 nodes these
-     passes over fresh memory are seconds on one thread); the codes and normals below in node
-     order, as one thread */
+     passes over fresh memory are seconds on one thread) */
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < (size_t)nl * W; i++) set[i] = HX_GS_SET_EMPTY;
   for (hx_lid f = 0; f < m->num_faces; f++) {
@@ -385,11 +385,13 @@ static int build_constraints(hx_tmop *tm) {
       int d = s < 0 ? flat_axis_face(m, bf) : -1;
       code = d >= 0 ? CODE_AXIS + (uint32_t)d : CODE_FIXED;
     }
-    for (int k = 0; k < nd; k++)
-      for (int j = 0; j < nd; j++)
-        for (int i = 0; i < nd; i++)
-          if (hx_node_on_face(nd, bf->face, i, j, k))
-            hx_gs_set_insert(set + (size_t)tm->lmap->e2l[(size_t)bf->elem * npe + hx_lex(nd, i, j, k)] * W, code);
+    const int d = bf->face / 2, fix = bf->face % 2 ? nd - 1 : 0; /* the face's nodes: index d at fix */
+    for (int v = 0; v < nd; v++)
+      for (int u = 0; u < nd; u++) {
+        int I[3];
+        I[d] = fix, I[(d + 1) % 3] = u, I[(d + 2) % 3] = v;
+        hx_gs_set_insert(set + (size_t)tm->lmap->e2l[(size_t)bf->elem * npe + hx_lex(nd, I[0], I[1], I[2])] * W, code);
+      }
   }
   if (tm->o.fixed_node)
     for (size_t a = 0; a < (size_t)m->num_elem * npe; a++)
@@ -402,61 +404,71 @@ static int build_constraints(hx_tmop *tm) {
 #pragma omp parallel for schedule(static)
     for (hx_lid i = 0; i < nl; i++) tm->curved[i] = -1;
   }
+  /* each node from its own set alone, in parallel; a node where two curved surfaces meet
+     (CIRCLE_NODE) is left to the pass after, in node order, as it numbers the circles */
+  const int CIRCLE_NODE = INT_MIN;
+  if (!rc) {
+#pragma omp parallel for schedule(dynamic, 4096)
+    for (hx_lid i = 0; i < nl; i++) {
+      const uint32_t *b = set + (size_t)i * W;
+      if (b[0] == HX_GS_SET_EMPTY) continue;
+      int ncodes = 0;
+      while (ncodes < W && b[ncodes] != HX_GS_SET_EMPTY) ncodes++;
+      if (b[0] == HX_GS_SET_FULL || b[ncodes - 1] == CODE_FIXED) {
+        tm->ncon[i] = 3;
+        continue;
+      }
+      int ncurved = 0, cs = -1, nplanes = 0, naxis = 0;
+      for (int k = 0; k < ncodes; k++) {
+        if (b[k] >= CODE_AXIS) naxis++;
+        else if (m->surfaces[b[k]].type == HX_SURF_PLANE) nplanes++;
+        else {
+          ncurved++;
+          cs = (int)b[k];
+        }
+      }
+      nplanes += naxis;
+      if (ncurved > 1 || (ncurved == 1 && nplanes > 0)) {
+        /* where a curved surface meets another: along their circle (the pass below), else fixed */
+        tm->ncon[i] = 3;
+        if (ncodes == 2 && !naxis) tm->curved[i] = CIRCLE_NODE;
+        continue;
+      }
+      if (ncurved == 1) {
+        tm->curved[i] = cs;
+        tm->ncon[i] = 1;
+        hx_surface_normal(&m->surfaces[cs], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
+        continue;
+      }
+      int nc = 0;
+      double *N = tm->nrm + 9 * (size_t)i;
+      for (int k = 0; k < ncodes && nc < 3; k++) {
+        double v[3] = {0, 0, 0};
+        if (b[k] >= CODE_AXIS) v[b[k] - CODE_AXIS] = 1.0;
+        else memcpy(v, m->surfaces[b[k]].n, sizeof v);
+        for (int q = 0; q < nc; q++) {
+          double dd = v[0] * N[3 * q] + v[1] * N[3 * q + 1] + v[2] * N[3 * q + 2];
+          for (int c = 0; c < 3; c++) v[c] -= dd * N[3 * q + c];
+        }
+        double nv = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        if (nv < 1e-8) continue; /* parallel planes: same constraint */
+        for (int c = 0; c < 3; c++) N[3 * nc + c] = v[c] / nv;
+        nc++;
+      }
+      tm->ncon[i] = nc;
+    }
+  }
   for (hx_lid i = 0; i < nl && !rc; i++) {
+    if (tm->curved[i] != CIRCLE_NODE) continue;
+    tm->curved[i] = -1;
     const uint32_t *b = set + (size_t)i * W;
-    if (b[0] == HX_GS_SET_EMPTY) continue;
-    int ncodes = 0;
-    while (ncodes < W && b[ncodes] != HX_GS_SET_EMPTY) ncodes++;
-    if (b[0] == HX_GS_SET_FULL || b[ncodes - 1] == CODE_FIXED) {
-      tm->ncon[i] = 3;
-      continue;
-    }
-    int ncurved = 0, cs = -1, nplanes = 0, naxis = 0;
-    for (int k = 0; k < ncodes; k++) {
-      if (b[k] >= CODE_AXIS) naxis++;
-      else if (m->surfaces[b[k]].type == HX_SURF_PLANE) nplanes++;
-      else {
-        ncurved++;
-        cs = (int)b[k];
-      }
-    }
-    nplanes += naxis;
-    if (ncurved > 1 || (ncurved == 1 && nplanes > 0)) {
-      /* where a curved surface meets another: along their circle, else fixed */
-      tm->ncon[i] = 3;
-      if (ncodes == 2 && !naxis) {
-        double C[7];
-        if (!surfaces_circle(&m->surfaces[b[0]], &m->surfaces[b[1]], tm->x0 + 3 * (size_t)i, C)) continue;
-        if (tm->ncirc % 256 == 0 && (rc = hx_realloc((size_t)(tm->ncirc + 256) * 7 * sizeof(double), &tm->circ))) break;
-        memcpy(tm->circ + 7 * (size_t)tm->ncirc, C, sizeof C);
-        tm->curved[i] = -2 - tm->ncirc++;
-        tm->ncon[i] = 2;
-        track_normals(tm, tm->curved[i], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
-      }
-      continue;
-    }
-    if (ncurved == 1) {
-      tm->curved[i] = cs;
-      tm->ncon[i] = 1;
-      hx_surface_normal(&m->surfaces[cs], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
-      continue;
-    }
-    int nc = 0;
-    double *N = tm->nrm + 9 * (size_t)i;
-    for (int k = 0; k < ncodes && nc < 3; k++) {
-      double v[3] = {0, 0, 0};
-      if (b[k] >= CODE_AXIS) v[b[k] - CODE_AXIS] = 1.0;
-      else memcpy(v, m->surfaces[b[k]].n, sizeof v);
-      for (int q = 0; q < nc; q++) {
-        double dd = v[0] * N[3 * q] + v[1] * N[3 * q + 1] + v[2] * N[3 * q + 2];
-        for (int c = 0; c < 3; c++) v[c] -= dd * N[3 * q + c];
-      }
-      double nv = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-      if (nv < 1e-8) continue; /* parallel planes: same constraint */
-      for (int c = 0; c < 3; c++) N[3 * nc + c] = v[c] / nv;
-      nc++;
-    }
-    tm->ncon[i] = nc;
+    double C[7];
+    if (!surfaces_circle(&m->surfaces[b[0]], &m->surfaces[b[1]], tm->x0 + 3 * (size_t)i, C)) continue;
+    if (tm->ncirc % 256 == 0 && (rc = hx_realloc((size_t)(tm->ncirc + 256) * 7 * sizeof(double), &tm->circ))) break;
+    memcpy(tm->circ + 7 * (size_t)tm->ncirc, C, sizeof C);
+    tm->curved[i] = -2 - tm->ncirc++;
+    tm->ncon[i] = 2;
+    track_normals(tm, tm->curved[i], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
   }
   if (tm->o.debug) {
     long long cnt[4] = {0, 0, 0, 0};
@@ -723,9 +735,11 @@ int hx_tmop_numbering(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
 /* The part of a TMOP context that needs no backend: hx_tmop_numbering's, the initial nodes as an
    L-vector and the boundary constraints (hx_tmop_create and hx_tmop_transfer). *out as there. */
 int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
+  double t0 = hx_tmop_now();
   int rc = hx_tmop_numbering(mesh, o, out);
   hx_tmop *tm = *out;
   if (!tm) return rc;
+  double t1 = hx_tmop_now(), t2 = t1, t3 = t1;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
   if (!rc) {
     /* L-vector of the initial nodes: every copy of a node holds the same
@@ -734,8 +748,13 @@ int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
 #pragma omp parallel for schedule(static)
     for (hx_lid i = 0; i < tm->nl; i++)
       for (int c = 0; c < 3; c++) tm->x0[3 * (size_t)i + c] /= tm->lmap->mult[i];
+    t2 = hx_tmop_now();
     rc = build_constraints(tm);
+    t3 = hx_tmop_now();
   }
+  if (o->debug && hx_comm_rank(mesh->comm) == 0)
+    fprintf(stderr, "set-up at order %d: %lld nodes; numbering %.2f s, initial nodes %.2f s, constraints %.2f s\n", mesh->order,
+            (long long)tm->nl, t1 - t0, t2 - t1, t3 - t2);
   return rc;
 }
 
