@@ -81,6 +81,16 @@ static inline hx_mesh *test_bent_element(int p) {
   return m;
 }
 
+/* the options the bent element is solved with: cpu, one thread, every boundary node fixed, 3
+   Newton steps */
+static inline void test_bent_opts(hx_tmop_opts *o) {
+  hx_tmop_opts_default(o);
+  o->backend = "cpu";
+  o->num_threads = 1;
+  o->boundary = HX_BND_FIXED;
+  o->newton_iters = 3;
+}
+
 /* optimize m with o and destroy it; its nodes (E-vector) into a new *xout of *nx doubles */
 static inline int test_optimize_nodes(hx_mesh *m, const hx_tmop_opts *o, hx_tmop_result *r, double **xout, size_t *nx) {
   int rc = hx_tmop_optimize(m, o, r);

@@ -63,11 +63,7 @@ static int checks(hx_comm comm) {
     int ok = m != NULL;
     if (ok) {
       hx_tmop_opts o;
-      hx_tmop_opts_default(&o);
-      o.backend = "cpu";
-      o.num_threads = 1;
-      o.boundary = HX_BND_FIXED;
-      o.newton_iters = 3;
+      test_bent_opts(&o);
       o.coarse_order = 1;
       hx_tmop_result r;
       int rc = hx_tmop_optimize(m, &o, &r);

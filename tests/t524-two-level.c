@@ -153,11 +153,7 @@ static int checks(hx_comm comm) {
     int ok = m != NULL;
     if (ok) {
       hx_tmop_opts o;
-      hx_tmop_opts_default(&o);
-      o.backend = "cpu";
-      o.num_threads = 1;
-      o.boundary = HX_BND_FIXED;
-      o.newton_iters = 3;
+      test_bent_opts(&o);
       o.precond = HX_PREC_TWOLEVEL;
       o.log = tmpfile(); /* the solve's log says the correction is off in every step */
       hx_tmop_result r;

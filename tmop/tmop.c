@@ -361,14 +361,68 @@ static void track_normals(const hx_tmop *tm, int t, const double x[3], double N[
   for (int k = 0; k < 3; k++) N[k] = C[3 + k], N[3 + k] = len > 0 ? d[k] / len : 0.0;
 }
 
+/* each node's set of codes: surface indices, CODE_AXIS + d (a flat axis-aligned face without a
+   surface record), CODE_FIXED; more codes than a set holds (HX_GS_SET_FULL) also fix it */
+#define CODE_AXIS (HX_GS_SET_FULL - 4)
+#define CODE_FIXED (HX_GS_SET_FULL - 1)
+/* build_constraints' mark of a node where two curved surfaces meet, numbered after the rest */
+#define CIRCLE_NODE INT_MIN
+
+/* node i's constraint from its set of codes b (not empty): ncon, curved and the normals; a node
+   where two curved surfaces meet is fixed and marked CIRCLE_NODE (build_constraints' pass in node
+   order tracks it along their circle) */
+static void node_constraint(hx_tmop *tm, const uint32_t *b, hx_lid i) {
+  const hx_mesh *m = tm->mesh;
+  int ncodes = 0;
+  while (ncodes < HX_GS_SET_WIDTH && b[ncodes] != HX_GS_SET_EMPTY) ncodes++;
+  if (b[0] == HX_GS_SET_FULL || b[ncodes - 1] == CODE_FIXED) {
+    tm->ncon[i] = 3;
+    return;
+  }
+  int ncurved = 0, cs = -1, nplanes = 0, naxis = 0;
+  for (int k = 0; k < ncodes; k++) {
+    if (b[k] >= CODE_AXIS) naxis++;
+    else if (m->surfaces[b[k]].type == HX_SURF_PLANE) nplanes++;
+    else {
+      ncurved++;
+      cs = (int)b[k];
+    }
+  }
+  nplanes += naxis;
+  if (ncurved > 1 || (ncurved == 1 && nplanes > 0)) {
+    tm->ncon[i] = 3;
+    if (ncodes == 2 && !naxis) tm->curved[i] = CIRCLE_NODE;
+    return;
+  }
+  if (ncurved == 1) {
+    tm->curved[i] = cs;
+    tm->ncon[i] = 1;
+    hx_surface_normal(&m->surfaces[cs], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
+    return;
+  }
+  int nc = 0;
+  double *N = tm->nrm + 9 * (size_t)i;
+  for (int k = 0; k < ncodes && nc < 3; k++) {
+    double v[3] = {0, 0, 0};
+    if (b[k] >= CODE_AXIS) v[b[k] - CODE_AXIS] = 1.0;
+    else memcpy(v, m->surfaces[b[k]].n, sizeof v);
+    for (int q = 0; q < nc; q++) {
+      double dd = v[0] * N[3 * q] + v[1] * N[3 * q + 1] + v[2] * N[3 * q + 2];
+      for (int c = 0; c < 3; c++) v[c] -= dd * N[3 * q + c];
+    }
+    double nv = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (nv < 1e-8) continue; /* parallel planes: same constraint */
+    for (int c = 0; c < 3; c++) N[3 * nc + c] = v[c] / nv;
+    nc++;
+  }
+  tm->ncon[i] = nc;
+}
+
 static int build_constraints(hx_tmop *tm) {
   hx_mesh *m = tm->mesh;
   hx_lid nl = tm->nl;
   int nd = m->nd, npe = nd * nd * nd;
   enum { W = HX_GS_SET_WIDTH };
-  /* each node's set of codes: surface indices, CODE_AXIS + d (a flat axis-aligned face without a
-     surface record), CODE_FIXED; more codes than a set holds (HX_GS_SET_FULL) also fix it */
-  const uint32_t CODE_AXIS = HX_GS_SET_FULL - 4, CODE_FIXED = HX_GS_SET_FULL - 1;
   uint32_t *set = NULL;
   HX_CALL(hx_malloc(((size_t)nl * W + 1) * sizeof(uint32_t), &set));
   /* the per-node arrays first written by the threads (on an order-7 mesh of 10^8 nodes these
@@ -406,57 +460,10 @@ static int build_constraints(hx_tmop *tm) {
   }
   /* each node from its own set alone, in parallel; a node where two curved surfaces meet
      (CIRCLE_NODE) is left to the pass after, in node order, as it numbers the circles */
-  const int CIRCLE_NODE = INT_MIN;
   if (!rc) {
 #pragma omp parallel for schedule(dynamic, 4096)
-    for (hx_lid i = 0; i < nl; i++) {
-      const uint32_t *b = set + (size_t)i * W;
-      if (b[0] == HX_GS_SET_EMPTY) continue;
-      int ncodes = 0;
-      while (ncodes < W && b[ncodes] != HX_GS_SET_EMPTY) ncodes++;
-      if (b[0] == HX_GS_SET_FULL || b[ncodes - 1] == CODE_FIXED) {
-        tm->ncon[i] = 3;
-        continue;
-      }
-      int ncurved = 0, cs = -1, nplanes = 0, naxis = 0;
-      for (int k = 0; k < ncodes; k++) {
-        if (b[k] >= CODE_AXIS) naxis++;
-        else if (m->surfaces[b[k]].type == HX_SURF_PLANE) nplanes++;
-        else {
-          ncurved++;
-          cs = (int)b[k];
-        }
-      }
-      nplanes += naxis;
-      if (ncurved > 1 || (ncurved == 1 && nplanes > 0)) {
-        /* where a curved surface meets another: along their circle (the pass below), else fixed */
-        tm->ncon[i] = 3;
-        if (ncodes == 2 && !naxis) tm->curved[i] = CIRCLE_NODE;
-        continue;
-      }
-      if (ncurved == 1) {
-        tm->curved[i] = cs;
-        tm->ncon[i] = 1;
-        hx_surface_normal(&m->surfaces[cs], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
-        continue;
-      }
-      int nc = 0;
-      double *N = tm->nrm + 9 * (size_t)i;
-      for (int k = 0; k < ncodes && nc < 3; k++) {
-        double v[3] = {0, 0, 0};
-        if (b[k] >= CODE_AXIS) v[b[k] - CODE_AXIS] = 1.0;
-        else memcpy(v, m->surfaces[b[k]].n, sizeof v);
-        for (int q = 0; q < nc; q++) {
-          double dd = v[0] * N[3 * q] + v[1] * N[3 * q + 1] + v[2] * N[3 * q + 2];
-          for (int c = 0; c < 3; c++) v[c] -= dd * N[3 * q + c];
-        }
-        double nv = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-        if (nv < 1e-8) continue; /* parallel planes: same constraint */
-        for (int c = 0; c < 3; c++) N[3 * nc + c] = v[c] / nv;
-        nc++;
-      }
-      tm->ncon[i] = nc;
-    }
+    for (hx_lid i = 0; i < nl; i++)
+      if (set[(size_t)i * W] != HX_GS_SET_EMPTY) node_constraint(tm, set + (size_t)i * W, i);
   }
   for (hx_lid i = 0; i < nl && !rc; i++) {
     if (tm->curved[i] != CIRCLE_NODE) continue;

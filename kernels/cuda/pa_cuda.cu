@@ -681,7 +681,7 @@ struct col_ctx {
 
 /* loads the block's 1D tables and the element's u (at r) for the column kernels; the caller syncs */
 template <int ND, int NQ, int EPB>
-__device__ __forceinline__ col_ctx col_begin(const kparams &p, const double *__restrict__ dx, int tab, int per) {
+__device__ __forceinline__ col_ctx col_begin(const kparams &p, const double *__restrict__ dx, int per) {
   constexpr int U = 3 * ND * ND * ND, NQ2 = NQ * NQ;
   extern __shared__ double smem[];
   col_ctx c;
@@ -694,7 +694,7 @@ __device__ __forceinline__ col_ctx col_begin(const kparams &p, const double *__r
   c.qy = c.tl / NQ;
   c.el = (long long)blockIdx.x * EPB + sub;
   c.active = c.el < p.num_elem;
-  c.r = smem + tab + (size_t)sub * per;
+  c.r = smem + col_size<ND, NQ>::TAB + (size_t)sub * per;
   for (int i = threadIdx.x; i < NQ * ND; i += blockDim.x) {
     c.Bs[i] = p.B[i];
     c.Gs[i] = p.G[i];
@@ -714,7 +714,7 @@ __global__ void __launch_bounds__(EPB *NQ *NQ, MINB)
     k_hess_apply_col(kparams p, const double *__restrict__ Alin, const double *__restrict__ dx, double *__restrict__ y) {
   typedef col_size<ND, NQ> S;
   constexpr int NQ2 = NQ * NQ, ND2 = ND * ND, CK = 3 * ND;
-  const col_ctx cx = col_begin<ND, NQ, EPB>(p, dx, S::TAB, S::PER);
+  const col_ctx cx = col_begin<ND, NQ, EPB>(p, dx, S::PER);
   double *Bs = cx.Bs, *Gs = cx.Gs, *wq = cx.wq, *ra = cx.r, *rb = ra + S::RA;
   const int tl = cx.tl, qx = cx.qx, qy = cx.qy;
   const long long el = cx.el;
@@ -770,8 +770,8 @@ __global__ void __launch_bounds__(EPB *NQ *NQ, MINB)
 /* The split column kernel: the column kernel's stages with the point apart from the sums around
    it, so that the 45 (at p = 4) z-direction values of the column are never live across the
    point: the y stage of the column in registers, then (after a barrier: the x stage is read no
-   more) its z contraction to dA at the column's 9 nq points in shared memory that only this
-   thread touches; the points, each dA replaced by its F in place; the transposed z contraction
+   more) its z contraction to dA (9 values) at each of the column's nq points in shared memory
+   that only this thread touches; the points, each dA replaced by its F in place; the transposed z contraction
    from those F in registers, written over them (the same slots). Far fewer live registers per
    thread than k_hess_apply_col for the same shared memory at p = 4 (an element's area holds u and
    the x stage, then the column's dA / F, then the transposed z and transposed y stages), and
@@ -780,7 +780,7 @@ __global__ void __launch_bounds__(EPB *NQ *NQ, MINB)
 template <int ND, int NQ> struct split_size {
   static constexpr int U = 3 * ND * ND * ND, X = 6 * ND * ND * NQ, T = 9 * ND * NQ * NQ, FA = 9 * NQ * NQ * NQ;
   static constexpr int M1 = U + X > FA ? U + X : FA, PER = M1 > T + X ? M1 : T + X;
-  static constexpr int TAB = 2 * NQ * ND + NQ;
+  static constexpr int TAB = col_size<ND, NQ>::TAB; /* the block's tables (col_begin) */
 };
 
 template <int ND, int NQ, int MET, int EPB, int MINB>
@@ -788,7 +788,7 @@ __global__ void __launch_bounds__(EPB *NQ *NQ, MINB)
     k_hess_apply_split(kparams p, const double *__restrict__ Alin, const double *__restrict__ dx, double *__restrict__ y) {
   typedef split_size<ND, NQ> S;
   constexpr int NQ2 = NQ * NQ, ND2 = ND * ND, CK = 3 * ND;
-  const col_ctx cx = col_begin<ND, NQ, EPB>(p, dx, S::TAB, S::PER);
+  const col_ctx cx = col_begin<ND, NQ, EPB>(p, dx, S::PER);
   double *Bs = cx.Bs, *Gs = cx.Gs, *wq = cx.wq, *r = cx.r;
   const int tl = cx.tl, qx = cx.qx, qy = cx.qy;
   const long long el = cx.el;
@@ -1292,7 +1292,6 @@ int col_code(int v, int nq) {
   if (v == 124 || v == 125) return nq >= 5 ? v : 0;
   return 0;
 }
-int col_code_known(int v) { return v == 1 || col_code(v, 6); }
 
 /* a column kernel (k303, k318: its instantiations for metric 303 and 318, k318 NULL where there is
    none; k0: the generic one) with EPB elements of nq^2 threads per block and per doubles of shared
@@ -1990,7 +1989,7 @@ const hx_backend hx_backend_cuda = {
 /* ------------------------------------------------------------------ bench helpers (hx_kernels.h) */
 
 extern "C" int hx_cuda_hv_kernel(int v) {
-  HX_CHECK(v == 0 || col_code_known(v), HX_ERR_INPUT,
+  HX_CHECK(v == 1 || col_code(v, 6), HX_ERR_INPUT,
            "CUDA backend: unknown Hessian-action kernel %d (0, 1, or 10 x elements per block + blocks per SM: 23, 42, 81, "
            "82; 100 + the same for the split column kernel: 124, 125)",
            v);
