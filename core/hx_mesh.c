@@ -9,6 +9,10 @@
 #include "hx_memory.h"
 #include "hx_progress.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 int hx_mesh_create(hx_comm comm, int order, hx_lid num_elem, hx_mesh **out) {
   HX_CHECK(order >= 1 && order <= HX_MAX_ORDER, HX_ERR_INPUT, "order must be in 1..%d, got %d", HX_MAX_ORDER, order);
   HX_CHECK(num_elem >= 0, HX_ERR_INPUT, "negative element count %d", (int)num_elem);
@@ -334,16 +338,25 @@ void hx_lmap_destroy(hx_lmap **map) {
 }
 
 void hx_lmap_gather(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *E, double *L) {
-  hx_lid npe = hx_mesh_nodes_per_elem(m);
-  size_t nz = (size_t)map->num_lnodes * ncomp;
-  /* each component's sums on a thread of its own, in element order (the same sums as one thread) */
-#pragma omp parallel for schedule(static)
-  for (size_t i = 0; i < nz; i++) L[i] = 0;
-#pragma omp parallel for schedule(static, 1)
-  for (int c = 0; c < ncomp; c++)
-    for (hx_lid e = 0; e < m->num_elem; e++)
-      for (hx_lid a = 0; a < npe; a++)
-        L[(size_t)map->e2l[(size_t)e * npe + a] * ncomp + c] += E[((size_t)e * ncomp + c) * npe + a];
+  size_t npe = (size_t)hx_mesh_nodes_per_elem(m), n = (size_t)m->num_elem * npe, nl = (size_t)map->num_lnodes;
+  /* each thread owns a range of L-nodes and scans every E-node in order, adding those in its
+     range: each sum runs in ascending E index from 0, as on one thread (the same doubles), and
+     the writes stay in the thread's range (no atomics, no shared cache lines but at the ends) */
+#pragma omp parallel
+  {
+    size_t t = 0, nt = 1;
+#ifdef _OPENMP
+    t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
+#endif
+    size_t lo = nl * t / nt, hi = nl * (t + 1) / nt;
+    for (size_t i = lo * ncomp; i < hi * ncomp; i++) L[i] = 0;
+    for (size_t i = 0; i < n; i++) {
+      size_t l = (size_t)map->e2l[i];
+      if (l < lo || l >= hi) continue;
+      size_t e = i / npe, a = i % npe;
+      for (int c = 0; c < ncomp; c++) L[l * ncomp + c] += E[(e * ncomp + c) * npe + a];
+    }
+  }
 }
 
 void hx_lmap_scatter(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *L, double *E) {
