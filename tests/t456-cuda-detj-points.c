@@ -82,7 +82,7 @@ static int fold_state(hx_mesh *m) {
     for (int b = 0; b < 2; b++) {
       o.backend = b ? "cuda" : "cpu";
       hx_tmop *tm = NULL;
-      HX_CALL(hx_tmop_base(m, &o, &tm));
+      HX_CALL(hx_tmop_base(m, &o, 1, &tm));
       for (int k = 0; k < 3; k++) {
         v[b][k] = malloc(((size_t)ne + 1) * sizeof(double));
         for (hx_lid e = 0; e < ne; e++) v[b][k][e] = 7; /* untouched where not asked */

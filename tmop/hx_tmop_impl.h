@@ -78,8 +78,10 @@ double hx_tmop_now(void);
     destroys it (hx_tmop_destroy). */
 int hx_tmop_numbering(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out);
 /** The part of a TMOP context that needs no backend: hx_tmop_numbering's, the initial nodes as
-    an L-vector and the boundary constraints (hx_tmop_create and hx_tmop_transfer). *out as there. */
-int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out);
+    an L-vector and the boundary constraints (hx_tmop_create and hx_tmop_transfer). *out as there.
+    normals 0: the constraints' counts and tracks without their directions (nrm stays NULL; the
+    transfer, which runs no solve, needs none: 72 bytes a node). */
+int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, int normals, hx_tmop **out);
 /** hx_tmop_repair of tm->mesh on tm, a context with hx_tmop_numbering's part of that mesh (its
     options become o), which it takes over and destroys; t_start: the clock the repair's time
     counts from (hx_tmop_now). */

@@ -40,6 +40,10 @@
 #include "hx_quality.h"
 #include "hx_tmop_impl.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 double hx_tmop_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -397,11 +401,11 @@ static void node_constraint(hx_tmop *tm, const uint32_t *b, hx_lid i) {
   if (ncurved == 1) {
     tm->curved[i] = cs;
     tm->ncon[i] = 1;
-    hx_surface_normal(&m->surfaces[cs], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
+    if (tm->nrm) hx_surface_normal(&m->surfaces[cs], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
     return;
   }
   int nc = 0;
-  double *N = tm->nrm + 9 * (size_t)i;
+  double scratch[9], *N = tm->nrm ? tm->nrm + 9 * (size_t)i : scratch; /* the directions decide nc */
   for (int k = 0; k < ncodes && nc < 3; k++) {
     double v[3] = {0, 0, 0};
     if (b[k] >= CODE_AXIS) v[b[k] - CODE_AXIS] = 1.0;
@@ -418,7 +422,7 @@ static void node_constraint(hx_tmop *tm, const uint32_t *b, hx_lid i) {
   tm->ncon[i] = nc;
 }
 
-static int build_constraints(hx_tmop *tm) {
+static int build_constraints(hx_tmop *tm, int normals) {
   hx_mesh *m = tm->mesh;
   hx_lid nl = tm->nl;
   int nd = m->nd, npe = nd * nd * nd;
@@ -453,7 +457,7 @@ static int build_constraints(hx_tmop *tm) {
   int rc = hx_gs_union(tm->gs, set);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof(int), &tm->ncon);
   if (!rc) rc = hx_malloc(((size_t)nl + 1) * sizeof(int), &tm->curved);
-  if (!rc) rc = hx_malloc((9 * (size_t)nl + 1) * sizeof(double), &tm->nrm);
+  if (!rc && normals) rc = hx_malloc((9 * (size_t)nl + 1) * sizeof(double), &tm->nrm);
   if (!rc) {
 #pragma omp parallel for schedule(static)
     for (hx_lid i = 0; i < nl; i++) tm->curved[i] = -1;
@@ -465,18 +469,49 @@ static int build_constraints(hx_tmop *tm) {
     for (hx_lid i = 0; i < nl; i++)
       if (set[(size_t)i * W] != HX_GS_SET_EMPTY) node_constraint(tm, set + (size_t)i * W, i);
   }
+  /* the circle nodes' positions: tm->x0's, or without it (normals 0) the same sums of their
+     copies in E order over the multiplicity, into xc by their rank among the circle nodes */
+  hx_lid *rank = NULL, ncn = 0;
+  double *xc = NULL;
+  if (!rc && !tm->x0) {
+    for (hx_lid i = 0; i < nl; i++) ncn += tm->curved[i] == CIRCLE_NODE;
+    if (ncn) rc = hx_malloc(((size_t)nl + 1) * sizeof *rank, &rank);
+    if (!rc && ncn) rc = hx_malloc((3 * (size_t)ncn + 1) * sizeof *xc, &xc);
+    if (!rc && ncn) {
+      for (hx_lid i = 0, k = 0; i < nl; i++) rank[i] = tm->curved[i] == CIRCLE_NODE ? k++ : -1;
+#pragma omp parallel
+      { /* each thread a range of ranks, as hx_lmap_gather */
+        hx_lid t = 0, nt = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num(), nt = omp_get_num_threads();
+#endif
+        hx_lid lo = (hx_lid)((int64_t)ncn * t / nt), hi = (hx_lid)((int64_t)ncn * (t + 1) / nt);
+        for (size_t a = 0; a < (size_t)m->num_elem * npe; a++) {
+          hx_lid k = rank[tm->lmap->e2l[a]];
+          if (k < lo || k >= hi) continue;
+          size_t e = a / npe, j = a % npe;
+          for (int c = 0; c < 3; c++) xc[3 * (size_t)k + c] += m->x[(e * 3 + c) * npe + j];
+        }
+      }
+      for (hx_lid i = 0; i < nl; i++)
+        if (rank[i] >= 0)
+          for (int c = 0; c < 3; c++) xc[3 * (size_t)rank[i] + c] /= tm->lmap->mult[i];
+    }
+  }
   for (hx_lid i = 0; i < nl && !rc; i++) {
     if (tm->curved[i] != CIRCLE_NODE) continue;
     tm->curved[i] = -1;
     const uint32_t *b = set + (size_t)i * W;
     double C[7];
-    if (!surfaces_circle(&m->surfaces[b[0]], &m->surfaces[b[1]], tm->x0 + 3 * (size_t)i, C)) continue;
+    const double *xi = tm->x0 ? tm->x0 + 3 * (size_t)i : xc + 3 * (size_t)rank[i];
+    if (!surfaces_circle(&m->surfaces[b[0]], &m->surfaces[b[1]], xi, C)) continue;
     if (tm->ncirc % 256 == 0 && (rc = hx_realloc((size_t)(tm->ncirc + 256) * 7 * sizeof(double), &tm->circ))) break;
     memcpy(tm->circ + 7 * (size_t)tm->ncirc, C, sizeof C);
     tm->curved[i] = -2 - tm->ncirc++;
     tm->ncon[i] = 2;
-    track_normals(tm, tm->curved[i], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
+    if (tm->nrm) track_normals(tm, tm->curved[i], tm->x0 + 3 * (size_t)i, tm->nrm + 9 * (size_t)i);
   }
+  hx_free(&rank), hx_free(&xc);
   if (tm->o.debug) {
     long long cnt[4] = {0, 0, 0, 0};
     for (hx_lid i = 0; i < nl; i++) {
@@ -741,22 +776,24 @@ int hx_tmop_numbering(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
 
 /* The part of a TMOP context that needs no backend: hx_tmop_numbering's, the initial nodes as an
    L-vector and the boundary constraints (hx_tmop_create and hx_tmop_transfer). *out as there. */
-int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
+int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, int normals, hx_tmop **out) {
   double t0 = hx_tmop_now();
   int rc = hx_tmop_numbering(mesh, o, out);
   hx_tmop *tm = *out;
   if (!tm) return rc;
   double t1 = hx_tmop_now(), t2 = t1, t3 = t1;
-  if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
+  /* without the normals (the transfer) the constraints read the initial nodes at the circle
+     nodes alone (build_constraints gathers those) */
+  if (!rc && normals) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
   if (!rc) {
     /* L-vector of the initial nodes: every copy of a node holds the same
        coordinates, so gather (sum) and divide by the multiplicity */
-    hx_lmap_gather(tm->lmap, mesh, 3, mesh->x, tm->x0);
+    if (normals) hx_lmap_gather(tm->lmap, mesh, 3, mesh->x, tm->x0);
 #pragma omp parallel for schedule(static)
-    for (hx_lid i = 0; i < tm->nl; i++)
+    for (hx_lid i = 0; i < (normals ? tm->nl : 0); i++)
       for (int c = 0; c < 3; c++) tm->x0[3 * (size_t)i + c] /= tm->lmap->mult[i];
     t2 = hx_tmop_now();
-    rc = build_constraints(tm);
+    rc = build_constraints(tm, normals);
     t3 = hx_tmop_now();
   }
   if (o->debug && hx_comm_rank(mesh->comm) == 0)
@@ -772,7 +809,7 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   const hx_backend *be;
   HX_CALL(hx_backend_find(o->backend ? o->backend : "auto", &be));
   hx_tmop *tm;
-  int rc = hx_tmop_base(mesh, o, &tm);
+  int rc = hx_tmop_base(mesh, o, 1, &tm);
   if (!tm) return rc;
   tm->be = be;
   /* adaptive quadrature's auto: from order 4, the rule exact for 4 orders more (at p = 3 the

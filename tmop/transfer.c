@@ -110,7 +110,7 @@ static int transfer_run(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, cons
              (long long)(i / 8));
   double t_start = hx_tmop_now(), t_carry = 0, t_state = 0; /* the log's split */
   hx_tmop *tm = NULL;
-  int rc = hx_tmop_base(m, o, &tm);
+  int rc = hx_tmop_base(m, o, 0, &tm);
   if (!tm) return rc;
   double t_setup = hx_tmop_now() - t_start;
   int nd = m->nd, ndp = lo->nd, n3 = nd * nd * nd;

@@ -8,6 +8,9 @@
 #          bash tests/gpu/pebble_paths.sh [N] [more flags for every run]
 # PATHS: the runs per bed, ';'-separated flag sets (the word default: no flag). Tables go to
 # $OUT/pebble_paths.txt, each run's log to $OUT/BED-K.txt (removed unless KEEP=1).
+# LIST=0: no quality listing (the wall time of the command alone; the quality columns stay
+# empty). SAMPLE=1: the resident memory every half second with the log's last line then, the
+# peak's neighbourhood into $OUT/BED-K.mem.txt (where the peak RSS is reached).
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -60,8 +63,23 @@ for bed in ${BEDS:-pb67 pb67d c300 p300 b300}; do
     for w in ${paths[$k]}; do [ "$w" = default ] || fl+=("$w"); done
     log=$OUT/$bed-$k.txt
     ts=$(date +%s.%N)
-    /usr/bin/time -f "%M" -o "$log.rss" "$H" pebble "${bf[@]}" --order "$N" --backend cuda --quiet --quality --worst 100000000 \
-      "${fl[@]}" "$@" > "$log" 2>&1
+    lf=(--quality --worst 100000000)
+    [ "${LIST:-1}" = 0 ] && lf=()
+    /usr/bin/time -f "%M" -o "$log.rss" "$H" pebble "${bf[@]}" --order "$N" --backend cuda --quiet "${lf[@]}" \
+      "${fl[@]}" "$@" > "$log" 2>&1 &
+    pid=$!
+    if [ "${SAMPLE:-0}" = 1 ]; then
+      : > "$log.samples"
+      while kill -0 $pid 2> /dev/null; do
+        c=$(pgrep -P $pid hexpack | head -1)
+        [ -n "$c" ] && echo "$(awk -v a="$ts" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') $(awk '/VmRSS/ {printf "%.2f", $2 / 1048576}' /proc/$c/status 2> /dev/null) GB | $(tail -1 "$log" | cut -c1-120)" >> "$log.samples"
+        sleep 0.5
+      done
+      sort -t' ' -k2 -g -r "$log.samples" | head -5 > "$OUT/$bed-$k.mem.txt"
+      echo "    peak: $(head -1 "$OUT/$bed-$k.mem.txt")" | tee -a "$OUT/pebble_paths.txt"
+      rm -f "$log.samples"
+    fi
+    wait $pid
     rc=$?
     te=$(date +%s.%N)
     printf "%-24s %s %8.1f %8.2f%s\n" "$bed ${paths[$k]}" "$(stats "$log")" "$(awk -v a="$ts" -v b="$te" 'BEGIN {print b - a}')" \
