@@ -31,12 +31,13 @@ static int order_n_too_big(hx_lid n, int order, int np, int host, double assume_
 
 /* The quality path's peak memory on one rank of np: the order-N mesh held whole with the
    transfer's and the order-N repair's data. Measured peak RSS on one H200 host: at N = 7 pb67, c300
-   and c1000 4.5, 13.0 and 41.7 GB (98-105 bytes an order-N node), at N = 3 pb67 and c300 0.9 and
-   2.2 GB (133-163 bytes a node); taken as 110 bytes a node and 6 kB an element, at 1,250 elements
-   a sphere (pb67's 1,236.5, the most of the measured beds). */
+   and c1000 3.5, 10.1 and 32.1 GB (75-82 bytes an order-N node; the peak in the transfer's
+   set-up), at N = 3 pb67 and c300 0.9 and 2.2 GB (133-163 bytes a node); taken as 80 bytes a
+   node and 6 kB an element, at 1,250 elements a sphere (pb67's 1,236.5, the most of the measured
+   beds). */
 static double quality_path_bytes(hx_lid n, int order, int np) {
   double nd = order + 1;
-  return 1250.0 * (double)n / np * (110.0 * nd * nd * nd + 6000.0);
+  return 1250.0 * (double)n / np * (80.0 * nd * nd * nd + 6000.0);
 }
 
 /* the bed of a centres file or of a DEM packing (io/hx_particles.h), its lengths times scale */

@@ -926,8 +926,17 @@ static int collapse_short_edges(const builder *bd, clusters *cl, hx_lid *collaps
    under the negligible facets' guards (guarded_merge; pb67: a triangle 4.8 from its sphere's centre, estimated 31.9,
    had elements of 39.8; c300 one of 27.6). Not from A: a collapse changes the diagram about
    it, and two beds (a thin column estimated 21.6, and a 100-sphere bed whose triangle the
-   inradius estimated 22.9, the fan 18.5) were left with an element folded at order 3 */
-static void collapse_far_wall_triangles(const builder *bd, clusters *cl, hx_lid *collapsed, hx_pebble_stats *st) {
+   inradius estimated 22.9, the fan 18.5) were left with an element folded at order 3.
+   A triangle between two real spheres far from both (no contact, no near contact) is the same
+   needle of columns, estimated to its worse side; its threshold is FAR_INNER_EST A, as its fan
+   comes out up to 1.8 x the estimate (the fan's centre is its variant's, not the centroid):
+   c1000 had elements of 21.3 and 26.1 as meshed where it estimated 11.7 and 21.7; with 0.5 its
+   14 collapses leave none above 20 (largest 26.1 -> 19.6) with the same worst scaled Jacobian
+   and none folded, and c300, p300, b300 and pb67 collapse 2-5 each, their worst scaled
+   Jacobian the same */
+#define FAR_INNER_EST 0.5
+
+static void collapse_far_triangles(const builder *bd, clusters *cl, hx_lid *collapsed, hx_pebble_stats *st) {
   const hx_pebble_opts *o = bd->plan->o;
   const double *V = cl->V, tol = cl->tol;
   const uint8_t *vmask = cl->vmask;
@@ -935,7 +944,14 @@ static void collapse_far_wall_triangles(const builder *bd, clusters *cl, hx_lid 
   const int32_t *csize = cl->csize;
   for (hx_lid f = 0; f < bd->nf && o->aspect > 0; f++) {
     const facet *F = &bd->F[f];
-    if (F->wall < 0 || !bd->smask[F->b]) continue;
+    /* a wall triangle of its sphere, or a triangle between two real spheres with no contact
+       near (inner): its columns to either sphere */
+    int inner = F->wall < 0 && !bd->smask[F->b];
+    if (inner) {
+      double gap;
+      if (pb_facet_contact(bd, F, &gap) || pb_pair_gap(bd, F->a, F->b) < o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b]))
+        continue;
+    } else if (F->wall < 0 || !bd->smask[F->b]) continue;
     int32_t poly[MAXPOLY + 1];
     if (facet_roots(bd, par, F, poly, MAXPOLY) != 3) continue;
     const double *pts[3] = {V + 3 * poly[0], V + 3 * poly[1], V + 3 * poly[2]};
@@ -953,9 +969,14 @@ static void collapse_far_wall_triangles(const builder *bd, clusters *cl, hx_lid 
       for (int c = 0; c < 3; c++) mid[c] = 0.5 * (pts[e][c] + pts[(e + 1) % 3][c]);
       emn = fmin(emn, fmin(dist3(mid, cen), 0.5 * len[e]));
     }
-    double R = bd->sr[F->a], D = dist3(cen, bd->sx + 3 * F->a), thick;
-    pb_layer_range(bd->plan, D - R, R, &thick);
-    if (thick * D / (emn * R) <= 1.25 * o->aspect) continue;
+    double est = 0;
+    for (int side = 0; side < 1 + inner; side++) {
+      int32_t sp = side ? F->b : F->a;
+      double R = bd->sr[sp], D = dist3(cen, bd->sx + 3 * sp), thick;
+      pb_layer_range(bd->plan, D - R, R, &thick);
+      est = fmax(est, thick * D / (emn * R));
+    }
+    if (est <= (inner ? FAR_INNER_EST : 1.25) * o->aspect) continue;
     int32_t ru = poly[emin], rv = poly[(emin + 1) % 3];
     double P[3];
     uint8_t m = vmask[ru] | vmask[rv];
@@ -1105,7 +1126,7 @@ int pb_build_diagram(builder *bd, const hx_pebble_bed *bed, hx_pebble_stats *st)
   if (!rc) rc = snap_vertices(bd, &cl);
   if (!rc) rc = collapse_short_edges(bd, &cl, &collapsed);
   if (!rc) {
-    collapse_far_wall_triangles(bd, &cl, &collapsed, st);
+    collapse_far_triangles(bd, &cl, &collapsed, st);
     collapse_negligible(bd, &cl, &collapsed, st);
     st->num_collapsed = collapsed;
     hx_free(&cl.vf_start), hx_free(&cl.vf), hx_free(&cl.next), hx_free(&cl.csize), hx_free(&cl.tail);
