@@ -11,6 +11,10 @@
 #   24.1), near contacts whose rings, each at least 1.2 times the last, ran out (9) short of the
 #   polygon and left a wide band outside. Such rings are now also tried spread geometrically out to
 #   the polygon. Now none above 20, and the spread facets are counted.
+# - a triangle between two spheres 1 d apart (the top of a 10^3 cylinder bed, tests/data): its fan
+#   swept to needles of columns, 4 elements above 20 (largest 26.1). Such a triangle's shortest
+#   edge is now collapsed (above 0.5 A estimated): none above 20, the log's count of negligible
+#   facets collapsed says 2.
 # The default (quality) path's mesher flags (--ratio 1 --score nek --aspect 18 --grade-expand 0.75,
 # --keep-aspect 20 for the optimizer) give the same .re2 as those flags added to --fast, and a flag
 # given wins.
@@ -52,6 +56,14 @@ s2=$(sed -n "s/.*, \([0-9]*\) near contact(s)' rings spread.*/\1/p" "$dir/q2.txt
 echo "p300: $e2 elements, above aspect 20: $a2, largest $m2, near contacts spread: $s2"
 check "p300: none above aspect 20 (was 14, largest 24.1)" "[ -n '$e2' ] && [ '${a2:-1}' -eq 0 ]"
 check "p300: some near contacts' rings spread, said in the log" "[ ${s2:-0} -gt 0 ]"
+"$HEXPACK" pebble "$SRC/tests/data/pebble-far-triangle-slab.txt" --container cyl:7 --no-optimize --order 3 --quality \
+  --worst 1000000 > "$dir/q3.txt" 2>&1
+check "far triangle: exit 0 (no element with det J <= 0)" "[ $? -eq 0 ] && grep -q 'elements with det J <= 0: 0' '$dir/q3.txt'"
+read -r e3 a3 m3 <<< "$(stats "$dir/q3.txt")"
+n3=$(sed -n 's/.*short edges collapsed (\([0-9]*\) of negligible facets).*/\1/p' "$dir/q3.txt")
+echo "far triangle: $e3 elements, above aspect 20: $a3, largest $m3, negligible facets collapsed: $n3"
+check "far triangle: none above aspect 20 (was 4, largest 26.1), its triangles collapsed" \
+  "[ -n '$e3' ] && [ '${a3:-1}' -eq 0 ] && [ '${n3:-0}' -ge 2 ]"
 if [ "${1:-}" = mpi ]; then
   "$HEXPACK" "${p300[@]}" --order 1 -o "$dir/r1.re2" > /dev/null 2>&1
   OMP_NUM_THREADS=1 "$MPIEXEC" -n 2 "$HEXPACK" "${p300[@]}" --order 1 -o "$dir/r2.re2" > /dev/null 2>&1
