@@ -97,6 +97,9 @@ run pb67-goals pebble "$dir/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3
 run pack-s40 pack --n 40 --container cyl:3 --seed 4 --trials 20 -o s40.txt
 run s40-goals-opt pebble "$dir/pack-s40/s40.txt" --container cyl:3 --inlet 1 --outlet 1 --backend cpu \
   --newton-iters 2 --repair 0.4,1,10,1 --order 3 -o s40.re2 -o s40.vtu --json
+# solved at order 3, the moves carried to order 4 (the transfer and the order-4 repair)
+run s40-goals-o4 pebble "$dir/pack-s40/s40.txt" --container cyl:3 --inlet 1 --outlet 1 --backend cpu \
+  --newton-iters 2 --repair 0.4,1,10,1 --order 4 -o s40.re2 --json
 if slow; then
   run pb67-goals-opt pebble "$dir/pb67.txt" --radius 1.5 --container cyl:6.6 --inlet 3 --outlet 3 \
     --backend cpu --newton-iters 2 --repair 0.4,1,10,2 --order 3 -o pb67.re2 --json
