@@ -25,9 +25,17 @@ A=(--ratio 1 --score nek --aspect 18 --grade-expand 0.75 --order 3)
 # elements, aspect above 20, largest aspect (rows of the worst list)
 stats() { awk '$1 ~ /^[0-9]+$/ && NF >= 6 {n++; if ($5 > 20) a++; if ($5 > mx) mx = $5} END {printf "%d %d %.6g\n", n, a, mx}' "$1"; }
 jv() { sed -n "s/.*\"$2\": \([-0-9.e]*\).*/\1/p" "$1"; }
-"$HEXPACK" pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 "${A[@]}" --quality --worst 1000000 > "$dir/q1.txt" 2>&1
-check "pb67, default container: exit 0 (no element with det J <= 0)" "[ $? -eq 0 ] && grep -q 'elements with det J <= 0: 0' '$dir/q1.txt'"
-read -r e1 a1 m1 <<< "$(stats "$dir/q1.txt")"
+# listed NAME LOG ARGS...: hexpack ARGS with the listing of every element into LOG, checked for
+# exit 0 and no element with det J <= 0; its stats into EL (elements), AB (above 20), MX (largest)
+listed() {
+  local name=$1 log=$2
+  shift 2
+  "$HEXPACK" "$@" --quality --worst 1000000 > "$log" 2>&1
+  check "$name: exit 0 (no element with det J <= 0)" "[ $? -eq 0 ] && grep -q 'elements with det J <= 0: 0' '$log'"
+  read -r EL AB MX <<< "$(stats "$log")"
+}
+listed "pb67, default container" "$dir/q1.txt" pebble --fast "$SRC/inputs/pb67.txt" --radius 1.5 "${A[@]}"
+e1=$EL a1=$AB m1=$MX
 w1=$(sed -n "s/.*; \([0-9]*\) bridge(s) widened.*/\1/p" "$dir/q1.txt")
 echo "pb67 default container: $e1 elements, above aspect 20: $a1, largest $m1, bridges widened: $w1"
 check "pb67, default container: none above aspect 20 (was 14), fewer elements than the published 122284" \
@@ -49,17 +57,15 @@ check "the default: --aspect given wins; its optimizer keeps aspect 20, repairs 
   "[ '$(jv "$dir/j2.json" aspect)' = 20 ] && [ '$(jv "$dir/j3.json" keep_aspect)' = 20 ] && [ '$(jv "$dir/j3.json" repair_sj)' = 0.4 ] && [ '$(jv "$dir/j3.json" repair_rings)' = 3 ]"
 "$HEXPACK" pack --n 300 --container cyl:5 --poly 0.2 --seed 5 --trials 20 -o "$dir/p300.txt" > /dev/null 2>&1
 p300=(pebble --fast "$dir/p300.txt" --container cyl:5 "${A[@]}")
-"$HEXPACK" "${p300[@]}" --quality --worst 1000000 > "$dir/q2.txt" 2>&1
-check "p300: exit 0 (no element with det J <= 0)" "[ $? -eq 0 ] && grep -q 'elements with det J <= 0: 0' '$dir/q2.txt'"
-read -r e2 a2 m2 <<< "$(stats "$dir/q2.txt")"
+listed p300 "$dir/q2.txt" "${p300[@]}"
+e2=$EL a2=$AB m2=$MX
 s2=$(sed -n "s/.*, \([0-9]*\) near contact(s)' rings spread.*/\1/p" "$dir/q2.txt")
 echo "p300: $e2 elements, above aspect 20: $a2, largest $m2, near contacts spread: $s2"
 check "p300: none above aspect 20 (was 14, largest 24.1)" "[ -n '$e2' ] && [ '${a2:-1}' -eq 0 ]"
 check "p300: some near contacts' rings spread, said in the log" "[ ${s2:-0} -gt 0 ]"
-"$HEXPACK" pebble "$SRC/tests/data/pebble-far-triangle-slab.txt" --container cyl:7 --no-optimize --order 3 --quality \
-  --worst 1000000 > "$dir/q3.txt" 2>&1
-check "far triangle: exit 0 (no element with det J <= 0)" "[ $? -eq 0 ] && grep -q 'elements with det J <= 0: 0' '$dir/q3.txt'"
-read -r e3 a3 m3 <<< "$(stats "$dir/q3.txt")"
+listed "far triangle" "$dir/q3.txt" pebble "$SRC/tests/data/pebble-far-triangle-slab.txt" --container cyl:7 --no-optimize \
+  --order 3
+e3=$EL a3=$AB m3=$MX
 n3=$(sed -n 's/.*short edges collapsed (\([0-9]*\) of negligible facets).*/\1/p' "$dir/q3.txt")
 echo "far triangle: $e3 elements, above aspect 20: $a3, largest $m3, negligible facets collapsed: $n3"
 check "far triangle: none above aspect 20 (was 4, largest 26.1), its triangles collapsed" \
