@@ -338,23 +338,29 @@ void hx_lmap_destroy(hx_lmap **map) {
 }
 
 void hx_lmap_gather(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *E, double *L) {
-  size_t npe = (size_t)hx_mesh_nodes_per_elem(m), n = (size_t)m->num_elem * npe, nl = (size_t)map->num_lnodes;
-  /* each thread owns a range of L-nodes and scans every E-node in order, adding those in its
-     range: each sum runs in ascending E index from 0, as on one thread (the same doubles), and
-     the writes stay in the thread's range (no atomics, no shared cache lines but at the ends) */
+  hx_lmap_gather_ranked(map, m, ncomp, E, NULL, map->num_lnodes, L);
+}
+
+/* rank NULL: every L-node into its own slot. Each thread owns a range of slots and scans every
+   E-node in order, adding those in its range: each sum runs in ascending E index from 0, as on
+   one thread (the same doubles), and the writes stay in the thread's range (no atomics, no
+   shared cache lines but at the ends) */
+void hx_lmap_gather_ranked(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *E, const hx_lid *rank, hx_lid nr,
+                           double *L) {
+  size_t npe = (size_t)hx_mesh_nodes_per_elem(m), n = (size_t)m->num_elem * npe;
 #pragma omp parallel
   {
     size_t t = 0, nt = 1;
 #ifdef _OPENMP
     t = (size_t)omp_get_thread_num(), nt = (size_t)omp_get_num_threads();
 #endif
-    size_t lo = nl * t / nt, hi = nl * (t + 1) / nt;
+    size_t lo = (size_t)nr * t / nt, hi = (size_t)nr * (t + 1) / nt;
     for (size_t i = lo * ncomp; i < hi * ncomp; i++) L[i] = 0;
     for (size_t i = 0; i < n; i++) {
-      size_t l = (size_t)map->e2l[i];
-      if (l < lo || l >= hi) continue;
+      hx_lid r = rank ? rank[map->e2l[i]] : map->e2l[i];
+      if (r < 0 || (size_t)r < lo || (size_t)r >= hi) continue;
       size_t e = i / npe, a = i % npe;
-      for (int c = 0; c < ncomp; c++) L[l * ncomp + c] += E[(e * ncomp + c) * npe + a];
+      for (int c = 0; c < ncomp; c++) L[(size_t)r * ncomp + c] += E[(e * ncomp + c) * npe + a];
     }
   }
 }

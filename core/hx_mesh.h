@@ -153,6 +153,10 @@ void hx_lmap_destroy(hx_lmap **map);
 /** L[e2l[i]] += E[i] per component; L has layout [num_lnodes][ncomp]; E has the
     E-vector layout [num_elem][ncomp][nd^3]. L is zeroed first. */
 void hx_lmap_gather(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *E, double *L);
+/** The same sums for some L-nodes alone: L-node l (rank[l] >= 0) into L[rank[l]], nr of them
+    (rank[l] < nr), in the same order as hx_lmap_gather (the same doubles). L is zeroed first. */
+void hx_lmap_gather_ranked(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *E, const hx_lid *rank, hx_lid nr,
+                           double *L);
 /** E[i] = L[e2l[i]] per component (scatter = copy). */
 void hx_lmap_scatter(const hx_lmap *map, const hx_mesh *m, int ncomp, const double *L, double *E);
 

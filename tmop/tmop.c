@@ -40,10 +40,6 @@
 #include "hx_quality.h"
 #include "hx_tmop_impl.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 double hx_tmop_now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -470,7 +466,8 @@ static int build_constraints(hx_tmop *tm, int normals) {
       if (set[(size_t)i * W] != HX_GS_SET_EMPTY) node_constraint(tm, set + (size_t)i * W, i);
   }
   /* the circle nodes' positions: tm->x0's, or without it (normals 0) the same sums of their
-     copies in E order over the multiplicity, into xc by their rank among the circle nodes */
+     copies (hx_lmap_gather_ranked, into xc by their rank among the circle nodes) over the
+     multiplicity */
   hx_lid *rank = NULL, ncn = 0;
   double *xc = NULL;
   if (!rc && !tm->x0) {
@@ -479,31 +476,15 @@ static int build_constraints(hx_tmop *tm, int normals) {
     if (!rc && ncn) rc = hx_malloc((3 * (size_t)ncn + 1) * sizeof *xc, &xc);
     if (!rc && ncn) {
       for (hx_lid i = 0, k = 0; i < nl; i++) rank[i] = tm->curved[i] == CIRCLE_NODE ? k++ : -1;
-#pragma omp parallel
-      { /* each thread a range of ranks, as hx_lmap_gather */
-        hx_lid t = 0, nt = 1;
-#ifdef _OPENMP
-        t = omp_get_thread_num(), nt = omp_get_num_threads();
-#endif
-        hx_lid lo = (hx_lid)((int64_t)ncn * t / nt), hi = (hx_lid)((int64_t)ncn * (t + 1) / nt);
-        for (size_t a = 0; a < (size_t)m->num_elem * npe; a++) {
-          hx_lid k = rank[tm->lmap->e2l[a]];
-          if (k < lo || k >= hi) continue;
-          size_t e = a / npe, j = a % npe;
-          for (int c = 0; c < 3; c++) xc[3 * (size_t)k + c] += m->x[(e * 3 + c) * npe + j];
-        }
-      }
-      for (hx_lid i = 0; i < nl; i++)
-        if (rank[i] >= 0)
-          for (int c = 0; c < 3; c++) xc[3 * (size_t)rank[i] + c] /= tm->lmap->mult[i];
+      hx_lmap_gather_ranked(tm->lmap, m, 3, m->x, rank, ncn, xc);
     }
   }
   for (hx_lid i = 0; i < nl && !rc; i++) {
     if (tm->curved[i] != CIRCLE_NODE) continue;
     tm->curved[i] = -1;
     const uint32_t *b = set + (size_t)i * W;
-    double C[7];
-    const double *xi = tm->x0 ? tm->x0 + 3 * (size_t)i : xc + 3 * (size_t)rank[i];
+    double C[7], xi[3];
+    for (int c = 0; c < 3; c++) xi[c] = tm->x0 ? tm->x0[3 * (size_t)i + c] : xc[3 * (size_t)rank[i] + c] / tm->lmap->mult[i];
     if (!surfaces_circle(&m->surfaces[b[0]], &m->surfaces[b[1]], xi, C)) continue;
     if (tm->ncirc % 256 == 0 && (rc = hx_realloc((size_t)(tm->ncirc + 256) * 7 * sizeof(double), &tm->circ))) break;
     memcpy(tm->circ + 7 * (size_t)tm->ncirc, C, sizeof C);
@@ -782,16 +763,17 @@ int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, int normals, hx_tmop **ou
   hx_tmop *tm = *out;
   if (!tm) return rc;
   double t1 = hx_tmop_now(), t2 = t1, t3 = t1;
-  /* without the normals (the transfer) the constraints read the initial nodes at the circle
-     nodes alone (build_constraints gathers those) */
+  /* L-vector of the initial nodes: every copy of a node holds the same coordinates, so gather
+     (sum) and divide by the multiplicity; without the normals (the transfer) the constraints
+     read the circle nodes' alone (build_constraints gathers those) */
   if (!rc && normals) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->x0);
-  if (!rc) {
-    /* L-vector of the initial nodes: every copy of a node holds the same
-       coordinates, so gather (sum) and divide by the multiplicity */
-    if (normals) hx_lmap_gather(tm->lmap, mesh, 3, mesh->x, tm->x0);
+  if (!rc && normals) {
+    hx_lmap_gather(tm->lmap, mesh, 3, mesh->x, tm->x0);
 #pragma omp parallel for schedule(static)
-    for (hx_lid i = 0; i < (normals ? tm->nl : 0); i++)
+    for (hx_lid i = 0; i < tm->nl; i++)
       for (int c = 0; c < 3; c++) tm->x0[3 * (size_t)i + c] /= tm->lmap->mult[i];
+  }
+  if (!rc) {
     t2 = hx_tmop_now();
     rc = build_constraints(tm, normals);
     t3 = hx_tmop_now();

@@ -503,13 +503,20 @@ static int clip_cylinder(builder *bd, double dmean, hx_lid *nvert, double **pos,
   return HX_OK;
 }
 
+/* a contact facet, or one between two real spheres closer than --ring-gap x d (a near contact):
+   the collapses keep these */
+static int contact_or_near(const builder *bd, const facet *F) {
+  double gap;
+  if (pb_facet_contact(bd, F, &gap)) return 1;
+  return !bd->smask[F->b] && pb_pair_gap(bd, F->a, F->b) < bd->plan->o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b]);
+}
+
 /* may the diagram vertex clusters ru and rv merge? Not if a facet of ru that also has rv
    would be pinched (they are not neighbours on it) or would vanish (3 vertices left) while
    it is a contact or near-contact facet */
 static int collapse_keeps_facets(const builder *bd, const clusters *cl, int32_t ru, int32_t rv) {
   int32_t *par = cl->par;
   const int32_t *next = cl->next, *vf_start = cl->vf_start, *vf = cl->vf;
-  const hx_pebble_opts *o = bd->plan->o;
   int ok = 1;
   for (int32_t t = ru; t >= 0 && ok; t = next[t])
     for (int32_t k = vf_start[t]; k < vf_start[t + 1] && ok; k++) {
@@ -525,10 +532,8 @@ static int collapse_keeps_facets(const builder *bd, const clusters *cl, int32_t 
       int adj = (iu + 1) % m2 == iv || (iv + 1) % m2 == iu;
       if (!adj) ok = 0; /* would pinch the facet */
       else if (m2 <= 3) {
-        /* the facet would vanish: never a contact facet */
-        double gap;
-        if (pb_facet_contact(bd, F, &gap)) ok = 0;
-        if (bd->smask[F->b] == 0 && pb_pair_gap(bd, F->a, F->b) < o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b])) ok = 0;
+        /* the facet would vanish: never a contact or near-contact facet */
+        if (contact_or_near(bd, F)) ok = 0;
       }
     }
   return ok;
@@ -947,11 +952,7 @@ static void collapse_far_triangles(const builder *bd, clusters *cl, hx_lid *coll
     /* a wall triangle of its sphere, or a triangle between two real spheres with no contact
        near (inner): its columns to either sphere */
     int inner = F->wall < 0 && !bd->smask[F->b];
-    if (inner) {
-      double gap;
-      if (pb_facet_contact(bd, F, &gap) || pb_pair_gap(bd, F->a, F->b) < o->ring_gap * 2 * fmin(bd->sr[F->a], bd->sr[F->b]))
-        continue;
-    } else if (F->wall < 0 || !bd->smask[F->b]) continue;
+    if (inner ? contact_or_near(bd, F) : F->wall < 0 || !bd->smask[F->b]) continue;
     int32_t poly[MAXPOLY + 1];
     if (facet_roots(bd, par, F, poly, MAXPOLY) != 3) continue;
     const double *pts[3] = {V + 3 * poly[0], V + 3 * poly[1], V + 3 * poly[2]};
@@ -998,7 +999,6 @@ static void collapse_far_triangles(const builder *bd, clusters *cl, hx_lid *coll
    shortest edge (< --collapse d) is collapsed whatever the vertices move, under the
    same guards */
 static void collapse_negligible(const builder *bd, clusters *cl, hx_lid *collapsed, hx_pebble_stats *st) {
-  const hx_pebble_opts *o = bd->plan->o;
   const double *V = cl->V, tol = cl->tol;
   const uint8_t *vmask = cl->vmask;
   int32_t *par = cl->par;
@@ -1006,8 +1006,7 @@ static void collapse_negligible(const builder *bd, clusters *cl, hx_lid *collaps
   for (hx_lid f = 0; f < bd->nf; f++) {
     const facet *F = &bd->F[f];
     if (F->wall >= 0 || bd->smask[F->b]) continue;
-    double dmin = 2 * fmin(bd->sr[F->a], bd->sr[F->b]), gap;
-    if (pb_facet_contact(bd, F, &gap) || pb_pair_gap(bd, F->a, F->b) < o->ring_gap * dmin) continue;
+    if (contact_or_near(bd, F)) continue;
     int32_t poly[MAXPOLY + 1];
     if (facet_roots(bd, par, F, poly, MAXPOLY) != 3) continue;
     const double *pts[3] = {V + 3 * poly[0], V + 3 * poly[1], V + 3 * poly[2]};
