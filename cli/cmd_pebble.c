@@ -286,7 +286,8 @@ static const hx_opt pebble_table[] = {
             "TMOP after meshing, boundary nodes sliding on their surfaces (the optimizer flags below): on unless --fast"),
     HX_FLAG("--no-optimize", 0, "the mesh as the mesher makes it, without the optimizer"),
     HX_FLAG("--stream", 0,
-            "never hold the whole order-N mesh: a block of elements at a time (chosen by itself above a quarter of the memory)"),
+            "never hold the whole order-N mesh: a block of elements at a time; with the optimizer, its order-3 copy is "
+            "solved whole and the moves carried block by block (chosen by itself where the whole mesh would not fit)"),
     HX_DBL("--extrude-ratio", "G", "1", 0.1, 10, HX_OPT_EXPERT, "growth of the extruded layers away from the bed"),
     HX_DBL("--first-layer", "F", NULL, 1e-6, 0.999, HX_OPT_EXPERT,
            "first radial layer as a fraction of the column (overrides --ratio)"),
@@ -523,10 +524,6 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
            "flag %s: a bridge model's parameter, but --contact gap makes no bridge", bridge_flag);
   HX_CHECK(!(o.contact == HX_PEBBLE_BRIDGE && gap_flag), HX_ERR_INPUT, "flag %s: a gap model's parameter; add --contact gap",
            gap_flag);
-  HX_CHECK(!(opt_given && no_raise), HX_ERR_INPUT, "flag --optimize: needs the whole order-N mesh, not --stream");
-  HX_CHECK(!(c.optimize && no_raise), HX_ERR_INPUT,
-           "flag --stream: the optimizer (on unless --fast or --no-optimize) needs the whole order-N mesh; add --fast or "
-           "--no-optimize");
   HX_CALL(hx_cli_plot_check(&plot));
   int order = c.order ? c.order : 7;
   const char *needs_opt = "only with the optimizer (off with --fast or --no-optimize; --optimize adds it to --fast)";
@@ -547,6 +544,12 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
      0.066 -> 0.195 (H200) */
   if (o.smooth < 0) o.smooth = (o.aspect > 0 || c.optimize) && o.split <= 1 ? 10 : 0;
   int solve_order = opt_order ? opt_order : order > 3 ? 3 : order, user_qo = topt.quad_order != 0;
+  /* the optimizer solves at order N where N <= 3 (or --optimize-order N): it then holds the whole
+     order-N mesh; below N only the order-P copy is whole, and the order-N mesh may stream */
+  HX_CHECK(!(c.optimize && no_raise && solve_order >= order), HX_ERR_INPUT,
+           "flag --stream: the optimizer solves at the mesh's order %d here (order 3 or lower, or --optimize-order %d) and "
+           "needs the whole order-N mesh; add --fast or --no-optimize",
+           order, order);
   if (!topt.quad_order) topt.quad_order = default_quad_order(solve_order);
   /* check every output (format, its limits at this order, directory) before any work */
   HX_CALL(hx_cli_check_outputs(comm, &c, order));
@@ -570,13 +573,24 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
     int64_t choice[2] = {order > 1 && order_n_too_big(bed->n, order, np, host, assume_memory),
                          c.optimize && !opt_given && mem > 0 && need > 0.75 * mem};
     if (!rc) rc = hx_comm_max_int64(comm, choice, 2); /* one choice for all ranks (their memories may differ) */
-    o.lazy = order > 1 && !c.optimize && (no_raise || choice[0]);
-    if (!rc && choice[1])
+    /* the quality path streams its order-N mesh (the transfer and the repair at order N a block of
+       elements at a time, only the order-P copy whole) with --stream, or where the whole mesh would
+       not fit */
+    int carried = c.optimize && solve_order < order;
+    o.lazy = order > 1 && (c.optimize ? carried && (no_raise || choice[1]) : no_raise || choice[0]);
+    if (!rc && choice[1] && !o.lazy)
       rc = HX_ERROR(HX_ERR_INPUT,
                     "pebble: the quality path holds the order-%d mesh of %lld spheres whole, about %.3g GB for the %d "
                     "rank(s) on this machine, more than 3/4 of its memory (%.3g GB): add --fast (streamed, below the "
                     "quality goals), run on more machines, or give --optimize to try anyway",
                     order, (long long)bed->n, need / 1e9, host, mem / 1e9);
+    need = quality_path_bytes(bed->n, solve_order, np) * host;
+    if (!rc && o.lazy && c.optimize && !opt_given && mem > 0 && need > 0.75 * mem)
+      rc = HX_ERROR(HX_ERR_INPUT,
+                    "pebble: the streamed quality path holds the order-%d copy of %lld spheres whole, about %.3g GB for "
+                    "the %d rank(s) on this machine, more than 3/4 of its memory (%.3g GB): add --fast (below the quality "
+                    "goals), run on more machines, or give --optimize to try anyway",
+                    solve_order, (long long)bed->n, need / 1e9, host, mem / 1e9);
     /* with --optimize below order N, the order-P copy comes from the same tessellation */
     int P = c.optimize && solve_order > 1 && solve_order < order ? solve_order : 0;
     if (!rc) rc = hx_mesher_pebble_copy(comm, bed, &o, P, &m, P ? &made : NULL, &st);
@@ -599,7 +613,9 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
     /* TMOP with every boundary node sliding on its analytic surface (pebble spheres,
        chamfer cylinders, container wall, planes); the order-N mesh is the mesher's */
     hx_re2_guard guard = {0};
-    if (!rc && c.optimize) rc = hx_cli_re2_guard_open(m, &c, &guard, &topt);
+    hx_mesh gview = *m; /* the guard's mesh: m, or where m is lazy its header at the lazy order */
+    if (m->lazy) gview.order = m->lazy->order, gview.nd = gview.order + 1, gview.x = NULL, gview.lazy = NULL;
+    if (!rc && c.optimize) rc = hx_cli_re2_guard_open(&gview, &c, &guard, &topt);
     if (!rc && c.optimize) {
       if (solve_order < order) {
         rc = optimize_at_order(comm, bed, &o, m, &made, solve_order, &topt, user_qo, tquiet || c.json, &tr);
@@ -611,10 +627,15 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
           solve_order = order;
         }
       }
-      if (!rc && !tr.lower.order) rc = hx_cli_optimize(m, &topt, tquiet || c.json, "optimize");
+      if (!rc && !tr.lower.order && m->lazy)
+        rc = HX_ERROR(HX_ERR_INVALID_MESH,
+                      "optimize: the order-%d copy folds at its quadrature points, and the streamed order-%d mesh cannot be "
+                      "solved at its own order: give --optimize-order, or --no-optimize",
+                      solve_order, order);
+      else if (!rc && !tr.lower.order) rc = hx_cli_optimize(m, &topt, tquiet || c.json, "optimize");
       hx_re2_guard_close(&guard, &topt.elem_ok, &topt.elem_ok_ctx);
       hx_mesh_check_report rep;
-      if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
+      if (!rc) rc = m->lazy ? hx_mesh_check_lazy(m, 1e-12, &rep) : hx_mesh_check(m, 1e-12, &rep);
       if (!rc) num_bad = rep.bad_elems, vol_mesh = rep.volume;
     }
     clock_gettime(CLOCK_MONOTONIC, &b);

@@ -13,7 +13,8 @@
 # min(0.3, as meshed) than 0 (both with --repair 0); --repair 0.3 (default without --aspect; t510
 # checks the solve) leaves fewer below 0.3 than --repair 0, and --repair 0.4 (the default with
 # --aspect, in patches of 3 rings; --json says repair_rings) fewer below 0.4; the repair at order 4
-# below --repair-final (0.3 by default, the goal, also where --repair is 0.4). --optimize with --stream, --optimize-order above the order
+# below --repair-final (0.3 by default, the goal, also where --repair is 0.4). --optimize with --stream where it solves at
+# the mesh's own order (t694: below it the order-N mesh streams), --optimize-order above the order
 # or without --optimize are refused before any work. --keep-aspect 1 keeps every element's aspect
 # ratio at or below its value as meshed, where the defaults raise some. --optimize
 # smooths the facets first (--smooth 10 by default), so the meshes "as
@@ -160,5 +161,5 @@ rc=$?
 check "--optimize-order on --fast without --optimize refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize-order: only with the optimizer (off with --fast' e4.txt && [ ! -e x.vtu ]"
 "$HEXPACK" pebble --fast bed.txt --container box --order 2 --optimize --stream -o s.vtu > /dev/null 2> err2.txt
 rc=$?
-check "--optimize --stream refused" "[ $rc -ne 0 ] && grep -q 'flag --optimize: needs the whole order-N mesh' err2.txt && [ ! -e s.vtu ]"
+check "--optimize --stream at order 2 (solved at order 2) refused" "[ $rc -ne 0 ] && grep -q 'flag --stream: the optimizer solves at the mesh.s order 2 here' err2.txt && [ ! -e s.vtu ]"
 exit $fail

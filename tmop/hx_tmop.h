@@ -251,7 +251,10 @@ typedef struct hx_tmop_lower {
     solve refuses copy 0 with HX_ERR_INVALID_MESH: it folds at the quadrature points), solved by
     solve(ctx, lo, o) (NULL: hx_tmop_optimize) with o less its elem_ok (that is for m), its moves
     carried to m (hx_tmop_transfer with o); then, with o->repair_sj > 0, hx_tmop_repair of m with
-    o at quadrature order repair_qo (0: o's). Collective. */
+    o at quadrature order repair_qo (0: o's). Where m is lazy (its order-1 mesh with m->lazy, a map
+    to order N > the copy's), both run a block of elements at a time and m->lazy becomes the
+    carried mesh (it keeps the solved copy; the repair on the region about the elements below its
+    threshold, whose nodes it keeps): the same nodes as on the whole mesh. Collective. */
 int hx_tmop_lower_order(hx_mesh *m, const hx_tmop_opts *o, int repair_qo, int (*copy)(void *ctx, int attempt, hx_mesh **lo),
                         int (*solve)(void *ctx, hx_mesh *lo, hx_tmop_opts *o), void *ctx, hx_tmop_lower *r);
 

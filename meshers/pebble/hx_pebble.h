@@ -201,9 +201,9 @@ int hx_pebble_contact_shrink(const hx_pebble_bed *bed, const hx_pebble_opts *o, 
 void hx_pebble_opts_lower(const hx_pebble_opts *o, int P, int attempt, hx_pebble_opts *out);
 /** Mesh the fluid around the bed (order 1, with boundary faces and analytic surfaces). */
 int hx_mesher_pebble(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, hx_mesh **out, hx_pebble_stats *stats);
-/** hx_mesher_pebble, and with lower_order P (1 < P < o->order, o not lazy) also the order-P copy
-    into *lower from the same tessellation: the mesh hx_mesher_pebble gives with
-    hx_pebble_opts_lower(o, P, 0), without meshing the bed a second time. */
+/** hx_mesher_pebble, and with lower_order P (1 < P < o->order) also the order-P copy into *lower
+    from the same tessellation: the mesh hx_mesher_pebble gives with hx_pebble_opts_lower(o, P, 0),
+    without meshing the bed a second time. The copy is whole where *out is lazy too. */
 int hx_mesher_pebble_copy(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts *o, int lower_order, hx_mesh **out,
                           hx_mesh **lower, hx_pebble_stats *stats);
 

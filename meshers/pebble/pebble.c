@@ -740,24 +740,26 @@ static int mesh_bed(hx_comm comm, const hx_pebble_bed *bed, const hx_pebble_opts
   if (!rc) rc = add_boundary(comm, m, pf, npf, surf, nsurf);
   hx_free(&pf);
   pb_stage_mem(o->debug.mem, "order-1 mesh");
+  hx_mesh *hi = NULL; /* the whole order-N mesh (not lazy) */
   if (!rc && o->order > 1 && !o->lazy) {
-    hx_mesh *hi = NULL;
     sweep_ctx sc = {bd, bed, o, s, {se[0], se[1]}, NE, einfo, 0};
     rc = pb_sweep_curve(&sc, m, o->order, &hi);
     if (!rc) rc = pb_pnum_ids(&P, bd, einfo, hi);
     if (!rc && o->debug.classify) rc = pb_classify_report(bd, einfo, hi);
-    if (!rc && lower_order > 0) { /* the order-P copy: the same tessellation, the order-N map sampled at order P */
-      hx_pebble_opts ol;
-      hx_pebble_opts_lower(o, lower_order, 0, &ol);
-      sweep_ctx sl = {bd, bed, &ol, s, {se[0], se[1]}, NE, einfo, 0};
-      rc = pb_sweep_curve(&sl, m, lower_order, lower);
-      if (!rc) rc = pb_pnum_ids(&P, bd, einfo, *lower);
-    }
-    if (!rc) {
-      hx_mesh_destroy(&m);
-      m = hi;
-    } else hx_mesh_destroy(&hi);
   }
+  /* the order-P copy, whole (also where the order-N mesh is lazy): the same tessellation, the
+     order-N map sampled at order P */
+  if (!rc && lower_order > 0) {
+    hx_pebble_opts ol;
+    hx_pebble_opts_lower(o, lower_order, 0, &ol);
+    sweep_ctx sl = {bd, bed, &ol, s, {se[0], se[1]}, NE, einfo, 0};
+    rc = pb_sweep_curve(&sl, m, lower_order, lower);
+    if (!rc) rc = pb_pnum_ids(&P, bd, einfo, *lower);
+  }
+  if (hi && !rc) {
+    hx_mesh_destroy(&m);
+    m = hi;
+  } else hx_mesh_destroy(&hi);
   {
     int rca = hx_comm_agree(comm, rc);
     if (rca && !rc) rc = HX_ERROR(rca, "pebble: meshing failed on another rank");
@@ -809,9 +811,8 @@ int hx_mesher_pebble_copy(hx_comm comm, const hx_pebble_bed *bed_in, const hx_pe
                           hx_mesh **lower, hx_pebble_stats *stats) {
   *out = NULL;
   if (lower) *lower = NULL;
-  HX_CHECK(!lower_order || (lower && lower_order > 1 && lower_order < o_in->order && !o_in->lazy), HX_ERR_INPUT,
-           "pebble: an order-%d copy needs a whole mesh of a higher order (got order %d%s)", lower_order, o_in->order,
-           o_in->lazy ? ", lazy" : "");
+  HX_CHECK(!lower_order || (lower && lower_order > 1 && lower_order < o_in->order), HX_ERR_INPUT,
+           "pebble: an order-%d copy needs a mesh of a higher order (got order %d)", lower_order, o_in->order);
   hx_pebble_stats st;
   memset(&st, 0, sizeof st);
   HX_CHECK(bed_in->n >= 2, HX_ERR_INPUT, "pebble: a bed needs at least two spheres");
