@@ -444,33 +444,26 @@ static int stream_eval(void *ctx, int first, const unsigned char *lev, const uns
   return rc;
 }
 
-/* The repair at order N on the lazy mesh: the elements below ro->repair_sj after the transfer
-   (r, its ratios) with every element within repair_passes x repair_rings + 1 layers of one, as a
-   mesh of their own (the region; a pass's patches reach repair_rings layers further than the
-   last's, and their border one more), repaired by hx_tmop_repair; their nodes then stand for
-   theirs in the carried mesh (z->ovr). The repair sees what it sees in the whole mesh: the same
-   patches, borders, sub-meshes and solves. */
-static int stream_repair(stream_geom *z, const hx_mesh *m, const hx_tmop_opts *ro, const double *r, hx_tmop_result *res) {
-  hx_lid ne = m->num_elem;
+/* The region of one repair pass on the lazy mesh: the elements below ro->repair_sj (r, their
+   ratios) with every element within repair_rings + 1 layers of one (a pass's patches reach
+   repair_rings layers, their border one more), as a mesh of its own (*rg, its element j being
+   (*map)[j], ascending), its nodes those of the carried mesh now. */
+static int repair_region(stream_geom *z, const hx_mesh *m, const hx_tmop_opts *ro, const double *r, hx_mesh **rg, hx_lid **map) {
+  hx_lid ne = m->num_elem, nr = 0;
   int nd = z->nd;
   size_t n3 = (size_t)nd * nd * nd;
-  hx_tmop *tp = z->tp;
-  int64_t nbad = 0;
-  for (hx_lid e = 0; e < ne; e++) nbad += !(r[e] >= ro->repair_sj);
-  HX_CALL(hx_comm_sum_int64(m->comm, &nbad, 1));
-  memset(res, 0, sizeof *res);
-  if (!nbad) return HX_OK;
+  const hx_tmop *tp = z->tp;
   uint64_t *vf = NULL;
   unsigned char *in = NULL;
-  hx_lid *map = NULL, nr = 0;
-  hx_mesh *rg = NULL;
+  double *xb = NULL;
+  hx_gid *ib = NULL;
+  *rg = NULL, *map = NULL;
   int rc = hx_malloc(((size_t)tp->nl + 1) * sizeof *vf, &vf); /* zeroed */
   if (!rc) rc = hx_malloc((size_t)ne + 1, &in);
   for (hx_lid e = 0; e < ne && !rc; e++)
     if (!(r[e] >= ro->repair_sj))
       for (int c = 0; c < 8; c++) vf[z->ecl[(size_t)e * 8 + c]] = 1;
-  int layers = ro->repair_passes * ro->repair_rings + 1;
-  for (int k = 0; k < layers && !rc; k++) {
+  for (int k = 0; k <= ro->repair_rings && !rc; k++) {
     if (tp->gs_active && (rc = hx_gs_or(tp->gs, vf))) break;
     for (hx_lid e = 0; e < ne; e++) {
       in[e] = 0;
@@ -482,50 +475,111 @@ static int stream_repair(stream_geom *z, const hx_mesh *m, const hx_tmop_opts *r
   }
   hx_free(&vf);
   for (hx_lid e = 0; e < ne && !rc; e++) nr += in[e];
-  if (!rc) rc = hx_mesh_create(m->comm, nd - 1, nr, &rg); /* collective */
-  if (!rc) rc = hx_malloc(((size_t)nr + 1) * sizeof *map, &map);
-  if (!rc) rc = hx_malloc(((size_t)ne + 1) * sizeof *z->ovr, &z->ovr);
-  for (int k = 0; k < m->num_surfaces && !rc; k++) rc = hx_mesh_add_surface(rg, &m->surfaces[k], NULL);
+  if (!rc) rc = hx_mesh_create(m->comm, nd - 1, nr, rg); /* collective */
+  if (!rc) rc = hx_malloc(((size_t)nr + 1) * sizeof **map, map);
+  if (!rc) rc = hx_malloc(((size_t)STREAM_BLOCK * 3 * n3 + 1) * sizeof *xb, &xb);
+  if (!rc) rc = hx_malloc(((size_t)STREAM_BLOCK * n3 + 1) * sizeof *ib, &ib);
+  for (int k = 0; k < m->num_surfaces && !rc; k++) rc = hx_mesh_add_surface(*rg, &m->surfaces[k], NULL);
+  /* the nodes a whole block at a time (every thread busy), the region's elements copied out */
   hx_lid j = 0;
-  for (hx_lid e = 0; e < ne && !rc; e++) {
-    z->ovr[e] = -1;
-    if (!in[e]) continue;
-    map[j] = e;
-    memcpy(rg->vert_id + (size_t)j * 8, m->vert_id + (size_t)e * 8, 8 * sizeof *rg->vert_id);
-    rg->elem_attr[j++] = m->elem_attr[e];
-  }
-  /* the region's nodes, a run of consecutive elements a call (the ovr of none set yet: carried) */
-  for (hx_lid a = 0; a < nr && !rc;) {
-    hx_lid b = a + 1;
-    while (b < nr && map[b] == map[b - 1] + 1 && b - a < STREAM_BLOCK) b++;
-    rc = stream_block(z, m, map[a], b - a, rg->x + (size_t)a * 3 * n3, rg->node_id + (size_t)a * n3);
-    a = b;
-  }
-  for (hx_lid f = 0; f < m->num_faces && !rc; f++) {
-    const hx_bface *bf = &m->faces[f];
-    if (in[bf->elem]) {
-      hx_lid lo = 0, hi = nr - 1; /* map is ascending */
-      while (lo < hi) {
-        hx_lid mid = (lo + hi) / 2;
-        if (map[mid] < bf->elem) lo = mid + 1;
-        else hi = mid;
-      }
-      rc = hx_mesh_add_face(rg, lo, bf->face, bf->bid, bf->surf);
+  for (hx_lid e0 = 0; e0 < ne && !rc; e0 += STREAM_BLOCK) {
+    hx_lid cnt = ne - e0 < STREAM_BLOCK ? ne - e0 : STREAM_BLOCK, any = 0;
+    for (hx_lid i = 0; i < cnt && !any; i++) any = in[e0 + i];
+    if (!any || (rc = stream_block(z, m, e0, cnt, xb, ib))) continue;
+    for (hx_lid i = 0; i < cnt; i++) {
+      hx_lid e = e0 + i;
+      if (!in[e]) continue;
+      (*map)[j] = e;
+      memcpy((*rg)->x + (size_t)j * 3 * n3, xb + (size_t)i * 3 * n3, 3 * n3 * sizeof *xb);
+      memcpy((*rg)->node_id + (size_t)j * n3, ib + (size_t)i * n3, n3 * sizeof *ib);
+      memcpy((*rg)->vert_id + (size_t)j * 8, m->vert_id + (size_t)e * 8, 8 * sizeof *m->vert_id);
+      (*rg)->elem_attr[j++] = m->elem_attr[e];
     }
   }
+  hx_free(&xb), hx_free(&ib);
+  for (hx_lid f = 0; f < m->num_faces && !rc; f++) {
+    const hx_bface *bf = &m->faces[f];
+    if (!in[bf->elem]) continue;
+    hx_lid lo = 0, hi = nr - 1; /* map is ascending */
+    while (lo < hi) {
+      hx_lid mid = lo + (hi - lo) / 2;
+      if ((*map)[mid] < bf->elem) lo = mid + 1;
+      else hi = mid;
+    }
+    rc = hx_mesh_add_face(*rg, lo, bf->face, bf->bid, bf->surf);
+  }
   hx_free(&in);
-  if (!rc) {
-    hx_tmop_opts o2 = *ro;
+  if (rc) hx_mesh_destroy(rg), hx_free(map);
+  return rc;
+}
+
+/* The repair at order N on the lazy mesh, pass by pass as hx_tmop_repair_tm's passes: each on the
+   region about the elements below ro->repair_sj (repair_region), repaired by one pass of
+   hx_tmop_repair; the region's nodes then stand for theirs in the carried mesh (z->ovr), r is
+   updated, and the passes go on while they gain (fewer left, or the poorest higher). A pass sees
+   what it sees in the whole mesh: the same patches, borders, sub-meshes and solves. */
+static int stream_repair(stream_geom *z, const hx_mesh *m, const hx_tmop_opts *ro, double *r, hx_tmop_result *res) {
+  hx_lid ne = m->num_elem;
+  size_t n3 = (size_t)z->nd * z->nd * z->nd;
+  memset(res, 0, sizeof *res);
+  int64_t nbad = 0;
+  double rmin = HUGE_VAL;
+  for (hx_lid e = 0; e < ne; e++) nbad += !(r[e] >= ro->repair_sj), rmin = fmin(rmin, r[e]);
+  HX_CALL(hx_comm_sum_int64(m->comm, &nbad, 1));
+  HX_CALL(hx_comm_min_double(m->comm, &rmin, 1));
+  res->repair_bad = res->repair_after = nbad;
+  hx_quality_ctx *qc = NULL;
+  int rc = hx_tmop_fold_ctx(z->nd, 0, &qc);
+  if (!rc && !z->ovr) rc = hx_malloc(((size_t)ne + 1) * sizeof *z->ovr, &z->ovr);
+  for (hx_lid e = 0; e < ne && !rc; e++) z->ovr[e] = -1;
+  hx_lid nox = 0; /* elements in z->ox */
+  while (!rc && nbad > 0 && res->repair_passes < ro->repair_passes) {
+    double tp = hx_tmop_now();
+    hx_mesh *rg = NULL;
+    hx_lid *map = NULL;
+    rc = repair_region(z, m, ro, r, &rg, &map);
+    hx_tmop_opts o1 = *ro;
     offset_ok okc = {ro, map, 0};
-    if (ro->elem_ok) o2.elem_ok = offset_elem_ok, o2.elem_ok_ctx = &okc;
-    rc = hx_tmop_repair(rg, &o2, res);
+    if (ro->elem_ok) o1.elem_ok = offset_elem_ok, o1.elem_ok_ctx = &okc;
+    o1.repair_passes = 1, o1.log = NULL;
+    hx_tmop_result pr;
+    memset(&pr, 0, sizeof pr);
+    if (!rc) rc = hx_tmop_repair(rg, &o1, &pr);
+    hx_lid nr = rg ? rg->num_elem : 0;
+    long long nreg = rg ? (long long)rg->num_elem_global : 0;
+    if (!rc && nr) rc = hx_realloc(((size_t)nox + nr) * 3 * n3 * sizeof *z->ox, &z->ox);
+    if (!rc && nr) { /* the region's nodes into the carried mesh, its ratios into r */
+      memcpy(z->ox + (size_t)nox * 3 * n3, rg->x, (size_t)nr * 3 * n3 * sizeof *z->ox);
+      for (hx_lid k = 0; k < nr; k++) z->ovr[map[k]] = nox + k;
+      nox += nr;
+      hx_tmop v;
+      memset(&v, 0, sizeof v);
+      v.mesh = rg, v.o = *ro;
+      double *rr = NULL;
+      rc = hx_malloc(((size_t)nr + 1) * sizeof *rr, &rr);
+      if (!rc) rc = hx_tmop_fold_state(&v, rg->x, &qc, 1, rr, NULL, NULL, NULL, NULL);
+      for (hx_lid k = 0; k < nr && !rc; k++) r[map[k]] = rr[k];
+      hx_free(&rr);
+    }
+    hx_mesh_destroy(&rg);
+    hx_free(&map);
+    if (rc) break;
+    int64_t n0 = nbad;
+    double r0 = rmin;
+    nbad = 0, rmin = HUGE_VAL;
+    for (hx_lid e = 0; e < ne; e++) nbad += !(r[e] >= ro->repair_sj), rmin = fmin(rmin, r[e]);
+    if ((rc = hx_comm_sum_int64(m->comm, &nbad, 1)) || (rc = hx_comm_min_double(m->comm, &rmin, 1))) break;
+    if (!res->repair_passes) res->repair_free = pr.repair_free;
+    res->repair_passes++, res->repair_newton += pr.repair_newton, res->repair_after = nbad;
+    if (ro->log)
+      fprintf(ro->log,
+              "repair pass %d at order %d (streamed: %lld element(s) in the patches, %lld in their region): %lld -> %lld "
+              "element(s) below %g (min %.4f -> %.4f), %d Newton step(s), %.2f s\n",
+              res->repair_passes, z->nd - 1, (long long)pr.repair_free, nreg, (long long)n0, (long long)nbad, ro->repair_sj, r0,
+              rmin, pr.repair_newton, hx_tmop_now() - tp);
+    if (!(nbad < n0 || rmin > r0 + 1e-3)) break;
   }
-  if (!rc) {
-    for (hx_lid k = 0; k < nr; k++) z->ovr[map[k]] = k;
-    z->ox = rg->x, rg->x = NULL;
-  }
-  hx_mesh_destroy(&rg);
-  hx_free(&map);
+  hx_quality_ctx_destroy(&qc);
   return rc;
 }
 
