@@ -29,12 +29,14 @@ static int order_n_too_big(hx_lid n, int order, int np, int host, double assume_
   return mem > 0 && bytes > 0.25 * mem;
 }
 
-/* The quality path's peak memory on one rank of np: the order-N mesh held whole with the
-   transfer's and the order-N repair's data. Measured peak RSS on one H200 host: at N = 7 pb67, c300
-   and c1000 3.5, 10.1 and 32.1 GB (75-82 bytes an order-N node; the peak in the transfer's
-   set-up), at N = 3 pb67 and c300 0.9 and 2.2 GB (133-163 bytes a node); taken as 80 bytes a
-   node and 6 kB an element, at 1,250 elements a sphere (pb67's 1,236.5, the most of the measured
-   beds). */
+/* The quality path's peak memory on one rank of np for the mesh the optimizer holds whole at
+   `order` (the order-N mesh, or where the order-N mesh streams the order-3 copy) with the solve's,
+   the transfer's and the repair's data. Measured peak RSS on one H200 host: held whole at N = 7
+   pb67, c300 and c1000 3.5, 10.1 and 32.1 GB (75-82 bytes an order-N node; the peak in the
+   transfer's set-up), at N = 3 pb67 and c300 0.9 and 2.2 GB (133-163 bytes a node); streamed at
+   N = 7 c300 and c1000 2.7 and 8.1 GB (the order-3 solve's: 9.7-10.4 kB an element); taken as
+   80 bytes a node and 6 kB an element, at 1,250 elements a sphere (pb67's 1,236.5, the most of
+   the measured beds). */
 static double quality_path_bytes(hx_lid n, int order, int np) {
   double nd = order + 1;
   return 1250.0 * (double)n / np * (80.0 * nd * nd * nd + 6000.0);
@@ -286,8 +288,10 @@ static const hx_opt pebble_table[] = {
             "TMOP after meshing, boundary nodes sliding on their surfaces (the optimizer flags below): on unless --fast"),
     HX_FLAG("--no-optimize", 0, "the mesh as the mesher makes it, without the optimizer"),
     HX_FLAG("--stream", 0,
-            "never hold the whole order-N mesh: a block of elements at a time; with the optimizer, its order-3 copy is "
-            "solved whole and the moves carried block by block (chosen by itself where the whole mesh would not fit)"),
+            "never hold the whole order-N mesh: a block of elements at a time (by itself with the optimizer solving below "
+            "order N, its order-3 copy whole, and where the whole mesh would not fit)"),
+    HX_FLAG("--no-stream", HX_OPT_EXPERT,
+            "hold the whole order-N mesh (the optimizer's transfer and repair at order N on it; the same nodes, more memory)"),
     HX_DBL("--extrude-ratio", "G", "1", 0.1, 10, HX_OPT_EXPERT, "growth of the extruded layers away from the bed"),
     HX_DBL("--first-layer", "F", NULL, 1e-6, 0.999, HX_OPT_EXPERT,
            "first radial layer as a fraction of the column (overrides --ratio)"),
@@ -416,7 +420,7 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
   hx_pebble_opts_default(&o);
   o.smooth = -1; /* below: 10 with --optimize or --aspect (unless --split), else 0 */
   hx_cli_plot plot = {0};
-  int quality = 0, no_raise = 0, tquiet = 0, opt_order = 0, user_tk = 0, user_rf = 0;
+  int quality = 0, no_raise = 0, whole = 0, tquiet = 0, opt_order = 0, user_tk = 0, user_rf = 0;
   const char *bridge_flag = NULL, *gap_flag = NULL; /* a bridge-model flag given, a gap-model flag given */
   double assume_memory = 0; /* --assume-memory: the memory the --stream choice takes (0: this machine's) */
   hx_tmop_opts topt;
@@ -482,6 +486,7 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
   quality = hx_opts_given(&s, "--quality") || hx_opts_given(&s, "--plot") || hx_opts_given(&s, "--plot-slice") ||
             hx_opts_given(&s, "--slice") || hx_opts_given(&s, "--worst") || hx_opts_given(&s, "--quad-points");
   no_raise = hx_opts_given(&s, "--stream") > 0;
+  whole = hx_opts_given(&s, "--no-stream") > 0;
   hx_opts_double(&s, "--extrude-ratio", &o.extrude_ratio);
   hx_opts_double(&s, "--first-layer", &o.first_layer);
   hx_opts_double(&s, "--grade-height", &o.grade_height);
@@ -524,6 +529,7 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
            "flag %s: a bridge model's parameter, but --contact gap makes no bridge", bridge_flag);
   HX_CHECK(!(o.contact == HX_PEBBLE_BRIDGE && gap_flag), HX_ERR_INPUT, "flag %s: a gap model's parameter; add --contact gap",
            gap_flag);
+  HX_CHECK(!(no_raise && whole), HX_ERR_INPUT, "flag --no-stream: holds the whole order-N mesh, which --stream never does");
   HX_CALL(hx_cli_plot_check(&plot));
   int order = c.order ? c.order : 7;
   const char *needs_opt = "only with the optimizer (off with --fast or --no-optimize; --optimize adds it to --fast)";
@@ -561,23 +567,24 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
   hx_mesh *m = NULL, *made = NULL; /* made: the order-P copy for --optimize */
   hx_pebble_stats st;
   if (!rc) {
-    /* the mesher places the order-N nodes by its own sweep map: the whole mesh, or
-       (--stream, or an order-N mesh larger than a quarter of the memory) an order-1
-       mesh carrying the map, evaluated a block at a time by the check, the quality
-       report and the writers (hx_mesh_lazy) */
+    /* the mesher places the order-N nodes by its own sweep map: the whole mesh, or an order-1
+       mesh carrying the map, evaluated a block at a time by the optimizer's transfer and repair,
+       the check, the quality report and the writers (hx_mesh_lazy): with the optimizer solving
+       below order N (the same nodes as the whole mesh, a quarter of the memory and less time: c1000
+       at N = 7 on one H200, 8.1 against 32.0 GB, 74.5 against 89.2 s), with --stream, and
+       without the optimizer where the order-N mesh is above a quarter of the memory */
     o.order = order;
-    /* the quality path holds the whole order-N mesh: where it would not fit, the user chooses */
     int np = hx_comm_size(comm), host = 1; /* host: the ranks on this machine, sharing its memory */
     rc = hx_comm_host_size(comm, &host);
     double need = quality_path_bytes(bed->n, order, np) * host, mem = machine_memory(assume_memory);
     int64_t choice[2] = {order > 1 && order_n_too_big(bed->n, order, np, host, assume_memory),
                          c.optimize && !opt_given && mem > 0 && need > 0.75 * mem};
     if (!rc) rc = hx_comm_max_int64(comm, choice, 2); /* one choice for all ranks (their memories may differ) */
-    /* the quality path streams its order-N mesh (the transfer and the repair at order N a block of
-       elements at a time, only the order-P copy whole) with --stream, or where the whole mesh would
-       not fit */
+    /* the quality path holds the whole order-N mesh where it solves at order N (N <= 3, or
+       --optimize-order N) and with --no-stream or --debug classify (a report of the whole mesh);
+       where that would not fit, the user chooses */
     int carried = c.optimize && solve_order < order;
-    o.lazy = order > 1 && (c.optimize ? carried && (no_raise || choice[1]) : no_raise || choice[0]);
+    o.lazy = order > 1 && !whole && (c.optimize ? carried && !o.debug.classify : no_raise || choice[0]);
     if (!rc && choice[1] && !o.lazy)
       rc = HX_ERROR(HX_ERR_INPUT,
                     "pebble: the quality path holds the order-%d mesh of %lld spheres whole, about %.3g GB for the %d "
