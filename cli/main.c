@@ -11,6 +11,7 @@
 #include "hx_config.h"
 #include "hx_error.h"
 #include "hx_io.h"
+#include "hx_kernels.h"
 #include "hx_progress.h"
 
 typedef struct hx_command {
@@ -129,6 +130,9 @@ void hx_cli_mpi_start(void) {
 #endif
   /* progress on stderr, from rank 0 only */
   hx_progress_enable(hx_comm_rank(world()) == 0);
+  /* on a host with several GPUs its ranks take one each in turn (before any CUDA work) */
+  int host_rank = 0;
+  if (hx_comm_size(world()) > 1 && !hx_comm_host_rank(world(), &host_rank)) hx_cuda_select_device(host_rank);
 }
 
 /* this process's rank; before MPI started (a bad flag), the launcher's word for it, so that

@@ -74,14 +74,17 @@ int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out) {
   MPI_OK(MPI_Allgather(&v, 1, MPI_INT64_T, out, 1, MPI_INT64_T, comm));
   return HX_OK;
 }
-int hx_comm_host_size(hx_comm comm, int *n) {
+/* the ranks of comm on this rank's host: its size (what 0) or this rank's place in it (what 1) */
+static int host_comm_query(hx_comm comm, int what, int *n) {
   MPI_Comm host;
   MPI_OK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, hx_comm_rank(comm), MPI_INFO_NULL, &host));
-  int rc = MPI_Comm_size(host, n);
+  int rc = what ? MPI_Comm_rank(host, n) : MPI_Comm_size(host, n);
   MPI_Comm_free(&host);
   MPI_OK(rc);
   return HX_OK;
 }
+int hx_comm_host_size(hx_comm comm, int *n) { return host_comm_query(comm, 0, n); }
+int hx_comm_host_rank(hx_comm comm, int *r) { return host_comm_query(comm, 1, r); }
 #define HX_COMM_PIECE ((size_t)1 << 30)
 int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root) {
   for (size_t off = 0; off < bytes; off += HX_COMM_PIECE) {
@@ -175,6 +178,11 @@ int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out) {
 int hx_comm_host_size(hx_comm comm, int *n) {
   (void)comm;
   *n = 1;
+  return HX_OK;
+}
+int hx_comm_host_rank(hx_comm comm, int *r) {
+  (void)comm;
+  *r = 0;
   return HX_OK;
 }
 int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root) {

@@ -37,6 +37,9 @@ int hx_comm_allgather_int64(hx_comm comm, int64_t v, int64_t *out);
 /** The number of ranks of comm on this rank's host (sharing its memory); 1 without MPI.
     Collective on comm. */
 int hx_comm_host_size(hx_comm comm, int *n);
+/** This rank's place among the ranks of comm on its host (0 .. hx_comm_host_size - 1, in the
+    order of their ranks); 0 without MPI. Collective on comm. */
+int hx_comm_host_rank(hx_comm comm, int *r);
 /** Broadcast bytes from root. Collective on comm. */
 int hx_comm_bcast(hx_comm comm, void *buf, size_t bytes, int root);
 /** Point to point: bytes to/from one rank with a tag (any size: sent in pieces of

@@ -20,6 +20,10 @@
    with C linkage.) */
 const hx_backend hx_backend_cuda = {.name = "cuda", .available = 0};
 int hx_cuda_device_available(void) { return 0; }
+int hx_cuda_select_device(int host_rank) {
+  (void)host_rank;
+  return -1;
+}
 static int no_cuda(void) {
   return HX_ERROR(HX_ERR_BACKEND, "backend 'cuda' is not in this build; configure with -DHX_ENABLE_CUDA=ON");
 }

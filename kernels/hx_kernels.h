@@ -230,6 +230,10 @@ extern const hx_backend hx_backend_cpu;
 extern const hx_backend hx_backend_cuda;
 /** Defined by the CUDA backend when compiled: 1 if a usable device is present. */
 int hx_cuda_device_available(void);
+/** The device of this process from now on, where a host has several: device host_rank modulo
+    their count (one rank a device where there are as many), before any CUDA work. Returns the
+    device chosen (0 with one device, -1 without one or without CUDA in the build). */
+int hx_cuda_select_device(int host_rank);
 /* Helpers of the CUDA backend for benchmarks (hexpack bench kernels). Only meaningful when
    hx_backend_cuda.available and hx_cuda_device_available(); without CUDA in the build each
    returns HX_ERR_BACKEND. */

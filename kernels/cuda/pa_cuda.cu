@@ -1944,6 +1944,21 @@ int hx_cuda_device_available(void) {
   return cached;
 }
 
+int hx_cuda_select_device(int host_rank) {
+  if (!hx_cuda_device_available()) return -1;
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 2) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  int d = (host_rank % n + n) % n;
+  if (cudaSetDevice(d) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return d;
+}
+
 const hx_backend hx_backend_cuda = {
     "cuda",
     1,

@@ -10,7 +10,8 @@
 # $OUT/pebble_paths.txt, each run's log to $OUT/BED-K.txt (removed unless KEEP=1).
 # LIST=0: no quality listing (the wall time of the command alone; the quality columns stay
 # empty). SAMPLE=1: the resident memory every half second with the log's last line then, the
-# peak's neighbourhood into $OUT/BED-K.mem.txt (where the peak RSS is reached).
+# peak's neighbourhood into $OUT/BED-K.mem.txt (where the peak RSS is reached). LAUNCH: a launcher
+# before hexpack (e.g. "mpirun -np 2"; the peak RSS is then the launcher's, SAMPLE finds no child).
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -65,7 +66,7 @@ for bed in ${BEDS:-pb67 pb67d c300 p300 b300}; do
     ts=$(date +%s.%N)
     lf=(--quality --worst 100000000)
     [ "${LIST:-1}" = 0 ] && lf=()
-    /usr/bin/time -f "%M" -o "$log.rss" "$H" pebble "${bf[@]}" --order "$N" --backend cuda --quiet "${lf[@]}" \
+    /usr/bin/time -f "%M" -o "$log.rss" ${LAUNCH:-} "$H" pebble "${bf[@]}" --order "$N" --backend cuda --quiet "${lf[@]}" \
       "${fl[@]}" "$@" > "$log" 2>&1 &
     pid=$!
     if [ "${SAMPLE:-0}" = 1 ]; then
