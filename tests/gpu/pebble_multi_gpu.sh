@@ -4,7 +4,8 @@
 # shared out), against one rank on one GPU. c300 both ways with the quality listing of every
 # element (the meshes must agree: the solve's sums run in another order on several ranks), then
 # c1000 on every GPU. nvidia-smi's processes, sampled every second, show which GPUs each run used.
-# Builds hexpack as pebble_paths.sh does.   usage: bash tests/gpu/pebble_multi_gpu.sh [N]
+# Builds hexpack as pebble_paths.sh does; the tables also into $OUT/one_rank.txt and
+# $OUT/ranks_c300.txt.   usage: bash tests/gpu/pebble_multi_gpu.sh [N]
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -17,9 +18,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 NCCL_NVLS_ENABL
 (while true; do nvidia-smi --query-compute-apps=pid,gpu_bus_id,used_memory --format=csv,noheader >> "$OUT/apps.txt" 2>&1; sleep 1; done) &
 S=$!
 BEDS="c300" PATHS=default bash tests/gpu/pebble_paths.sh "$N" || { kill $S; exit 1; }
+cp "$OUT/pebble_paths.txt" "$OUT/one_rank.txt"
 echo "--- $G ranks, $T threads each"
 H=$PWD/${HX_GPU_BUILD:-build-gpu}/hexpack LAUNCH="mpirun --oversubscribe -np $G -x OMP_NUM_THREADS=$T -x LD_LIBRARY_PATH" \
   BEDS="c300" PATHS=default bash tests/gpu/pebble_paths.sh "$N"
+cp "$OUT/pebble_paths.txt" "$OUT/ranks_c300.txt"
 H=$PWD/${HX_GPU_BUILD:-build-gpu}/hexpack LAUNCH="mpirun --oversubscribe -np $G -x OMP_NUM_THREADS=$T -x LD_LIBRARY_PATH" \
   LIST=0 BEDS="c1000" PATHS=default bash tests/gpu/pebble_paths.sh "$N"
 kill $S
