@@ -138,10 +138,12 @@ int hexpack_pebble(int64_t n, const double *centres, const double *radii, const 
            "option %s: a bridge model's parameter, but contact gap makes no bridge", r.bridge_flag);
   HX_CHECK(!(po->contact == HX_PEBBLE_BRIDGE && r.gap_flag), HX_ERR_INPUT, "option %s: a gap model's parameter; add contact gap",
            r.gap_flag);
-  HX_CHECK(!(r.optimize && r.stream), HX_ERR_INPUT,
-           "options optimize and stream: the optimizer (on unless fast) needs the whole order-N mesh, not stream; give fast "
-           "or optimize false");
   int order = r.order ? r.order : 7;
+  /* the optimizer solving at order N holds the whole order-N mesh; below it the mesh may stream */
+  HX_CHECK(!(r.optimize && r.stream && api_pebble_solve_order(&r, order) >= order), HX_ERR_INPUT,
+           "options optimize and stream: the optimizer solves at the mesh's order %d here (order 3 or lower, or "
+           "optimize-order %d) and needs the whole order-N mesh; give fast or optimize false",
+           order, order);
   HX_CHECK(r.opt_order <= order, HX_ERR_INPUT, "option optimize-order: %d is above the mesh's order %d", r.opt_order, order);
   if (po->smooth < 0) po->smooth = (po->aspect > 0 || r.optimize) && po->split <= 1 ? 10 : 0;
   for (int64_t i = 0; radii && i < n; i++)
@@ -156,7 +158,7 @@ int hexpack_pebble(int64_t n, const double *centres, const double *radii, const 
   hx_pebble_stats st;
   if (!rc) {
     po->order = order;
-    po->lazy = order > 1 && !r.optimize && r.stream;
+    po->lazy = order > 1 && r.stream;
     /* with optimize below order N, the order-P copy comes from the same tessellation */
     int P = r.optimize ? api_pebble_solve_order(&r, order) : 0;
     if (P <= 1 || P >= order) P = 0;

@@ -110,8 +110,7 @@ int api_pebble_solve_order(const api_run *r, int order) { return r->opt_order ? 
 int api_pebble_optimize(hexpack_mesh *hm, api_run *r) {
   hx_mesh *m = hm->m;
   hx_tmop_opts *topt = &r->to;
-  HX_CHECK(!m->lazy, HX_ERR_INPUT, "optimize: needs the whole order-N mesh, not a streamed one (option stream)");
-  int order = m->order;
+  int order = m->lazy ? m->lazy->order : m->order; /* streamed: the order of its attached geometry */
   HX_CHECK(r->opt_order <= order, HX_ERR_INPUT, "option optimize-order: %d is above the mesh's order %d", r->opt_order, order);
   /* the repair at order N: the goal of 0.3 itself unless repair is given (cmd_pebble.c says why) */
   if (topt->repair_final_sj < 0) topt->repair_final_sj = topt->repair_sj < 0 ? 0.3 : topt->repair_sj;
@@ -121,17 +120,26 @@ int api_pebble_optimize(hexpack_mesh *hm, api_run *r) {
   int solve_order = api_pebble_solve_order(r, order), user_qo = topt->quad_order != 0;
   if (!topt->quad_order) topt->quad_order = default_quad_order(solve_order);
   topt->log = r->verbose ? stderr : NULL;
+  HX_CHECK(!m->lazy || solve_order < order, HX_ERR_INPUT,
+           "optimize: a streamed mesh (option stream) is optimized below its order; it solves at order %d here", solve_order);
   hx_re2_guard guard = {0};
-  int rc = r->re2_guard ? hx_re2_guard_open(m, &guard, &topt->elem_ok, &topt->elem_ok_ctx) : HX_OK, done = 0;
+  hx_mesh gview = *m; /* the guard's mesh: m, or where m is streamed its header at the streamed order */
+  if (m->lazy) gview.order = order, gview.nd = order + 1, gview.x = NULL, gview.lazy = NULL;
+  int rc = r->re2_guard ? hx_re2_guard_open(&gview, &guard, &topt->elem_ok, &topt->elem_ok_ctx) : HX_OK, done = 0;
   if (!rc && solve_order < order) {
     rc = optimize_at_order(hm, m, solve_order, r, user_qo, &done);
     if (!rc && !done && !user_qo) topt->quad_order = default_quad_order(order); /* no valid order-P copy: at order N */
   }
   hx_tmop_result res;
-  if (!rc && !done) rc = hx_tmop_optimize(m, topt, &res);
+  if (!rc && !done && m->lazy)
+    rc = HX_ERROR(HX_ERR_INVALID_MESH,
+                  "optimize: the order-%d copy folds at its quadrature points, and the streamed order-%d mesh cannot be "
+                  "solved at its own order: give optimize-order, or optimize false",
+                  solve_order, order);
+  else if (!rc && !done) rc = hx_tmop_optimize(m, topt, &res);
   if (r->re2_guard) hx_re2_guard_close(&guard, &topt->elem_ok, &topt->elem_ok_ctx);
   hx_mesh_check_report rep;
-  if (!rc) rc = hx_mesh_check(m, 1e-12, &rep);
+  if (!rc) rc = m->lazy ? hx_mesh_check_lazy(m, 1e-12, &rep) : hx_mesh_check(m, 1e-12, &rep);
   return rc;
 }
 

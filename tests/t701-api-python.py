@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """t701: the Python package (python/hexpack) on libhexpack.so against the command line.
 
-A bed of four spheres (hexpack pack) meshed at order 3 by the default (quality) path, optimized: once
-with pebble(...) and once as pebble(..., optimize=False) then mesh.optimize(), written as .re2 (+ its
-field file) and .vtu: every file equal byte for byte to `hexpack pebble ...`'s; the same for a rod
+A bed of four spheres (hexpack pack) meshed at order 3 by the default (quality) path, optimized: with
+pebble(...), as pebble(..., optimize=False) then mesh.optimize(), and streamed (pebble(...,
+stream=True): the solve at order 2, the order-3 mesh carried a block at a time), written as .re2 (+
+its field file) and .vtu: every file equal byte for byte to `hexpack pebble ...`'s; the same for a rod
 bundle (hex7) and a Kershaw box, optimized, and the bed on the fast path streamed (its order-N
 geometry attached, evaluated a block at a time), in .re2, .vtu, .msh and .mesh.
 mesh.quality() against `hexpack quality --json` of the command line's .vtu; mesh.coords and
@@ -50,7 +51,7 @@ if p.returncode != 0:
     sys.exit(f"FAIL: hexpack pack: {p.stderr}")
 rows = [[float(v) for v in line.split()] for line in open(bed) if line.strip() and not line.startswith("#")]
 centres, radii = np.array([r[:3] for r in rows]), np.array([r[3] for r in rows])
-dirs = {k: os.path.join(work, k) for k in ("cli", "py1", "py2")}
+dirs = {k: os.path.join(work, k) for k in ("cli", "py1", "py2", "py3")}
 for d in dirs.values():
     os.mkdir(d)
 
@@ -69,9 +70,18 @@ m1.write(os.path.join(dirs["py1"], "bed.vtu"))
 m2 = hexpack.pebble(centres, radii, container="box", order=3, optimize=False)
 m2.optimize(**{k: v for k, v in opts.items() if k != "container"})
 m2.write(os.path.join(dirs["py2"], "bed.re2"), os.path.join(dirs["py2"], "bed.vtu"))
+# streamed (the command line's default here, where the solve is below the mesh's order): the order-2
+# copy solved whole, the transfer and the repair at order 3 a block of elements at a time
+m3 = hexpack.pebble(centres, radii, order=3, stream=True, **opts)
+m3.write(os.path.join(dirs["py3"], "bed.re2"), os.path.join(dirs["py3"], "bed.vtu"))
+try:  # streamed indeed: it holds no order-N nodes to give
+    m3.coords
+    check(False, "the streamed mesh gave its coordinates")
+except hexpack.Error as e:
+    check("streamed mesh" in str(e), f"the streamed mesh's coordinates refused with: {e}")
 names = sorted(os.listdir(dirs["cli"]))
 check(names == ["bed.re2", "bed.vtu", "bed0.f00000"], f"command line's files: {names}")
-for k in ("py1", "py2"):
+for k in ("py1", "py2", "py3"):
     check(sorted(os.listdir(dirs[k])) == names, f"{k} files: {sorted(os.listdir(dirs[k]))}")
     for n in names:
         a, b = os.path.join(dirs["cli"], n), os.path.join(dirs[k], n)
