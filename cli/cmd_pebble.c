@@ -581,10 +581,10 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
                          c.optimize && !opt_given && mem > 0 && need > 0.75 * mem};
     if (!rc) rc = hx_comm_max_int64(comm, choice, 2); /* one choice for all ranks (their memories may differ) */
     /* the quality path holds the whole order-N mesh where it solves at order N (N <= 3, or
-       --optimize-order N) and with --no-stream or --debug classify (a report of the whole mesh);
-       where that would not fit, the user chooses */
+       --optimize-order N) and with --no-stream or (without --stream) --debug classify (a report of
+       the whole mesh); where that would not fit, the user chooses */
     int carried = c.optimize && solve_order < order;
-    o.lazy = order > 1 && !whole && (c.optimize ? carried && !o.debug.classify : no_raise || choice[0]);
+    o.lazy = order > 1 && !whole && (c.optimize ? carried && (no_raise || !o.debug.classify) : no_raise || choice[0]);
     if (!rc && choice[1] && !o.lazy)
       rc = HX_ERROR(HX_ERR_INPUT,
                     "pebble: the quality path holds the order-%d mesh of %lld spheres whole, about %.3g GB for the %d "
