@@ -123,9 +123,7 @@ int api_pebble_optimize(hexpack_mesh *hm, api_run *r) {
   HX_CHECK(!m->lazy || solve_order < order, HX_ERR_INPUT,
            "optimize: a streamed mesh (option stream) is optimized below its order; it solves at order %d here", solve_order);
   hx_re2_guard guard = {0};
-  hx_mesh gview = *m; /* the guard's mesh: m, or where m is streamed its header at the streamed order */
-  if (m->lazy) gview.order = order, gview.nd = order + 1, gview.x = NULL, gview.lazy = NULL;
-  int rc = r->re2_guard ? hx_re2_guard_open(&gview, &guard, &topt->elem_ok, &topt->elem_ok_ctx) : HX_OK, done = 0;
+  int rc = r->re2_guard ? hx_re2_guard_open(m, &guard, &topt->elem_ok, &topt->elem_ok_ctx) : HX_OK, done = 0;
   if (!rc && solve_order < order) {
     rc = optimize_at_order(hm, m, solve_order, r, user_qo, &done);
     if (!rc && !done && !user_qo) topt->quad_order = default_quad_order(order); /* no valid order-P copy: at order N */

@@ -620,9 +620,7 @@ static int pebble_run(hx_comm comm, void (*opts)(hx_optset *), int demo, int arg
     /* TMOP with every boundary node sliding on its analytic surface (pebble spheres,
        chamfer cylinders, container wall, planes); the order-N mesh is the mesher's */
     hx_re2_guard guard = {0};
-    hx_mesh gview = *m; /* the guard's mesh: m, or where m is lazy its header at the lazy order */
-    if (m->lazy) gview.order = m->lazy->order, gview.nd = gview.order + 1, gview.x = NULL, gview.lazy = NULL;
-    if (!rc && c.optimize) rc = hx_cli_re2_guard_open(&gview, &c, &guard, &topt);
+    if (!rc && c.optimize) rc = hx_cli_re2_guard_open(m, &c, &guard, &topt);
     if (!rc && c.optimize) {
       if (solve_order < order) {
         rc = optimize_at_order(comm, bed, &o, m, &made, solve_order, &topt, user_qo, tquiet || c.json, &tr);

@@ -134,7 +134,7 @@ int hx_import_re2(hx_comm comm, const char *path, hx_mesh **out);
 int hx_import_re2_at(hx_comm comm, const char *path, int order, hx_mesh **out);
 /** Nek5000's geometry rule as the .re2 writer applies it, for callers that must keep a mesh
     writable (the optimizer's hold-backs): hx_re2_rule_ok is 1 where the writer would find a
-    curve set for the element with nodes xe [3][nd^3] (m's order) and boundary faces' surface
+    curve set for the element with nodes xe [3][nd^3] (m's order, or a lazy m's geometry's) and boundary faces' surface
     indices bsurf[6] (-1: none) whose Nek geometry has det J > 0 at the check's GLL points; 0
     where it would refuse the element. m (borrowed) gives the order and the surfaces. Thread-safe. */
 typedef struct hx_re2_rule hx_re2_rule;

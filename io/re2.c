@@ -720,7 +720,8 @@ int hx_re2_rule_create(const hx_mesh *m, hx_re2_rule **out) {
   HX_CALL(hx_malloc(sizeof *r, &r));
   memset(r, 0, sizeof *r);
   r->c.m = m;
-  int rc = check_setup(&r->c, m->order);
+  r->c.order = m->lazy ? m->lazy->order : m->order; /* a lazy mesh's elements come at its geometry's order */
+  int rc = check_setup(&r->c, r->c.order);
   if (rc) hx_free(&r);
   *out = r;
   return rc;
@@ -730,6 +731,7 @@ int hx_re2_rule_ok(const hx_re2_rule *r, const double *xe, const int32_t bsurf[6
   hx_mesh v = *r->c.m; /* a one-element view of xe */
   v.x = (double *)xe;
   v.num_elem = 1;
+  v.order = r->c.order, v.nd = r->c.order + 1;
   v.lazy = NULL;
   return elem_choose(&r->c, &v, 0, bsurf) != RE2_SET_NONE;
 }

@@ -86,6 +86,12 @@ int hx_tmop_base(hx_mesh *mesh, const hx_tmop_opts *o, int normals, hx_tmop **ou
     options become o), which it takes over and destroys; t_start: the clock the repair's time
     counts from (hx_tmop_now). */
 int hx_tmop_repair_tm(hx_tmop *tm, const hx_tmop_opts *o, double t_start, hx_tmop_result *res);
+/** The elements within `layers` layers (at least one) of some seeds, sharing a corner: element e's
+    corner c is node e2l[e stride + corner[c]]; vf (one flag a node, shared with the other ranks
+    through gs, or gs NULL) has the seeds' corners flagged on entry and more on return; in[e] = 1
+    for the elements found, else 0. Collective where gs is. */
+int hx_tmop_corner_layers(hx_gs *gs, hx_lid ne, const hx_lid *e2l, size_t stride, const size_t corner[8], int layers,
+                          uint64_t *vf, unsigned char *in);
 /** y = x projected onto track t of tm->curved's codes (a curved surface s >= 0, or the circle
     -2 - t where two surfaces meet). */
 void hx_tmop_track_project(const hx_tmop *tm, int t, const double x[3], double y[3]);

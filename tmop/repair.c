@@ -187,6 +187,26 @@ static int repair_below(hx_tmop *tm, double *r, const unsigned char *only, unsig
   return rc;
 }
 
+int hx_tmop_corner_layers(hx_gs *gs, hx_lid ne, const hx_lid *e2l, size_t stride, const size_t corner[8], int layers,
+                          uint64_t *vf, unsigned char *in) {
+  int rc = HX_OK;
+  /* layer by layer: the elements with a flagged corner, then their corners flagged */
+  for (int k = 0; !rc; k++) {
+    if (gs && (rc = hx_gs_or(gs, vf))) break;
+#pragma omp parallel for schedule(static)
+    for (hx_lid e = 0; e < ne; e++) {
+      unsigned char any = 0;
+      for (int c = 0; c < 8 && !any; c++) any = vf[e2l[(size_t)e * stride + corner[c]]] != 0;
+      in[e] = any;
+    }
+    if (k + 1 >= layers) break;
+    for (hx_lid e = 0; e < ne; e++)
+      if (in[e])
+        for (int c = 0; c < 8; c++) vf[e2l[(size_t)e * stride + corner[c]]] = 1;
+  }
+  return rc;
+}
+
 /* opts.repair_sj's patches about the elements bad[e] (repair_below): patch[e] marks the
    elements within repair_rings layers (sharing a node) of one bad, weight[e] is repair_weight
    on those bad and 1 elsewhere, border[l] (zeroed on entry) flags the L-nodes of the patches'
@@ -211,20 +231,7 @@ static int repair_patches(hx_tmop *tm, const unsigned char *bad, unsigned char *
     if (bad[e])
       for (int c = 0; c < 8; c++) vf[CORNER(e, c)] = 1;
   }
-  /* layer by layer: the elements with a flagged corner, then their corners flagged */
-  for (int k = 0; !rc; k++) {
-    if (tm->gs_active && (rc = hx_gs_or(tm->gs, vf))) break;
-#pragma omp parallel for schedule(static)
-    for (hx_lid e = 0; e < ne; e++) {
-      unsigned char in = 0;
-      for (int c = 0; c < 8 && !in; c++) in = vf[CORNER(e, c)] != 0;
-      patch[e] = in;
-    }
-    if (k + 1 >= o->repair_rings) break;
-    for (hx_lid e = 0; e < ne; e++)
-      if (patch[e])
-        for (int c = 0; c < 8; c++) vf[CORNER(e, c)] = 1;
-  }
+  rc = hx_tmop_corner_layers(tm->gs_active ? tm->gs : NULL, ne, e2l, n3, corner, o->repair_rings, vf, patch);
   /* the patches' corners alone, then the border: the nodes of the elements outside that have one */
   for (hx_lid e = 0; !rc && e < ne; e++)
     for (int c = 0; c < 8; c++) vf[CORNER(e, c)] = 0;

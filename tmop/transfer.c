@@ -97,10 +97,11 @@ typedef struct carry_state {
   unsigned char *w0, *w1, *have0;
 } carry_state;
 
-/* How the rounds evaluate the carried mesh: eval(ctx, first, lev, dirty, s) carries the elements
-   with dirty[e] (every element where first) at the corner levels lev and writes their r1, a1, f1,
-   w1 (and where they decide f0, w0); where first, also r0 and a0 of every element as meshed. */
-typedef int (*carry_eval)(void *ctx, int first, const unsigned char *lev, const unsigned char *dirty, carry_state *s);
+/* How the rounds evaluate the carried mesh: eval(ctx, first, dirty, s) carries the elements with
+   dirty[e] (every element where first) at the corner levels now (the rounds' lev, which ctx
+   reads) and writes their r1, a1, f1, w1 (and where they decide f0, w0); where first, also r0 and
+   a0 of every element as meshed. */
+typedef int (*carry_eval)(void *ctx, int first, const unsigned char *dirty, carry_state *s);
 
 /* The hold-back rounds of the transfer over ne elements whose corner c has node ecl[8 e + c] of
    nl (numbered in common with the other ranks through gs, or gs NULL): lev[nl] (zeroed on entry)
@@ -137,7 +138,7 @@ static int carry_rounds(const hx_tmop_opts *o, hx_comm comm, hx_gs *gs, hx_lid n
 #define ECL(e, c) ecl[(size_t)(e)*8 + (c)]
   while (!rc) {
     for (hx_lid e = 0; e < ne; e++) *nevals += dirty[e];
-    if ((rc = eval(ctx, first, lev, dirty, s))) break;
+    if ((rc = eval(ctx, first, dirty, s))) break;
     first = 0;
     for (hx_lid v = 0; v < nv; v++) flag[cl[v]] = 0;
     for (hx_lid e = 0; e < ne; e++)
@@ -217,12 +218,13 @@ typedef struct whole_ctx {
   const hx_mesh *lo;
   const double *lo_x0, *B, *g;
   const hx_lid *ecl;
-  double *xe; /* the carried E-vector */
+  const unsigned char *lev; /* the rounds' corner levels */
+  double *xe;               /* the carried E-vector */
   hx_quality_ctx **qc;
   double t_carry, t_state;
 } whole_ctx;
 
-static int whole_eval(void *ctx, int first, const unsigned char *lev, const unsigned char *dirty, carry_state *s) {
+static int whole_eval(void *ctx, int first, const unsigned char *dirty, carry_state *s) {
   whole_ctx *w = ctx;
   const hx_tmop *tm = w->tm;
   const hx_mesh *m = tm->mesh;
@@ -241,7 +243,7 @@ static int whole_eval(void *ctx, int first, const unsigned char *lev, const unsi
     const hx_lid *e2l = tm->lmap->e2l + (size_t)e * n3;
     for (int a = 0; a < n3; a++) own[a] = tm->ncon[e2l[a]] > 0, track[a] = tm->curved[e2l[a]];
     double ac[8];
-    for (int c = 0; c < 8; c++) ac[c] = hold_factor(lev[w->ecl[(size_t)e * 8 + c]]);
+    for (int c = 0; c < 8; c++) ac[c] = hold_factor(w->lev[w->ecl[(size_t)e * 8 + c]]);
     transfer_elem(tm, w->lo, w->lo_x0, w->B, w->g, ac, own, track, e, nd, hx_mesh_elem_x(m, e, 0), w->xe + (size_t)e * 3 * n3);
   }
   double t1 = hx_tmop_now();
@@ -297,7 +299,7 @@ static int transfer_run(hx_mesh *m, const hx_mesh *lo, const double *lo_x0, cons
   if (!rc) rc = carry_state_alloc(m->num_elem, &s);
   for (int k = 0; k < 2 && !rc; k++) rc = hx_tmop_fold_ctx(nd, k, &qc[k]);
   if (!rc) hx_lagrange_matrices(ndp, gp, nd, g, B, NULL);
-  whole_ctx wc = {tm, lo, lo_x0, B, g, ecl, xe, qc, 0, 0};
+  whole_ctx wc = {tm, lo, lo_x0, B, g, ecl, lev, xe, qc, 0, 0};
   int64_t held = 0, nevals = 0;
   if (!rc)
     rc = carry_rounds(o, m->comm, tm->gs_active ? tm->gs : NULL, m->num_elem, tm->nl, ecl, whole_eval, &wc, lev, &s, rounds,
@@ -411,8 +413,7 @@ typedef struct stream_ctx {
 /* carry_eval on the lazy mesh: block by block, the blocks with an element to evaluate; the fold
    state through hx_tmop_fold_state on a view of the block (its elements, m's options with
    elem_ok asked by the mesh's index) */
-static int stream_eval(void *ctx, int first, const unsigned char *lev, const unsigned char *dirty, carry_state *s) {
-  (void)lev; /* z->lev */
+static int stream_eval(void *ctx, int first, const unsigned char *dirty, carry_state *s) {
   stream_ctx *c = ctx;
   const hx_mesh *m = c->m;
   stream_geom *z = c->z;
@@ -420,8 +421,8 @@ static int stream_eval(void *ctx, int first, const unsigned char *lev, const uns
   int rc = HX_OK;
   for (hx_lid e0 = 0; e0 < m->num_elem && !rc; e0 += STREAM_BLOCK) {
     hx_lid cnt = m->num_elem - e0 < STREAM_BLOCK ? m->num_elem - e0 : STREAM_BLOCK, any = 0;
-    for (hx_lid j = 0; j < cnt && !any; j++) any = dirty[e0 + j];
-    if (!any && !first) continue;
+    for (hx_lid j = 0; j < cnt && !any; j++) any = dirty[e0 + j]; /* all where first */
+    if (!any) continue;
     double t = hx_tmop_now();
     if ((rc = z->inner.block(z->inner.ctx, m, e0, cnt, c->x0, NULL))) break;
 #pragma omp parallel for schedule(dynamic, 16)
@@ -431,9 +432,7 @@ static int stream_eval(void *ctx, int first, const unsigned char *lev, const uns
     c->t_carry += t1 - t;
     hx_mesh vm = *m; /* the block as a mesh of its own for the fold state */
     vm.num_elem = cnt, vm.order = z->nd - 1, vm.nd = z->nd, vm.lazy = NULL;
-    hx_tmop v;
-    memset(&v, 0, sizeof v);
-    v.mesh = &vm, v.o = *c->o;
+    hx_tmop v = {.mesh = &vm, .o = *c->o};
     offset_ok okc = {c->o, NULL, e0};
     if (c->o->elem_ok) v.o.elem_ok = offset_elem_ok, v.o.elem_ok_ctx = &okc;
     if (first) rc = hx_tmop_fold_state(&v, c->x0, c->qc, 2, s->r0 + e0, s->a0 + e0, NULL, NULL, NULL);
@@ -463,16 +462,8 @@ static int repair_region(stream_geom *z, const hx_mesh *m, const hx_tmop_opts *r
   for (hx_lid e = 0; e < ne && !rc; e++)
     if (!(r[e] >= ro->repair_sj))
       for (int c = 0; c < 8; c++) vf[z->ecl[(size_t)e * 8 + c]] = 1;
-  for (int k = 0; k <= ro->repair_rings && !rc; k++) {
-    if (tp->gs_active && (rc = hx_gs_or(tp->gs, vf))) break;
-    for (hx_lid e = 0; e < ne; e++) {
-      in[e] = 0;
-      for (int c = 0; c < 8 && !in[e]; c++) in[e] = vf[z->ecl[(size_t)e * 8 + c]] != 0;
-    }
-    for (hx_lid e = 0; e < ne; e++)
-      if (in[e])
-        for (int c = 0; c < 8; c++) vf[z->ecl[(size_t)e * 8 + c]] = 1;
-  }
+  static const size_t corner[8] = {0, 1, 2, 3, 4, 5, 6, 7}; /* ecl's layout */
+  if (!rc) rc = hx_tmop_corner_layers(tp->gs_active ? tp->gs : NULL, ne, z->ecl, 8, corner, ro->repair_rings + 1, vf, in);
   hx_free(&vf);
   for (hx_lid e = 0; e < ne && !rc; e++) nr += in[e];
   if (!rc) rc = hx_mesh_create(m->comm, nd - 1, nr, rg); /* collective */
@@ -513,6 +504,14 @@ static int repair_region(stream_geom *z, const hx_mesh *m, const hx_tmop_opts *r
   return rc;
 }
 
+/* the global count of the elements below sj (r, their ratios) and the smallest ratio */
+static int count_below(hx_comm comm, hx_lid ne, const double *r, double sj, int64_t *nbad, double *rmin) {
+  *nbad = 0, *rmin = HUGE_VAL;
+  for (hx_lid e = 0; e < ne; e++) *nbad += !(r[e] >= sj), *rmin = fmin(*rmin, r[e]);
+  HX_CALL(hx_comm_sum_int64(comm, nbad, 1));
+  return hx_comm_min_double(comm, rmin, 1);
+}
+
 /* The repair at order N on the lazy mesh, pass by pass as hx_tmop_repair_tm's passes: each on the
    region about the elements below ro->repair_sj (repair_region), repaired by one pass of
    hx_tmop_repair; the region's nodes then stand for theirs in the carried mesh (z->ovr), r is
@@ -523,10 +522,8 @@ static int stream_repair(stream_geom *z, const hx_mesh *m, const hx_tmop_opts *r
   size_t n3 = (size_t)z->nd * z->nd * z->nd;
   memset(res, 0, sizeof *res);
   int64_t nbad = 0;
-  double rmin = HUGE_VAL;
-  for (hx_lid e = 0; e < ne; e++) nbad += !(r[e] >= ro->repair_sj), rmin = fmin(rmin, r[e]);
-  HX_CALL(hx_comm_sum_int64(m->comm, &nbad, 1));
-  HX_CALL(hx_comm_min_double(m->comm, &rmin, 1));
+  double rmin = 0;
+  HX_CALL(count_below(m->comm, ne, r, ro->repair_sj, &nbad, &rmin));
   res->repair_bad = res->repair_after = nbad;
   hx_quality_ctx *qc = NULL;
   int rc = hx_tmop_fold_ctx(z->nd, 0, &qc);
@@ -552,9 +549,7 @@ static int stream_repair(stream_geom *z, const hx_mesh *m, const hx_tmop_opts *r
       memcpy(z->ox + (size_t)nox * 3 * n3, rg->x, (size_t)nr * 3 * n3 * sizeof *z->ox);
       for (hx_lid k = 0; k < nr; k++) z->ovr[map[k]] = nox + k;
       nox += nr;
-      hx_tmop v;
-      memset(&v, 0, sizeof v);
-      v.mesh = rg, v.o = *ro;
+      hx_tmop v = {.mesh = rg, .o = *ro};
       double *rr = NULL;
       rc = hx_malloc(((size_t)nr + 1) * sizeof *rr, &rr);
       if (!rc) rc = hx_tmop_fold_state(&v, rg->x, &qc, 1, rr, NULL, NULL, NULL, NULL);
@@ -566,9 +561,7 @@ static int stream_repair(stream_geom *z, const hx_mesh *m, const hx_tmop_opts *r
     if (rc) break;
     int64_t n0 = nbad;
     double r0 = rmin;
-    nbad = 0, rmin = HUGE_VAL;
-    for (hx_lid e = 0; e < ne; e++) nbad += !(r[e] >= ro->repair_sj), rmin = fmin(rmin, r[e]);
-    if ((rc = hx_comm_sum_int64(m->comm, &nbad, 1)) || (rc = hx_comm_min_double(m->comm, &rmin, 1))) break;
+    if ((rc = count_below(m->comm, ne, r, ro->repair_sj, &nbad, &rmin))) break;
     if (!res->repair_passes) res->repair_free = pr.repair_free;
     res->repair_passes++, res->repair_newton += pr.repair_newton, res->repair_after = nbad;
     if (ro->log)
