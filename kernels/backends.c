@@ -32,6 +32,10 @@ int hx_cuda_hv_kernel(int v) {
   (void)v;
   return no_cuda();
 }
+int hx_cuda_hess_chunk(long long elems) {
+  (void)elems;
+  return no_cuda();
+}
 int hx_cuda_copy_bandwidth(size_t nbytes, int reps, double *gbs) {
   (void)nbytes, (void)reps, *gbs = 0;
   return no_cuda();

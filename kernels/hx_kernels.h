@@ -174,6 +174,10 @@ typedef struct hx_backend {
      HX_MAX_ND) */
   int (*etensor)(const hx_pa *pa, int nin, int nout, const double *M, const double *Ein, double *Eout);
   int (*vmul)(const hx_pa *pa, size_t n, const double *d, const double *x, double *y); /* y = d x (elementwise) */
+  /* the nodes other ranks hold too (lsetup's shared; NULL: tmop moves whole L-vectors to the host
+     for the exchange) */
+  int (*spick)(const hx_pa *pa, const double *L, double *buf); /* buf[k][3] = L[shared[k]][3] (backend buf) */
+  int (*sput)(const hx_pa *pa, const double *buf, double *L);  /* L[shared[k]][3] = buf[k][3] */
 } hx_backend;
 
 /** What lsetup copies (host arrays, borrowed during the call). Pi = per-node
@@ -191,6 +195,8 @@ typedef struct hx_lspace {
   const double *nrm;          /* [nl][9] */
   hx_lid ncurved;
   const hx_lid *curved; /* [ncurved] */
+  hx_lid nshared;
+  const hx_lid *shared; /* [nshared] the nodes other ranks hold too, ascending (spick, sput) */
 } hx_lspace;
 
 /** Find a backend by name; "auto" picks the best one compiled in (cuda if built
@@ -245,6 +251,11 @@ int hx_cuda_sync(void);
     and at least MINB blocks per SM (23, 42, 81, 82; 0 takes 23 at nq > 4, 82
     below). Pairs (nd, nq) without a column kernel run the point kernel. Same doubles either way. */
 int hx_cuda_hv_kernel(int v);
+/** The on-the-fly Hessian's A(x_lin) from now on (at each hess_setup): 0 (the default) held for
+    every element where it fits in the device's free memory with a sixteenth of the device to
+    spare, else remade from x_lin before each action and diagonal, about 1 GiB of elements at a
+    time; elems > 0 always in chunks of elems elements. The same doubles either way. */
+int hx_cuda_hess_chunk(long long elems);
 /** Measured device-to-device copy bandwidth (GB/s, bytes read + written) over
     buffers of nbytes each, best of reps cudaMemcpy calls. */
 int hx_cuda_copy_bandwidth(size_t nbytes, int reps, double *gbs);

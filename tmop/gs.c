@@ -32,6 +32,7 @@ struct hx_gs {
 };
 
 const unsigned char *hx_gs_owned(const hx_gs *gs) { return gs->owned; }
+const unsigned char *hx_gs_shared(const hx_gs *gs) { return gs->shared; }
 
 void hx_gs_stats(const hx_gs *gs, int *num_nbrs, hx_lid *num_shared) {
   *num_nbrs = gs->num_nbrs;

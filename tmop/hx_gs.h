@@ -35,6 +35,8 @@ void hx_gs_set_insert(uint32_t *set, uint32_t code);
 /** Union of each node's set (sets[num_nodes][HX_GS_SET_WIDTH]) over the ranks that hold it
     (collective): every rank ends with the same set. */
 int hx_gs_union(const hx_gs *gs, uint32_t *sets);
+/** 1 for nodes another rank holds too (the only entries hx_gs_sum reads or writes). [num_nodes] */
+const unsigned char *hx_gs_shared(const hx_gs *gs);
 /** 1 for nodes this rank owns (it is the lowest rank holding them). [num_nodes] */
 const unsigned char *hx_gs_owned(const hx_gs *gs);
 /** Global dot product sum_owned a.b over ncomp components per node (collective). */

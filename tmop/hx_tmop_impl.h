@@ -44,6 +44,9 @@ struct hx_tmop {
   hx_lid *cidx;
   int *csurf;      /* their tracks (as curved[]) */
   double *hC, *dC; /* [ncurved][9] positions (3) or normals (9) */
+  hx_lid nshared;  /* nodes other ranks hold too (gs_active): their list, host/backend buffers */
+  hx_lid *sidx;
+  double *hS, *dS; /* [nshared][3] */
   /* adaptive quadrature (opts.adapt_quad): refined[e] = the level of element e's rule (0: opts.quad_order,
      k >= 1: hx_tmop_adapt_order(tm, k)). While some element is above 0 (nrefined > 0), the operators
      run on parts, each an hx_pa over the elements of one level (a level with no element has pa

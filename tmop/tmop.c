@@ -538,7 +538,20 @@ static int setup_lspace(hx_tmop *tm) {
       tm->cidx[nc] = i;
       tm->csurf[nc++] = tm->curved[i];
     }
+  /* the shared nodes, whose sums alone cross to the host on a device backend (gs_sum_backend) */
+  const unsigned char *sh = tm->gs_active ? hx_gs_shared(tm->gs) : NULL;
+  hx_lid ns = 0;
+  for (hx_lid i = 0; sh && i < tm->nl; i++) ns += sh[i] != 0;
+  tm->nshared = ns;
+  HX_CALL(hx_malloc(((size_t)ns + 1) * sizeof(hx_lid), &tm->sidx));
+  HX_CALL(hx_malloc((3 * (size_t)ns + 1) * sizeof(double), &tm->hS));
+  if (!tm->be->host_memory) HX_CALL(tm->be->vec_alloc(tm->pa, 3 * (size_t)ns, &tm->dS));
+  ns = 0;
+  for (hx_lid i = 0; sh && i < tm->nl; i++)
+    if (sh[i]) tm->sidx[ns++] = i;
   hx_lspace ls = lspace_of(tm, tm->lmap->e2l);
+  ls.nshared = tm->nshared;
+  ls.shared = tm->sidx;
   return tm->be->lsetup(tm->pa, &ls);
 }
 
@@ -870,6 +883,7 @@ void hx_tmop_destroy(hx_tmop **tmp) {
     tm->be->vec_free(tm->pa, &tm->dLb);
     tm->be->vec_free(tm->pa, &tm->dLt);
     tm->be->vec_free(tm->pa, &tm->dC);
+    tm->be->vec_free(tm->pa, &tm->dS);
   }
   hx_pa_destroy(&tm->pa);
   hx_gs_destroy(&tm->gs);
@@ -878,6 +892,8 @@ void hx_tmop_destroy(hx_tmop **tmp) {
   hx_free(&tm->xstart);
   hx_free(&tm->hL);
   hx_free(&tm->cidx);
+  hx_free(&tm->sidx);
+  hx_free(&tm->hS);
   hx_free(&tm->csurf);
   hx_free(&tm->hC);
   hx_free(&tm->ncon);
@@ -897,7 +913,7 @@ void hx_tmop_to_mesh(const hx_tmop *tm, const double *x, hx_mesh *mesh) { hx_lma
 /* ------------------------------------------------------------------ operators */
 
 /* Operators on backend L-vectors: L -> E scatter, element kernel, E -> L gather
-   on the backend; with several ranks the assembled vector crosses to the host
+   on the backend; with several ranks the assembled vector's shared rows cross to the host
    for the shared-node exchange (hx_gs_sum) and back. */
 
 /* Timer reads: with opts.sync_timers, wait for the backend first (a 1-double download), so
@@ -911,12 +927,29 @@ static double now_sync(hx_tmop *tm) {
   return hx_tmop_now();
 }
 
+/* On a device backend only the shared nodes' rows cross to the host: hx_gs_sum reads and writes
+   no other entry of the host vector, so the sums are the same doubles as with the whole vector. */
 static int gs_sum_backend(hx_tmop *tm, double *L) {
   if (!tm->gs_active) return HX_OK;
   if (tm->be->host_memory) return hx_gs_sum(tm->gs, L, 3);
-  HX_CALL(tm->be->vec_download(tm->pa, L, tm->hL, tm->nL));
+  if (!tm->be->spick) {
+    HX_CALL(tm->be->vec_download(tm->pa, L, tm->hL, tm->nL));
+    HX_CALL(hx_gs_sum(tm->gs, tm->hL, 3));
+    return tm->be->vec_upload(tm->pa, tm->hL, L, tm->nL);
+  }
+  size_t ns = (size_t)tm->nshared;
+  if (ns) {
+    HX_CALL(tm->be->spick(tm->pa, L, tm->dS));
+    HX_CALL(tm->be->vec_download(tm->pa, tm->dS, tm->hS, 3 * ns));
+  }
+  for (size_t k = 0; k < ns; k++)
+    for (int c = 0; c < 3; c++) tm->hL[3 * (size_t)tm->sidx[k] + c] = tm->hS[3 * k + c];
   HX_CALL(hx_gs_sum(tm->gs, tm->hL, 3));
-  return tm->be->vec_upload(tm->pa, tm->hL, L, tm->nL);
+  if (!ns) return HX_OK;
+  for (size_t k = 0; k < ns; k++)
+    for (int c = 0; c < 3; c++) tm->hS[3 * k + c] = tm->hL[3 * (size_t)tm->sidx[k] + c];
+  HX_CALL(tm->be->vec_upload(tm->pa, tm->hS, tm->dS, 3 * ns));
+  return tm->be->sput(tm->pa, tm->dS, L);
 }
 
 int hx_tmop_dassemble(hx_tmop *tm, double *L) { return gs_sum_backend(tm, L); }

@@ -83,8 +83,11 @@ struct cuda_data {
   double *elem_val;    /* [num_elem] per-element energy / min det J */
   double *scalar;      /* [1] reduction result */
   double *H;           /* stored Hessian [num_elem][81][nq^3] */
-  double *Alin;        /* on-the-fly: A(x_lin) [num_elem][9][nq^3] */
-  double *Aabg;        /* on-the-fly with metric 303: hx_m303_abg of T(x_lin) [num_elem][3][nq^3] */
+  double *Alin;        /* on-the-fly: A(x_lin) [alin_elems][9][nq^3] */
+  double *Aabg;        /* on-the-fly with metric 303: hx_m303_abg of T(x_lin) [alin_elems][3][nq^3] */
+  /* elements Alin holds: num_elem (written by hess_setup) or a chunk's (remade before every action
+     and diagonal, a chunk of elements at a time: alin_choose) */
+  long long alin_elems;
   const double *x_lin; /* borrowed linearization point (device E-vector) */
   int wscalar;
   int smem_optin; /* device's opt-in shared memory per block (bytes) */
@@ -97,8 +100,10 @@ struct cuda_data {
   int *ncon;            /* [nl] */
   double *nrm;          /* [nl][9] */
   int *curved;          /* [ncurved] */
-  double *part;         /* [DOT_BLOCKS] dot partial sums */
-  double *lim_x0;       /* the limiting term: x0 (E-vector) and c_e per element (NULL if !pa->lim) */
+  long long nshared;
+  int *shared;    /* [nshared] the nodes other ranks hold too */
+  double *part;   /* [DOT_BLOCKS] dot partial sums */
+  double *lim_x0; /* the limiting term: x0 (E-vector) and c_e per element (NULL if !pa->lim) */
   double *lim_coef;
 };
 
@@ -1448,11 +1453,19 @@ void fill_params(const hx_pa *pa, kparams *p) {
   p->abg = pa->metric == 303 && pa->hess_strategy != HX_HESS_STORED ? cd->Aabg : NULL;
 }
 
-int run_kernel(const hx_pa *pa, kind k, const launch_args &a) {
-  if (pa->num_elem == 0) return HX_OK;
+/* kernel k on the elements [off, off + cnt) of pa: a's E-vectors start at element off (the
+   caller's), the per-point target here; Alin and Aabg are indexed from the range's first element */
+int run_kernel_range(const hx_pa *pa, kind k, const launch_args &a, long long off, long long cnt) {
+  if (cnt == 0) return HX_OK;
   cuda_data *cd = cdata(pa);
   kparams p;
   fill_params(pa, &p);
+  p.num_elem = cnt;
+  if (!p.w_const) {
+    size_t s = p.w_elem ? (size_t)off : (size_t)off * p.nq * p.nq * p.nq;
+    p.Winv += 9 * s;
+    p.detW += s;
+  }
   if (k == K_HAPPLY_F) {
     int ran = 0;
     HX_CALL(dispatch_col(p, a, cd->smem_optin, &ran));
@@ -1473,10 +1486,12 @@ int run_kernel(const hx_pa *pa, kind k, const launch_args &a) {
   int nq3 = p.nq * p.nq * p.nq;
   HX_CHECK(p.tpe * 4 >= nq3 && p.tpe * 8 >= 3 * p.nd * p.nd * p.nd, HX_ERR_BACKEND,
            "CUDA backend: %d quadrature points per direction with order %d is beyond this backend's limits", p.nq, pa->order);
-  long long nblocks = (pa->num_elem + p.epb - 1) / p.epb;
+  long long nblocks = (cnt + p.epb - 1) / p.epb;
   dim3 grid((unsigned)nblocks), block((unsigned)(p.tpe * p.epb));
   return dispatch(k, p, a, grid, block, smem);
 }
+
+int run_kernel(const hx_pa *pa, kind k, const launch_args &a) { return run_kernel_range(pa, k, a, 0, pa->num_elem); }
 
 int reduce_scalar(const hx_pa *pa, int mode, double *out) {
   cuda_data *cd = cdata(pa);
@@ -1552,15 +1567,64 @@ int cu_grad(const hx_pa *pa, const double *x, double *g) {
   return run_limit(pa, 1, x, g);
 }
 
+/* elements per chunk of the on-the-fly Hessian's A(x_lin) (hx_cuda_hess_chunk): 0 the choice of
+   alin_choose */
+long long g_hess_chunk = 0;
+
+template <typename T> void cfree(T *&p);
+
+/* How many elements' A(x_lin) the on-the-fly Hessian holds, (re)allocated: all of them where they
+   fit in the device's free memory with a sixteenth of the device to spare (the solve's later
+   allocations: adaptive quadrature's parts, the coarse level), else the elements of about
+   1 GiB, remade from x_lin a chunk at a time before each action and diagonal (the same doubles:
+   each element's sums are its own). */
+int alin_choose(hx_pa *pa, cuda_data *cd) {
+  long long ne = pa->num_elem;
+  size_t nq3 = (size_t)pa->nq * pa->nq * pa->nq, per = (9 + (pa->metric == 303 ? 3 : 0)) * nq3 * sizeof(double);
+  long long want = ne;
+  if (g_hess_chunk > 0) want = g_hess_chunk < ne ? g_hess_chunk : ne;
+  else if (cd->alin_elems != ne) {
+    size_t fr = 0, tot = 0;
+    HX_CALL_CUDA(cudaMemGetInfo(&fr, &tot));
+    size_t have = fr + (size_t)cd->alin_elems * per, spare = tot / 16;
+    if ((size_t)ne * per + spare > have) {
+      long long c = (long long)(((size_t)1 << 30) / per);
+      want = c < 1 ? 1 : c < ne ? c : ne;
+    }
+  }
+  if (want == cd->alin_elems && cd->Alin) return HX_OK;
+  cfree(cd->Alin);
+  cfree(cd->Aabg);
+  cd->alin_elems = 0;
+  HX_CALL_CUDA(cudaMalloc((void **)&cd->Alin, (size_t)want * 9 * nq3 * sizeof(double)));
+  if (pa->metric == 303) HX_CALL_CUDA(cudaMalloc((void **)&cd->Aabg, (size_t)want * 3 * nq3 * sizeof(double)));
+  cd->alin_elems = want;
+  return HX_OK;
+}
+
+/* kernel k (the on-the-fly action or diagonal) over all elements a chunk at a time, each chunk's
+   A(x_lin) remade first; a's E-vectors (x, xl, y) are whole-rank ones */
+int run_chunked(const hx_pa *pa, kind k, const launch_args &a) {
+  cuda_data *cd = cdata(pa);
+  const size_t U = 3 * (size_t)pa->nd * pa->nd * pa->nd;
+  for (long long off = 0; off < pa->num_elem; off += cd->alin_elems) {
+    long long cnt = pa->num_elem - off < cd->alin_elems ? pa->num_elem - off : cd->alin_elems;
+    launch_args j = {cd->x_lin + off * U, NULL, NULL, cd->Alin};
+    HX_CALL(run_kernel_range(pa, K_JSTORE, j, off, cnt));
+    launch_args r = {a.x ? a.x + off * U : NULL, cd->x_lin + off * U, cd->Alin, a.y + off * U};
+    HX_CALL(run_kernel_range(pa, k, r, off, cnt));
+  }
+  return HX_OK;
+}
+
 int cu_hess_setup(hx_pa *pa, const double *x) {
   cuda_data *cd = cdata(pa);
   cd->x_lin = x;
   size_t nq3 = (size_t)pa->nq * pa->nq * pa->nq;
   if (pa->hess_strategy != HX_HESS_STORED) {
-    if (!cd->Alin && pa->num_elem > 0)
-      HX_CALL_CUDA(cudaMalloc((void **)&cd->Alin, (size_t)pa->num_elem * 9 * nq3 * sizeof(double)));
-    if (pa->metric == 303 && !cd->Aabg && pa->num_elem > 0)
-      HX_CALL_CUDA(cudaMalloc((void **)&cd->Aabg, (size_t)pa->num_elem * 3 * nq3 * sizeof(double)));
+    if (pa->num_elem == 0) return HX_OK;
+    HX_CALL(alin_choose(pa, cd));
+    if (cd->alin_elems < pa->num_elem) return HX_OK; /* remade by every action and diagonal */
     launch_args a = {x, NULL, NULL, cd->Alin};
     return run_kernel(pa, K_JSTORE, a);
   }
@@ -1574,7 +1638,8 @@ int cu_hess_apply(const hx_pa *pa, const double *dx, double *y) {
   HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "hess_apply called before hess_setup");
   int stored = pa->hess_strategy == HX_HESS_STORED;
   launch_args a = {dx, cd->x_lin, stored ? cd->H : cd->Alin, y};
-  HX_CALL(run_kernel(pa, stored ? K_HAPPLY_S : K_HAPPLY_F, a));
+  if (!stored && cd->alin_elems < pa->num_elem) HX_CALL(run_chunked(pa, K_HAPPLY_F, a));
+  else HX_CALL(run_kernel(pa, stored ? K_HAPPLY_S : K_HAPPLY_F, a));
   return run_limit(pa, 2, dx, y);
 }
 
@@ -1583,7 +1648,8 @@ int cu_diag(const hx_pa *pa, double *d) {
   HX_CHECK(cd->x_lin, HX_ERR_INTERNAL, "diag called before hess_setup");
   int stored = pa->hess_strategy == HX_HESS_STORED;
   launch_args a = {NULL, cd->x_lin, stored ? cd->H : cd->Alin, d};
-  HX_CALL(run_kernel(pa, stored ? K_DIAG_S : K_DIAG_F, a));
+  if (!stored && cd->alin_elems < pa->num_elem) HX_CALL(run_chunked(pa, K_DIAG_F, a));
+  else HX_CALL(run_kernel(pa, stored ? K_DIAG_S : K_DIAG_F, a));
   return run_limit(pa, 3, NULL, d);
 }
 
@@ -1612,6 +1678,7 @@ int cu_destroy(hx_pa *pa) {
   cfree(cd->ncon);
   cfree(cd->nrm);
   cfree(cd->curved);
+  cfree(cd->shared);
   cfree(cd->part);
   cfree(cd->lim_x0);
   cfree(cd->lim_coef);
@@ -1731,6 +1798,11 @@ int cu_lsetup(hx_pa *pa, const hx_lspace *ls) {
     HX_CALL(cupload(cd->nrm, ls->nrm, 9 * nl));
     HX_CALL(cupload(cd->curved, (const int *)ls->curved, (size_t)ls->ncurved));
     cd->ncurved = ls->ncurved;
+  }
+  cd->nshared = 0;
+  if (ls->nshared) {
+    HX_CALL(cupload(cd->shared, (const int *)ls->shared, (size_t)ls->nshared));
+    cd->nshared = ls->nshared;
   }
   if (!cd->part) HX_CALL_CUDA(cudaMalloc((void **)&cd->part, DOT_BLOCKS * sizeof(double)));
   cd->nl = (long long)nl;
@@ -1925,6 +1997,15 @@ int pickput(const hx_pa *pa, int mode, double *L, double *buf) {
 int cu_pick(const hx_pa *pa, const double *L, double *buf) { return pickput(pa, 0, (double *)L, buf); }
 int cu_put(const hx_pa *pa, const double *buf, double *L) { return pickput(pa, 1, L, (double *)buf); }
 int cu_nrm_put(const hx_pa *pa, const double *buf) { return pickput(pa, 2, NULL, (double *)buf); }
+int spickput(const hx_pa *pa, int mode, double *L, double *buf) {
+  cuda_data *cd = cdata(pa);
+  if (!cd->nshared) return HX_OK;
+  k_pickput<<<vgrid(cd->nshared), VEC_THREADS>>>(cd->nshared, cd->shared, mode, L, buf, NULL);
+  HX_CHECK_LAUNCH(k_pickput);
+  return HX_OK;
+}
+int cu_spick(const hx_pa *pa, const double *L, double *buf) { return spickput(pa, 0, (double *)L, buf); }
+int cu_sput(const hx_pa *pa, const double *buf, double *L) { return spickput(pa, 1, L, (double *)buf); }
 
 } // namespace
 
@@ -1998,6 +2079,8 @@ const hx_backend hx_backend_cuda = {
     cu_min_detj_elem,
     cu_etensor,
     cu_vmul,
+    cu_spick,
+    cu_sput,
 };
 }
 
@@ -2009,6 +2092,12 @@ extern "C" int hx_cuda_hv_kernel(int v) {
            "82; 100 + the same for the split column kernel: 124, 125)",
            v);
   g_hv_kernel = v;
+  return HX_OK;
+}
+
+extern "C" int hx_cuda_hess_chunk(long long elems) {
+  HX_CHECK(elems >= 0, HX_ERR_INPUT, "CUDA backend: a chunk of %lld elements", elems);
+  g_hess_chunk = elems;
   return HX_OK;
 }
 

@@ -10,8 +10,9 @@
 # $OUT/pebble_paths.txt, each run's log to $OUT/BED-K.txt (removed unless KEEP=1).
 # LIST=0: no quality listing (the wall time of the command alone; the quality columns stay
 # empty). SAMPLE=1: the resident memory every half second with the log's last line then, the
-# peak's neighbourhood into $OUT/BED-K.mem.txt (where the peak RSS is reached). LAUNCH: a launcher
-# before hexpack (e.g. "mpirun -np 2"; the peak RSS is then the launcher's, SAMPLE finds no child).
+# peak's neighbourhood into $OUT/BED-K.mem.txt (where the peak RSS is reached), and the largest GPU
+# memory in use (nvidia-smi, the busiest GPU). LAUNCH: a launcher
+# before hexpack (e.g. "mpirun -np 2"; the peak RSS is then the launcher's, SAMPLE's RSS is 0).
 set -u -o pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/gpu-out}
@@ -73,11 +74,15 @@ for bed in ${BEDS:-pb67 pb67d c300 p300 b300}; do
       : > "$log.samples"
       while kill -0 $pid 2> /dev/null; do
         c=$(pgrep -P $pid hexpack | head -1)
-        [ -n "$c" ] && echo "$(awk -v a="$ts" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') $(awk '/VmRSS/ {printf "%.2f", $2 / 1048576}' /proc/$c/status 2> /dev/null) GB | $(tail -1 "$log" | cut -c1-120)" >> "$log.samples"
+        g=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2> /dev/null | sort -g | tail -1)
+        r=0
+        [ -n "$c" ] && r=$(awk '/VmRSS/ {printf "%.2f", $2 / 1048576}' /proc/$c/status 2> /dev/null)
+        echo "$(awk -v a="$ts" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}') ${r:-0} GB ${g:-0} MiB | $(tail -1 "$log" | cut -c1-120)" >> "$log.samples"
         sleep 0.5
       done
       sort -t' ' -k2 -g -r "$log.samples" | head -5 > "$OUT/$bed-$k.mem.txt"
       echo "    peak: $(head -1 "$OUT/$bed-$k.mem.txt")" | tee -a "$OUT/pebble_paths.txt"
+      echo "    peak GPU memory: $(sort -t' ' -k4 -g -r "$log.samples" | head -1 | cut -d' ' -f1,4,5) (s MiB)" | tee -a "$OUT/pebble_paths.txt"
       rm -f "$log.samples"
     fi
     wait $pid
