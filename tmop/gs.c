@@ -54,11 +54,6 @@ void hx_gs_destroy(hx_gs **gs) {
 typedef struct {
   int64_t id, rank;
 } id_rank;
-static int cmp_id_rank(const void *a, const void *b) {
-  const id_rank *x = a, *y = b;
-  if (x->id != y->id) return x->id < y->id ? -1 : 1;
-  return (x->rank > y->rank) - (x->rank < y->rank);
-}
 /* records (nbr, id) sorted by nbr then id */
 static int cmp_nbr_id(const void *a, const void *b) {
   const int64_t *x = a, *y = b;
@@ -74,6 +69,43 @@ static hx_lid find_id(const hx_gid *ids, hx_lid n, hx_gid id) {
     else hi = mid - 1;
   }
   return -1;
+}
+
+/* The (id, rank) pairs of P ascending runs, run r = rbuf[dsp[r] .. dsp[r + 1]) from rank r, into
+   pairs in (id, rank) order: a merge through a binary heap of the runs' heads (O(n log P), where
+   sorting the n pairs took most of the set-up of a large solve on several ranks). */
+static int merge_pairs(int P, const int64_t *rbuf, const int *dsp, id_rank *pairs) {
+  int *heap = NULL, *pos = NULL, nh = 0;
+  HX_CALL(hx_malloc(2 * ((size_t)P + 1) * sizeof(int), &heap));
+  pos = heap + P + 1; /* pos[r]: the next entry of run r */
+#define HX_GS_LESS(a, b) (rbuf[pos[a]] < rbuf[pos[b]] || (rbuf[pos[a]] == rbuf[pos[b]] && (a) < (b)))
+  for (int r = 0; r < P; r++) {
+    pos[r] = dsp[r];
+    if (dsp[r] == dsp[r + 1]) continue;
+    int i = nh++; /* sift up */
+    heap[i] = r;
+    while (i > 0 && HX_GS_LESS(heap[i], heap[(i - 1) / 2])) {
+      int t = heap[i];
+      heap[i] = heap[(i - 1) / 2], heap[(i - 1) / 2] = t, i = (i - 1) / 2;
+    }
+  }
+  for (int k = 0; nh > 0; k++) {
+    int r = heap[0];
+    pairs[k].id = rbuf[pos[r]];
+    pairs[k].rank = r;
+    if (++pos[r] == dsp[r + 1]) heap[0] = heap[--nh];
+    for (int i = 0;;) { /* sift down */
+      int a = 2 * i + 1, b = a + 1, m = i;
+      if (a < nh && HX_GS_LESS(heap[a], heap[m])) m = a;
+      if (b < nh && HX_GS_LESS(heap[b], heap[m])) m = b;
+      if (m == i) break;
+      int t = heap[i];
+      heap[i] = heap[m], heap[m] = t, i = m;
+    }
+  }
+#undef HX_GS_LESS
+  hx_free(&heap);
+  return HX_OK;
 }
 
 static int build_pattern(hx_gs *gs, const hx_gid *ids) {
@@ -108,12 +140,10 @@ static int build_pattern(hx_gs *gs, const hx_gid *ids) {
     hx_free(&fill);
   }
   MPI_Alltoallv(sbuf, scnt, sdsp, MPI_INT64_T, rbuf, rcnt, rdsp, MPI_INT64_T, gs->comm);
-  for (int r = 0; r < P; r++)
-    for (int k = rdsp[r]; k < rdsp[r + 1]; k++) {
-      pairs[k].id = rbuf[k];
-      pairs[k].rank = r;
-    }
-  qsort(pairs, (size_t)nrecv, sizeof *pairs, cmp_id_rank);
+  /* each rank's ids arrive ascending (its ids are, and they are dealt out in order): merged,
+     not sorted */
+  rc = merge_pairs(P, rbuf, rdsp, pairs);
+  if (rc) goto done;
   /* replies: to each holder of a shared id, (other rank, id) for every other holder */
   memset(scnt, 0, (size_t)(P + 1) * sizeof(int));
   for (int a = 0; a < nrecv;) {
@@ -201,6 +231,8 @@ int hx_gs_create(hx_comm comm, hx_lid num_nodes, const hx_gid *ids, hx_gs **out)
   if (!rc) rc = hx_malloc((size_t)num_nodes + 1, &gs->shared);
   if (!rc) memset(gs->owned, 1, (size_t)num_nodes);
 #if HX_HAVE_MPI
+  for (hx_lid i = 1; !rc && gs->size > 1 && i < num_nodes; i++)
+    if (ids[i] <= ids[i - 1]) rc = HX_ERROR(HX_ERR_INTERNAL, "gather-scatter: node ids not ascending at %lld", (long long)i);
   if (!rc && gs->size > 1) rc = build_pattern(gs, ids);
 #else
   (void)ids;

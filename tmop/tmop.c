@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "hx_basis.h"
+#include "hx_config.h"
 #include "hx_detj_bound.h"
 #include "hx_error.h"
 #include "hx_gs.h"
@@ -39,6 +40,9 @@
 #include "hx_metrics.h"
 #include "hx_quality.h"
 #include "hx_tmop_impl.h"
+#if HX_HAVE_OPENMP
+#include <omp.h>
+#endif
 
 double hx_tmop_now(void) {
   struct timespec t;
@@ -145,30 +149,58 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
   HX_CALL(hx_quad_rule(o->quad_type, nq, qp, wq));
   HX_CALL(hx_gll(nd, xg, wg));
   hx_lagrange_matrices(nd, xg, nq, qp, B, G);
-  size_t nq3 = (size_t)nq * nq * nq, npe = (size_t)3 * nd * nd * nd;
-  double *A = NULL, *work = NULL, *dets = NULL;
-  HX_CALL(hx_malloc((9 * nq3 + 1) * sizeof(double), &A));
-  int rc = hx_malloc(((size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq + 16) * sizeof(double), &work);
+  size_t nq3 = (size_t)nq * nq * nq, npe = (size_t)3 * nd * nd * nd,
+         nwork = (size_t)3 * nd * nd * nq + (size_t)3 * nd * nq * nq + 16;
+  int nt = 1;
+#if HX_HAVE_OPENMP
+  nt = omp_get_max_threads();
+#endif
+  /* per thread: A at the points and the contractions' work; per element its smallest det J */
+  double *A = NULL, *work = NULL, *dets = NULL, *cube = NULL, *emin = NULL;
+  int rc = hx_malloc(((size_t)nt * 9 * nq3 + 1) * sizeof(double), &A);
+  if (!rc) rc = hx_malloc(((size_t)nt * nwork + 1) * sizeof(double), &work);
   if (!rc) rc = hx_malloc(((size_t)m->num_elem * nq3 + 1) * sizeof(double), &dets);
-  double vol = 0, mindet = HUGE_VAL;
-  hx_lid bad_elem = -1;
-  for (hx_lid e = 0; e < m->num_elem && !rc; e++) {
-    hx_elem_jacobian_host(nd, nq, B, G, m->x + e * npe, A, work);
-    for (size_t q = 0; q < nq3; q++) {
-      double dt = hx_m3_det(A + 9 * q);
-      if (o->target == HX_TARGET_UNTANGLE) { /* the size of a cube with A's edge lengths */
-        double c = sqrt(hx_m3_ddot(A + 9 * q, A + 9 * q) / 3.0);
-        dets[e * nq3 + q] = c * c * c;
-      } else dets[e * nq3 + q] = dt;
-      vol += wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)] * dt;
-      if (dt < mindet) {
-        mindet = dt;
-        if (dt <= 0) bad_elem = e;
+  if (!rc) rc = hx_malloc(((size_t)m->num_elem + 1) * sizeof(double), &emin);
+  if (!rc && o->target == HX_TARGET_UNTANGLE) rc = hx_malloc(((size_t)m->num_elem * nq3 + 1) * sizeof(double), &cube);
+  if (!rc) {
+#pragma omp parallel for schedule(static)
+    for (hx_lid e = 0; e < m->num_elem; e++) {
+      int t = 0;
+#if HX_HAVE_OPENMP
+      t = omp_get_thread_num();
+#endif
+      double *At = A + (size_t)t * 9 * nq3, mn = HUGE_VAL;
+      hx_elem_jacobian_host(nd, nq, B, G, m->x + e * npe, At, work + (size_t)t * nwork);
+      for (size_t q = 0; q < nq3; q++) {
+        double dt = hx_m3_det(At + 9 * q);
+        dets[e * nq3 + q] = dt;
+        if (cube) { /* the size of a cube with A's edge lengths */
+          double c = sqrt(hx_m3_ddot(At + 9 * q, At + 9 * q) / 3.0);
+          cube[e * nq3 + q] = c * c * c;
+        }
+        if (dt < mn) mn = dt;
       }
+      emin[e] = mn;
     }
   }
   hx_free(&A);
   hx_free(&work);
+  /* the volume as one running sum in element order, and the first element with the smallest det J:
+     the same doubles and the same element on any number of threads */
+  double vol = 0, mindet = HUGE_VAL;
+  hx_lid bad_elem = -1;
+  for (hx_lid e = 0; e < m->num_elem && !rc; e++) {
+    for (size_t q = 0; q < nq3; q++) vol += wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)] * dets[e * nq3 + q];
+    if (emin[e] < mindet) {
+      mindet = emin[e];
+      if (mindet <= 0) bad_elem = e;
+    }
+  }
+  hx_free(&emin);
+  if (cube) { /* untangle_target reads (|A|^2 / 3)^(3/2) per point */
+    hx_free(&dets);
+    dets = cube, cube = NULL;
+  }
   if (rc == HX_OK) {
     HX_CALL(hx_comm_sum_double(m->comm, &vol, 1));
     if (o->target == HX_TARGET_IDEAL_SHAPE_EQUAL_SIZE) {
@@ -178,7 +210,6 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
       d->Winv_c[0] = d->Winv_c[4] = d->Winv_c[8] = 1.0 / s;
       d->detW_c = vbar;
     } else if (o->target == HX_TARGET_UNTANGLE) {
-      /* dets holds (|A|^2 / 3)^(3/2) per point here (filled below the loop above) */
       rc = untangle_target(m, nq, wq, dets, d, winv, detw);
     } else {
       int bad = bad_elem >= 0;
@@ -191,23 +222,32 @@ static int build_target(const hx_mesh *m, const hx_tmop_opts *o, hx_pa_desc *d, 
          element), 1/nq^3 of a per-point layout (5.6 GB of a 10^3-sphere bed at order 3) */
       int per_elem = o->target == HX_TARGET_IDEAL_SHAPE_ELEM_SIZE;
       size_t nw = (size_t)m->num_elem * (per_elem ? 1 : nq3);
+      double *size = dets; /* per point, or the element's volume */
       if (!rc) rc = hx_malloc((9 * nw + 1) * sizeof(double), winv);
       if (!rc) rc = hx_malloc((nw + 1) * sizeof(double), detw);
-      if (!rc && per_elem)
+      if (!rc && per_elem) rc = hx_malloc(((size_t)m->num_elem + 1) * sizeof(double), &size);
+      if (!rc && per_elem) {
+#pragma omp parallel for schedule(static)
         for (hx_lid e = 0; e < m->num_elem; e++) { /* the element's volume */
           double ve = 0;
           for (size_t q = 0; q < nq3; q++) ve += wq[q % nq] * wq[(q / nq) % nq] * wq[q / (nq * nq)] * dets[e * nq3 + q];
-          dets[e] = ve; /* e <= e nq^3: read before overwritten */
+          size[e] = ve;
         }
-      d->w_per_elem = per_elem;
-      for (size_t g = 0; !rc && g < nw; g++) {
-        double s = cbrt(dets[g]);
-        double *W = *winv + 9 * g;
-        memset(W, 0, 9 * sizeof(double));
-        W[0] = W[4] = W[8] = 1.0 / s;
-        (*detw)[g] = o->equal_weight ? vol / (double)m->num_elem_global : dets[g];
-        if (o->elem_weight) (*detw)[g] *= o->elem_weight[per_elem ? g : g / nq3];
       }
+      d->w_per_elem = per_elem;
+      if (!rc) {
+        double *Wv = *winv, *dw = *detw;
+#pragma omp parallel for schedule(static)
+        for (size_t g = 0; g < nw; g++) {
+          double sc = cbrt(size[g]);
+          double *W = Wv + 9 * g;
+          memset(W, 0, 9 * sizeof(double));
+          W[0] = W[4] = W[8] = 1.0 / sc;
+          dw[g] = o->equal_weight ? vol / (double)m->num_elem_global : size[g];
+          if (o->elem_weight) dw[g] *= o->elem_weight[per_elem ? g : g / nq3];
+        }
+      }
+      if (size != dets) hx_free(&size);
     }
   }
   hx_free(&dets);
@@ -820,6 +860,8 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
      cuda and a fraction of the bound's passes on the cpu (benchmarks.md, "The quality path's time") */
   if (tm->o.detj_nodes == -2) tm->o.detj_nodes = be == &hx_backend_cuda && mesh->order <= 4 ? 3 : 2;
   if (!rc) rc = hx_malloc((tm->nL + 1) * sizeof(double), &tm->hL);
+  double ts[5];
+  ts[0] = hx_tmop_now();
   hx_pa_desc d;
   hx_pa_desc_default(&d);
   d.metric = o->metric;
@@ -831,7 +873,9 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   double *winv = NULL, *detw = NULL, *ldist = NULL;
   if (!rc) rc = build_target(mesh, o, &d, &winv, &detw);
   if (!rc) rc = limit_dist(mesh, o, &d, &ldist);
+  ts[1] = hx_tmop_now();
   if (!rc) rc = hx_pa_create(be, mesh, &d, &tm->pa);
+  ts[2] = hx_tmop_now();
   tm->pdesc = d;
   tm->pdesc.Winv = tm->pdesc.detW = tm->pdesc.lim_x0 = tm->pdesc.lim_dist_elem = NULL;
   if (!rc && d.Winv && d.w_per_elem && tm->o.adapt_quad > 0) {
@@ -850,6 +894,7 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   if (!rc) rc = be->vec_alloc(tm->pa, tm->nL, &tm->dLt);
   if (!rc && tm->o.adapt_quad > 0) rc = be->vec_alloc(tm->pa, tm->nL, &tm->dLs);
   if (!rc) rc = setup_lspace(tm);
+  ts[3] = hx_tmop_now();
   if (!rc && o->normalize) {
     double e0;
     rc = hx_tmop_energy(tm, tm->x0, &e0);
@@ -857,6 +902,12 @@ int hx_tmop_create(hx_mesh *mesh, const hx_tmop_opts *o, hx_tmop **out) {
   }
   /* the two-level preconditioner: from order 2 (at order 1 it is the problem itself) */
   if (!rc && o->precond == HX_PREC_TWOLEVEL && mesh->order >= 2) rc = hx_tmop_pmg_create(tm);
+  ts[4] = hx_tmop_now();
+  if (o->debug && hx_comm_rank(mesh->comm) == 0)
+    fprintf(stderr,
+            "set-up at order %d, the backend's: targets %.2f s, kernels' data %.2f s, vectors and L-space %.2f s, "
+            "coarse level %.2f s\n",
+            mesh->order, ts[1] - ts[0], ts[2] - ts[1], ts[3] - ts[2], ts[4] - ts[3]);
   rc = hx_comm_agree(mesh->comm, rc);
   if (rc) {
     hx_tmop_destroy(&tm);
