@@ -174,8 +174,8 @@ typedef struct hx_backend {
      HX_MAX_ND) */
   int (*etensor)(const hx_pa *pa, int nin, int nout, const double *M, const double *Ein, double *Eout);
   int (*vmul)(const hx_pa *pa, size_t n, const double *d, const double *x, double *y); /* y = d x (elementwise) */
-  /* the nodes other ranks hold too (lsetup's shared; NULL: tmop moves whole L-vectors to the host
-     for the exchange) */
+  /* the nodes other ranks hold too (lsetup's shared): the rows of the exchange between ranks, which
+     a backend without host_memory must offer */
   int (*spick)(const hx_pa *pa, const double *L, double *buf); /* buf[k][3] = L[shared[k]][3] (backend buf) */
   int (*sput)(const hx_pa *pa, const double *buf, double *L);  /* L[shared[k]][3] = buf[k][3] */
 } hx_backend;

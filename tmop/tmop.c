@@ -578,8 +578,8 @@ static int setup_lspace(hx_tmop *tm) {
       tm->cidx[nc] = i;
       tm->csurf[nc++] = tm->curved[i];
     }
-  /* the shared nodes, whose sums alone cross to the host on a device backend (gs_sum_backend) */
-  const unsigned char *sh = tm->gs_active ? hx_gs_shared(tm->gs) : NULL;
+  /* on a device backend the shared nodes, whose sums alone cross to the host (gs_sum_backend) */
+  const unsigned char *sh = tm->gs_active && !tm->be->host_memory ? hx_gs_shared(tm->gs) : NULL;
   hx_lid ns = 0;
   for (hx_lid i = 0; sh && i < tm->nl; i++) ns += sh[i] != 0;
   tm->nshared = ns;
@@ -983,11 +983,6 @@ static double now_sync(hx_tmop *tm) {
 static int gs_sum_backend(hx_tmop *tm, double *L) {
   if (!tm->gs_active) return HX_OK;
   if (tm->be->host_memory) return hx_gs_sum(tm->gs, L, 3);
-  if (!tm->be->spick) {
-    HX_CALL(tm->be->vec_download(tm->pa, L, tm->hL, tm->nL));
-    HX_CALL(hx_gs_sum(tm->gs, tm->hL, 3));
-    return tm->be->vec_upload(tm->pa, tm->hL, L, tm->nL);
-  }
   size_t ns = (size_t)tm->nshared;
   if (ns) {
     HX_CALL(tm->be->spick(tm->pa, L, tm->dS));

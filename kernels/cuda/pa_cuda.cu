@@ -1987,25 +1987,20 @@ int cu_constrain(const hx_pa *pa, const double *v, double *y) {
   return HX_OK;
 }
 
-int pickput(const hx_pa *pa, int mode, double *L, double *buf) {
+/* k_pickput on a node list: the curved nodes (curved 1) or the shared ones */
+int pickput(const hx_pa *pa, int curved, int mode, double *L, double *buf) {
   cuda_data *cd = cdata(pa);
-  if (!cd->ncurved) return HX_OK;
-  k_pickput<<<vgrid(cd->ncurved), VEC_THREADS>>>(cd->ncurved, cd->curved, mode, L, buf, cd->nrm);
+  long long m = curved ? cd->ncurved : cd->nshared;
+  if (!m) return HX_OK;
+  k_pickput<<<vgrid(m), VEC_THREADS>>>(m, curved ? cd->curved : cd->shared, mode, L, buf, cd->nrm);
   HX_CHECK_LAUNCH(k_pickput);
   return HX_OK;
 }
-int cu_pick(const hx_pa *pa, const double *L, double *buf) { return pickput(pa, 0, (double *)L, buf); }
-int cu_put(const hx_pa *pa, const double *buf, double *L) { return pickput(pa, 1, L, (double *)buf); }
-int cu_nrm_put(const hx_pa *pa, const double *buf) { return pickput(pa, 2, NULL, (double *)buf); }
-int spickput(const hx_pa *pa, int mode, double *L, double *buf) {
-  cuda_data *cd = cdata(pa);
-  if (!cd->nshared) return HX_OK;
-  k_pickput<<<vgrid(cd->nshared), VEC_THREADS>>>(cd->nshared, cd->shared, mode, L, buf, NULL);
-  HX_CHECK_LAUNCH(k_pickput);
-  return HX_OK;
-}
-int cu_spick(const hx_pa *pa, const double *L, double *buf) { return spickput(pa, 0, (double *)L, buf); }
-int cu_sput(const hx_pa *pa, const double *buf, double *L) { return spickput(pa, 1, L, (double *)buf); }
+int cu_pick(const hx_pa *pa, const double *L, double *buf) { return pickput(pa, 1, 0, (double *)L, buf); }
+int cu_put(const hx_pa *pa, const double *buf, double *L) { return pickput(pa, 1, 1, L, (double *)buf); }
+int cu_nrm_put(const hx_pa *pa, const double *buf) { return pickput(pa, 1, 2, NULL, (double *)buf); }
+int cu_spick(const hx_pa *pa, const double *L, double *buf) { return pickput(pa, 0, 0, (double *)L, buf); }
+int cu_sput(const hx_pa *pa, const double *buf, double *L) { return pickput(pa, 0, 1, L, (double *)buf); }
 
 } // namespace
 
